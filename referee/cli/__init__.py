@@ -1,0 +1,38 @@
+"""The ``referee`` command: the one place that wires rules, vision and I/O together."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from referee import __version__
+from referee.cli import score
+
+__all__ = ["main", "build_parser"]
+
+_COMMANDS = (score,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="referee",
+        description="A camera referee for tabletop card games (Schwarz Rot Gelb Extreme, Scharfe Schoten).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in _COMMANDS:
+        module.add_parsers(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``referee`` command; returns the exit status (0 ran, 1 some inputs failed, 2 bad usage)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except KeyboardInterrupt:
+        print("referee: interrupted", file=sys.stderr)
+        return 130
