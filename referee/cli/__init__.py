@@ -7,11 +7,11 @@ import sys
 from typing import Sequence
 
 from referee import __version__
-from referee.cli import score
+from referee.cli import schoten, score
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (score,)
+_COMMANDS = (score, schoten)
 
 
 def build_parser() -> argparse.ArgumentParser:
