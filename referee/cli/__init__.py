@@ -7,11 +7,11 @@ import sys
 from typing import Sequence
 
 from referee import __version__
-from referee.cli import schoten, score
+from referee.cli import check, schoten, score
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (score, schoten)
+_COMMANDS = (score, check, schoten)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,6 +33,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
+    except BrokenPipeError:
+        # The reader of stdout went away (``referee check ... | head``): stop quietly.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         print("referee: interrupted", file=sys.stderr)
         return 130

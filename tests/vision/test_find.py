@@ -1,0 +1,76 @@
+"""Finding cards in small synthetic scenes with a known answer."""
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.find import CardQuad, find_cards, order_corners, warp_card
+
+
+def card_corners(center, size_wh, angle_deg):
+    return cv2.boxPoints((center, size_wh, angle_deg)).astype(np.float32)
+
+
+def scene(cards, *, size_wh=(640, 400), table_bgr=(40, 90, 140), cast=(1.0, 1.0, 1.0), falloff=0.0, seed=0):
+    """A noisy table with off-white cards (each with one dark symbol); returns the BGR image."""
+    rng = np.random.default_rng(seed)
+    w, h = size_wh
+    image = np.empty((h, w, 3), np.float32)
+    image[:] = table_bgr
+    image += rng.normal(0, 8, (h, w, 1))  # grain
+    for corners in cards:
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (235, 242, 245), lineType=cv2.LINE_AA)
+        c = corners.mean(axis=0).astype(int)
+        cv2.circle(image, tuple(c), 6, (30, 30, 30), -1, cv2.LINE_AA)
+    gradient = 1.0 - falloff * np.linspace(0, 1, w)[None, :, None]
+    image = image * gradient * np.array(cast, np.float32)
+    image += rng.normal(0, 2, image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def iou(a, b, shape):
+    ma, mb = np.zeros(shape, np.uint8), np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(ma, a.astype(np.int32), 1)
+    cv2.fillConvexPoly(mb, b.astype(np.int32), 1)
+    return (ma & mb).sum() / max((ma | mb).sum(), 1)
+
+
+def match(found, truth, shape):
+    return [max((iou(q.corners_xy, t, shape) for q in found), default=0.0) for t in truth]
+
+
+SEPARATE = [card_corners((120, 150), (80, 120), 5), card_corners((300, 150), (80, 120), -8), card_corners((480, 260), (80, 120), 60)]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"cast": (0.55, 0.8, 1.0)}, {"falloff": 0.5}, {"table_bgr": (60, 110, 60)}, {"table_bgr": (140, 140, 140)}],
+    ids=["daylight", "warm bulb", "light falls by half", "green felt", "grey paint"],
+)
+def test_finds_each_separate_card(kwargs) -> None:
+    image = scene(SEPARATE, **kwargs)
+    found = find_cards(image)
+    assert len(found) == 3
+    assert min(match(found, SEPARATE, image.shape[:2])) > 0.85
+
+
+def test_corners_go_clockwise_and_start_with_a_short_side() -> None:
+    corners = order_corners(card_corners((100, 100), (80, 120), 30)[::-1].copy())
+    x, y = corners[:, 0], corners[:, 1]
+    signed_area = 0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
+    assert signed_area > 0  # clockwise on screen (y down)
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    assert sides[0] < sides[1]
+
+
+def test_warp_gives_an_upright_portrait_card() -> None:
+    corners = card_corners((200, 150), (80, 120), 20)
+    image = scene([corners])
+    card = warp_card(image, order_corners(corners), short_side=100)
+    assert card.shape == (150, 100, 3)
+    assert card[10:-10, 10:-10].mean() > 150
+
+
+def test_card_quad_checks_its_shape() -> None:
+    with pytest.raises(ValueError, match=r"shape \(4, 2\), got \(3, 2\)"):
+        CardQuad(np.zeros((3, 2), np.float32), 1.0)

@@ -1,0 +1,70 @@
+"""From one camera frame to every face-up symbol card: ``read_frame(frame_bgr)``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.find import CardQuad, find_cards, warp_card
+from vision.read import WORK_SHORT_SIDE, read_card
+from vision.records import CardReading
+
+__all__ = ["DetectedCard", "read_frame", "read_quad"]
+
+
+@dataclass(frozen=True)
+class DetectedCard:
+    """A face-up symbol card in a frame: where it lies and what it shows.
+
+    ``corners_xy`` is (4, 2) float32, clockwise on screen, in frame pixels; the
+    symbols' ``center_xy`` in ``reading`` are in frame pixels too.
+    """
+
+    corners_xy: NDArray[np.float32]
+    reading: CardReading
+
+    def __post_init__(self) -> None:
+        if self.corners_xy.shape != (4, 2):
+            raise ValueError(f"corners_xy must have shape (4, 2), got {self.corners_xy.shape}")
+
+    @property
+    def center_xy(self) -> tuple[float, float]:
+        x, y = self.corners_xy.mean(axis=0)
+        return float(x), float(y)
+
+
+def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad) -> DetectedCard | None:
+    """Read the card inside one quadrilateral; ``None`` when it is no symbol card's face."""
+    card_bgr = warp_card(frame_bgr, quad.corners_xy, short_side=WORK_SHORT_SIDE)
+    reading = read_card(card_bgr)
+    if not reading.is_face:
+        return None
+    height, width = card_bgr.shape[:2]
+    card_corners = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32)
+    to_frame = cv2.getPerspectiveTransform(card_corners, quad.corners_xy.astype(np.float32))
+    if reading.symbols:
+        centres = np.array([s.center_xy for s in reading.symbols], np.float32).reshape(-1, 1, 2)
+        mapped = cv2.perspectiveTransform(centres, to_frame).reshape(-1, 2)
+        symbols = tuple(
+            replace(symbol, center_xy=(float(x), float(y))) for symbol, (x, y) in zip(reading.symbols, mapped)
+        )
+        reading = replace(reading, symbols=symbols)
+    return DetectedCard(quad.corners_xy, reading)
+
+
+def read_frame(frame_bgr: NDArray[np.uint8]) -> list[DetectedCard]:
+    """Every face-up symbol card in the frame, read.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+
+    Returns
+    -------
+    cards : list of DetectedCard, ordered by their centres, top to bottom
+    """
+    cards = [card for quad in find_cards(frame_bgr) if (card := read_quad(frame_bgr, quad)) is not None]
+    return sorted(cards, key=lambda card: (card.center_xy[1], card.center_xy[0]))
