@@ -1,0 +1,46 @@
+"""``referee check`` on photos: the JSON contract, error lines, annotation."""
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from referee.cli import main
+from tests.vision.test_find import SEPARATE, scene
+
+SCHEMA = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "check-result.schema.json"
+
+
+@pytest.fixture
+def validate():
+    jsonschema = pytest.importorskip("jsonschema")
+    if not SCHEMA.exists():
+        pytest.skip(f"the contract's schema is not beside the checkout: {SCHEMA}")
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
+    return lambda line: [e.message for e in validator.iter_errors(line)]
+
+
+def test_check_json_gives_one_contract_line_per_image_and_error_lines(tmp_path, capsys, validate) -> None:
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), scene(SEPARATE))
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"\xff\xd8\xff garbage")
+    assert main(["check", str(photo), str(broken), str(tmp_path / "missing.jpg"), "--json"]) == 1
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert len(lines) == 3
+    assert all(validate(line) == [] for line in lines)
+    assert len(lines[0]["cards"]) == 3 and lines[0]["rows"] == [] and lines[0]["ranking"] == []
+    assert lines[1]["image"]["path"] == str(broken) and "not an image" in lines[1]["error"]
+    assert "no such file" in lines[2]["error"]
+    assert "missing.jpg: no such file" in captured.err
+
+
+def test_check_annotate_writes_the_picture(tmp_path, capsys) -> None:
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), scene(SEPARATE))
+    out = tmp_path / "out.png"
+    assert main(["check", str(photo), "--annotate", str(out)]) == 0
+    assert cv2.imread(str(out)).shape == (400, 640, 3)
+    assert "3 face-up cards" in capsys.readouterr().out
