@@ -1,0 +1,78 @@
+"""Rows from card positions: seats on all four sides, touching and spaced cards, the pool."""
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.seats import Seat
+from vision.arrange import arrange_rows, find_chains
+from vision.find import order_corners
+
+W, H = 1600, 1200
+SHORT, LONG = 60, 90
+
+
+def card(center, angle_deg):
+    return order_corners(cv2.boxPoints((center, (SHORT, LONG), angle_deg)).astype(np.float32))
+
+
+def row(start, step, n, angle_deg, jitter=0.0, seed=0):
+    rng = np.random.default_rng(seed)
+    return [card((start[0] + i * step[0], start[1] + i * step[1]), angle_deg + rng.uniform(-jitter, jitter)) for i in range(n)]
+
+
+# Bottom player (Anna) reads left to right; top player (Ben) right to left on screen;
+# left player (Cem) faces right: their left-to-right runs down the screen... (r = (-f_y, f_x)).
+ANNA = row((500, 1000), (SHORT + 10, 0), 5, 0, jitter=8, seed=1)
+BEN = row((1100, 200), (-(SHORT + 25), 0), 4, 180, jitter=8, seed=2)
+CEM = row((200, 400), (0, SHORT + 0), 3, 90, jitter=5, seed=3)  # touching cards
+DORA = [card((1400, 600), 90)]
+POOL = [card((800, 600), 37), card((850, 640), 123), card((760, 560), 70)]
+SEATS = [Seat("Anna", (800, 1180)), Seat("Ben", (800, 20)), Seat("Cem", (20, 600)), Seat("Dora", (1580, 600))]
+
+
+def test_rows_are_assigned_to_seats_in_each_players_order() -> None:
+    cards = ANNA + BEN + CEM + DORA + POOL
+    rows = {r.player: r.cards for r in arrange_rows(cards, SEATS, (W, H))}
+    n_a, n_b, n_c = len(ANNA), len(BEN), len(CEM)
+    assert rows["Anna"] == tuple(range(n_a))  # left to right on screen
+    assert rows["Ben"] == tuple(range(n_a, n_a + n_b))  # laid right to left on screen
+    # Cem at the left edge faces right (f = (1, 0)), so his left-to-right is r = (0, 1): down the screen.
+    assert rows["Cem"] == tuple(range(n_a + n_b, n_a + n_b + n_c))
+    assert rows["Dora"] == (n_a + n_b + n_c,)  # a starting card alone is a row of length 1
+    pool = set(range(len(cards) - len(POOL), len(cards)))
+    assert not pool & {k for r in rows.values() for k in r}
+
+
+def test_the_order_cards_are_listed_in_does_not_matter() -> None:
+    cards = ANNA + BEN + CEM + DORA + POOL
+    perm = np.random.default_rng(5).permutation(len(cards))
+    shuffled = [cards[k] for k in perm]
+    rows = {r.player: tuple(int(perm[k]) for k in r.cards) for r in arrange_rows(shuffled, SEATS, (W, H))}
+    assert rows == {r.player: r.cards for r in arrange_rows(cards, SEATS, (W, H))}
+
+
+@pytest.mark.parametrize("gap", [0, 15, 30], ids=["touching", "small gap", "half a card apart"])
+def test_rows_come_out_whole_for_any_gap_up_to_half_a_card(gap) -> None:
+    cards = row((300, 900), (SHORT + gap, 0), 7, 0, jitter=10, seed=gap)
+    assert [len(c) for c in find_chains(cards)] == [7]
+
+
+def test_two_neighbouring_rows_never_merge() -> None:
+    left = row((200, 1000), (SHORT + 10, 0), 4, 0)
+    right = row((200 + 4 * (SHORT + 10) + 2 * SHORT, 1000), (SHORT + 10, 0), 4, 0)
+    assert sorted(len(c) for c in find_chains(left + right)) == [4, 4]
+
+
+def test_without_seats_rows_are_chains_of_two_or_more_named_in_a_stable_order() -> None:
+    cards = ANNA + BEN + CEM + DORA + POOL
+    rows = arrange_rows(cards, None, (W, H))
+    assert [r.player for r in rows] == ["row-1", "row-2", "row-3"]
+    by_cards = {r.cards: r.player for r in rows}
+    n_a, n_b = len(ANNA), len(BEN)
+    assert by_cards[tuple(range(n_a))] == "row-1"  # bottom, read left to right
+    assert tuple(range(n_a, n_a + n_b)) in by_cards  # top, read right to left on screen
+
+
+def test_no_cards_no_rows() -> None:
+    assert arrange_rows([], SEATS, (W, H)) == []

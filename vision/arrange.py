@@ -1,0 +1,189 @@
+"""From the cards on the table to each player's row, in that player's left-to-right order."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.seats import Seat, facing, left_to_right, table_centre
+
+__all__ = ["PlacedRow", "arrange_rows", "find_chains"]
+
+# Centre-to-centre distance of neighbours in a row, in short sides: touching cards
+# sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
+_MAX_STEP = 1.75
+_MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
+_MAX_TURN_DEG = 25.0  # angle between neighbours' axes
+_MAX_FACING_DEG = 35.0  # a row card's long axis against the player's facing direction
+
+
+@dataclass(frozen=True)
+class PlacedRow:
+    """One player's row: card indices left to right as the player sees them."""
+
+    player: str
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    centres: NDArray[np.float64]  # (N, 2)
+    short_axes: NDArray[np.float64]  # (N, 2) unit vectors along each card's short side
+    shorts: NDArray[np.float64]  # (N,)
+    longs: NDArray[np.float64]  # (N,)
+
+
+def _geometry(corners: Sequence[NDArray]) -> _Geometry:
+    quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+    centres = quads.mean(axis=1)
+    short_vec = (quads[:, 1] - quads[:, 0] + quads[:, 2] - quads[:, 3]) / 2
+    long_vec = (quads[:, 3] - quads[:, 0] + quads[:, 2] - quads[:, 1]) / 2
+    shorts = np.linalg.norm(short_vec, axis=1)
+    longs = np.linalg.norm(long_vec, axis=1)
+    return _Geometry(centres, short_vec / np.maximum(shorts, 1e-9)[:, None], shorts, longs)
+
+
+def _axis_angle(a: NDArray, b: NDArray) -> float:
+    """Angle in degrees between two undirected axes."""
+    return math.degrees(math.acos(min(1.0, abs(float(a @ b)))))
+
+
+def _neighbours(geo: _Geometry, i: int, j: int) -> bool:
+    if _axis_angle(geo.short_axes[i], geo.short_axes[j]) > _MAX_TURN_DEG:
+        return False
+    axis = geo.short_axes[i] + np.sign(geo.short_axes[i] @ geo.short_axes[j]) * geo.short_axes[j]
+    axis /= np.linalg.norm(axis)
+    step = geo.centres[j] - geo.centres[i]
+    along = abs(float(step @ axis))
+    across = abs(float(step @ np.array([-axis[1], axis[0]])))
+    short = (geo.shorts[i] + geo.shorts[j]) / 2
+    long = (geo.longs[i] + geo.longs[j]) / 2
+    return 0.7 * short <= along <= _MAX_STEP * short and across <= _MAX_SIDEWAYS * long
+
+
+def find_chains(corners: Sequence[NDArray]) -> list[list[int]]:
+    """Groups of cards lying side by side along a line, each in order along the line.
+
+    Every card is in exactly one chain (a lone card is a chain of one). A card
+    links to at most one neighbour on each side, the nearest.
+    """
+    geo = _geometry(corners)
+    n = len(geo.centres)
+    links: dict[int, dict[int, tuple[float, int]]] = {i: {} for i in range(n)}
+    for i in range(n):
+        for j in range(i + 1, n):
+            if not _neighbours(geo, i, j):
+                continue
+            distance = float(np.linalg.norm(geo.centres[j] - geo.centres[i]))
+            side_i = 1 if (geo.centres[j] - geo.centres[i]) @ geo.short_axes[i] > 0 else -1
+            side_j = 1 if (geo.centres[i] - geo.centres[j]) @ geo.short_axes[j] > 0 else -1
+            for a, side, b in ((i, side_i, j), (j, side_j, i)):
+                best = links[a].get(side)
+                if best is None or distance < best[0]:
+                    links[a][side] = (distance, b)
+    # Keep only mutual links, so a chain never branches.
+    adjacency: dict[int, set[int]] = {i: set() for i in range(n)}
+    for a in range(n):
+        for _, b in links[a].values():
+            if any(back == a for _, back in links[b].values()):
+                adjacency[a].add(b)
+    chains, seen = [], set()
+    for start in range(n):
+        if start in seen:
+            continue
+        component, stack = [], [start]
+        while stack:
+            k = stack.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            component.append(k)
+            stack.extend(adjacency[k] - seen)
+        axis = geo.short_axes[component[0]]
+        component.sort(key=lambda k: float(geo.centres[k] @ axis))
+        chains.append(component)
+    return chains
+
+
+def arrange_rows(
+    corners: Sequence[NDArray], seats: Sequence[Seat] | None, image_size_wh: tuple[int, int]
+) -> list[PlacedRow]:
+    """Each player's row from the cards' corners, in the player's own left-to-right order.
+
+    With seats: a row belongs to the nearest seat, at most one row per seat (the
+    nearest chain whose cards face the player); a seat whose row holds a single card
+    still gets a row of length 1; every other card is the pool's. Without seats:
+    rows are chains of at least two aligned cards, the player on the side facing
+    away from the image centre, named ``row-1``, ``row-2``, ... clockwise from the
+    bottom of the image.
+
+    Parameters
+    ----------
+    corners : sequence of ndarray (4, 2), clockwise, first edge a short side
+    seats : the players' seats, or None
+    image_size_wh : (width, height) of the image
+    """
+    if len(corners) == 0:
+        return []
+    geo = _geometry(corners)
+    chains = find_chains(corners)
+    if seats:
+        return _rows_for_seats(geo, chains, seats, image_size_wh)
+    return _rows_without_seats(geo, chains, image_size_wh)
+
+
+def _rows_for_seats(
+    geo: _Geometry, chains: list[list[int]], seats: Sequence[Seat], image_size_wh: tuple[int, int]
+) -> list[PlacedRow]:
+    centre = np.array(table_centre(seats, image_size_wh))
+    positions = np.array([s.position_xy for s in seats], np.float64)
+    best: dict[int, tuple[float, list[int]]] = {}
+    for chain in chains:
+        middle = geo.centres[chain].mean(axis=0)
+        seat = int(np.argmin(np.linalg.norm(positions - middle, axis=1)))
+        f = np.array(facing(tuple(positions[seat]), tuple(centre)))
+        r = np.array(left_to_right(tuple(f)))
+        # Row cards stand side by side across the player's view: short axes along r.
+        if any(_axis_angle(geo.short_axes[k], r) > _MAX_FACING_DEG for k in chain):
+            continue
+        # A row lies between its player and the middle.
+        to_middle = float((middle - positions[seat]) @ f)
+        if to_middle <= 0 or to_middle >= float((centre - positions[seat]) @ f):
+            continue
+        distance = float(np.linalg.norm(middle - positions[seat]))
+        if seat not in best or distance < best[seat][0]:
+            best[seat] = (distance, chain)
+    rows = []
+    for index, seat in enumerate(seats):
+        if index not in best:
+            continue
+        f = facing(seat.position_xy, tuple(centre))
+        r = np.array(left_to_right(f))
+        ordered = sorted(best[index][1], key=lambda k: float(geo.centres[k] @ r))
+        rows.append(PlacedRow(seat.name, tuple(ordered)))
+    return rows
+
+
+def _rows_without_seats(geo: _Geometry, chains: list[list[int]], image_size_wh: tuple[int, int]) -> list[PlacedRow]:
+    centre = np.array(image_size_wh, np.float64) / 2
+    placed = []
+    for chain in chains:
+        if len(chain) < 2:
+            continue
+        middle = geo.centres[chain].mean(axis=0)
+        axis = geo.centres[chain[-1]] - geo.centres[chain[0]]
+        normal = np.array([-axis[1], axis[0]]) / max(float(np.linalg.norm(axis)), 1e-9)
+        if normal @ (middle - centre) < 0:
+            normal = -normal
+        f = -normal  # the player sits outside the row and faces the middle
+        r = np.array(left_to_right((float(f[0]), float(f[1]))))
+        ordered = sorted(chain, key=lambda k: float(geo.centres[k] @ r))
+        # Clockwise on screen from the bottom: the angle of the row seen from the centre.
+        angle = (math.atan2(middle[1] - centre[1], middle[0] - centre[0]) - math.pi / 2) % (2 * math.pi)
+        placed.append((angle, ordered))
+    placed.sort(key=lambda item: item[0])
+    return [PlacedRow(f"row-{number}", tuple(cards)) for number, (_, cards) in enumerate(placed, start=1)]
