@@ -56,7 +56,10 @@ class _BadCard:
 
 def load_schoten_round(path: Path) -> SchotenRound:
     """A round file (see ``examples/schoten-round.yaml``)."""
-    return parse_schoten_round(load_yaml(path), str(path))
+    doc = load_yaml(path)
+    if isinstance(doc, dict) and "rounds" in doc:
+        raise InputFileError(f"{path}: this is a game file (it has 'rounds:'); run `referee schoten game {path}`")
+    return parse_schoten_round(doc, str(path))
 
 
 def parse_schoten_round(
