@@ -284,7 +284,7 @@ def _tricks(value: Any, where: str) -> tuple[list[Trick], _BadCard | None]:
         else:
             raise InputFileError(f"{label}: expected the cards in play order, like 'r9 b8 r11 r2 +y', got {_kind(entry)}")
         cards = []
-        for position, word in enumerate(words):
+        for word in words:
             if word.startswith("+"):
                 if pick is not None:
                     raise InputFileError(f"{label}: the winner takes one cupboard card, got a second pick {word!r}")
