@@ -7,7 +7,7 @@ from typing import Sequence
 
 from referee.cards import Criteria
 
-__all__ = ["MAX_LENGTH", "RowError", "Verdict", "check_row", "describe_error", "ordinal"]
+__all__ = ["MAX_LENGTH", "RowError", "Verdict", "check_row", "describe_error", "matched_words", "ordinal"]
 
 MAX_LENGTH = 7
 
@@ -71,13 +71,17 @@ def describe_error(cards: Sequence[Criteria], error: RowError) -> str:
     number = error.position + 1
     if error.criteria == ("max_length",):
         return f"card {number} is one too many (a row holds at most {MAX_LENGTH} cards)"
-    card = cards[error.position]
+    return f"card {number} has {matched_words(cards[error.position], error)}, like card {number - 1}"
+
+
+def matched_words(card: Criteria, error: RowError) -> str:
+    """What the erring card shares with the card before it, in words: ``"2 colours and 1 shape"``."""
     parts = []
     for name in error.criteria:
         value = getattr(card, name)
         unit = {"colours": "colour", "shapes": "shape", "symbols": "symbol"}[name]
         parts.append(f"{value} {unit}{'' if value == 1 else 's'}")
-    return f"card {number} has {_join(parts)}, like card {number - 1}"
+    return _join(parts)
 
 
 def _join(parts: list[str]) -> str:

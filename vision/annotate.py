@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import cv2
@@ -11,7 +12,7 @@ from numpy.typing import NDArray
 from referee.cards import Colour, Shape
 from vision.pipeline import DetectedCard
 
-__all__ = ["draw_cards", "draw_label", "COLOUR_BGR"]
+__all__ = ["draw_cards", "draw_label", "draw_rows", "draw_panel", "RowOverlay", "COLOUR_BGR", "PLAYER_BGR"]
 
 COLOUR_BGR = {
     Colour.BLACK: (30, 30, 30),
@@ -70,4 +71,73 @@ def draw_cards(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ids:
         top = card.corners_xy[np.argmin(card.corners_xy[:, 1])]
         cx = float(card.corners_xy[:, 0].mean())
         draw_label(out, text, (int(cx), int(top[1] - 14 * scale)), scale, background_bgr=(20, 20, 20) if not doubtful else (0, 90, 170))
+    return out
+
+
+PLAYER_BGR = ((255, 170, 30), (60, 200, 255), (200, 90, 255), (90, 230, 90), (255, 110, 200), (80, 150, 255))
+_ERROR_BGR = (30, 30, 235)
+
+
+@dataclass(frozen=True)
+class RowOverlay:
+    """What to draw for one row: its cards' corners left to right and its verdict in words."""
+
+    player: str
+    corners: tuple[NDArray[np.float32], ...]
+    valid_length: int
+    error_index: int | None
+    error_text: str
+    uncertain: bool
+
+
+def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArray[np.uint8]:
+    """A copy with each row in its player's colour, positions numbered, the first error boxed.
+
+    Removed cards (from the first error on) are dimmed; a row whose verdict rests on a
+    doubtful reading is marked "check!".
+    """
+    out = image_bgr.copy()
+    dim = np.zeros(out.shape[:2], np.uint8)
+    for row in rows:
+        for corners in row.corners[row.valid_length:]:
+            cv2.fillConvexPoly(dim, np.round(corners).astype(np.int32), 255)
+    out[dim > 0] = (out[dim > 0] * 0.35).astype(np.uint8)
+    for index, row in enumerate(rows):
+        colour = PLAYER_BGR[index % len(PLAYER_BGR)]
+        short = float(np.median([np.linalg.norm(c[0] - c[1]) for c in row.corners]))
+        scale = max(0.5, short / 110)
+        thickness = max(2, round(short / 25))
+        for position, corners in enumerate(row.corners):
+            pts = np.round(corners).astype(np.int32)
+            is_error = position == row.error_index
+            cv2.polylines(out, [pts], True, _ERROR_BGR if is_error else colour, thickness * (2 if is_error else 1), cv2.LINE_AA)
+            centre = corners.mean(axis=0)
+            draw_label(out, str(position + 1), (int(centre[0]), int(centre[1])), scale * 1.2,
+                       background_bgr=_ERROR_BGR if is_error else colour, colour_bgr=(0, 0, 0) if not is_error else (255, 255, 255))
+        middle = np.mean([c.mean(axis=0) for c in row.corners], axis=0)
+        top = min(float(c[:, 1].min()) for c in row.corners)
+        title = f"{row.player}: {row.valid_length}" + (" - check!" if row.uncertain else "")
+        draw_label(out, title, (int(middle[0]), int(top - 30 * scale)), scale * 1.1, colour_bgr=(0, 0, 0), background_bgr=colour)
+        if row.error_index is not None and row.error_text:
+            err = row.corners[row.error_index]
+            bottom = float(err[:, 1].max())
+            draw_label(out, row.error_text, (int(err[:, 0].mean()), int(bottom + 28 * scale)), scale * 0.9, background_bgr=_ERROR_BGR)
+    return out
+
+
+def draw_panel(image_bgr: NDArray[np.uint8], title: str, lines: Sequence[str]) -> NDArray[np.uint8]:
+    """A copy with a readable panel of text in the top-left corner (the ranking, the round)."""
+    out = image_bgr.copy()
+    scale = max(0.6, out.shape[0] / 1100)
+    thickness = max(1, round(scale * 2))
+    line_h = int(38 * scale)
+    width = max(cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)[0][0] for t in [title, *lines]) + int(30 * scale)
+    height = line_h * (len(lines) + 1) + int(20 * scale)
+    panel = out[:height, :width]
+    panel[:] = (panel * 0.25).astype(np.uint8)
+    y = int(line_h * 0.9)
+    cv2.putText(out, title, (int(12 * scale), y), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thickness + 1, cv2.LINE_AA)
+    for text in lines:
+        y += line_h
+        cv2.putText(out, text, (int(12 * scale), y), cv2.FONT_HERSHEY_SIMPLEX, scale, (230, 230, 230), thickness, cv2.LINE_AA)
     return out

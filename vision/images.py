@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["ImageError", "load_image", "MIN_SIDE", "MAX_PIXELS"]
+__all__ = ["ImageError", "load_image", "image_size", "MIN_SIDE", "MAX_PIXELS"]
 
 MIN_SIDE = 64
 MAX_PIXELS = 100_000_000
@@ -48,6 +48,15 @@ def load_image(path: Path) -> NDArray[np.uint8]:
         raise ImageError(f"{path}: not an image OpenCV can decode (corrupt, or not a photo format such as JPEG or PNG)")
     _check_size(path, image.shape[1], image.shape[0])
     return _to_bgr8(image)
+
+
+def image_size(path: Path) -> tuple[int, int] | None:
+    """(width, height) of a PNG or JPEG file from its header alone; None when unknown or unreadable."""
+    try:
+        with path.open("rb") as file:
+            return _header_size(file.read(1 << 18))
+    except OSError:
+        return None
 
 
 def _check_size(path: Path, width: int, height: int) -> None:

@@ -1,0 +1,162 @@
+"""One frame refereed: cards read, rows arranged, verdicts and ranking (shared by check and live)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.seats import Seat
+from referee.ranking import Rank, rank_players
+from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
+from vision.arrange import arrange_rows
+from vision.pipeline import DetectedCard, read_frame
+
+__all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words"]
+
+# A card read with less confidence than this may be misread: a person should look.
+UNCERTAIN_BELOW = 0.5
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A player's row in a frame: card ids left to right, the verdict, and doubtful cards."""
+
+    player: str
+    cards: tuple[int, ...]
+    verdict: Verdict
+    uncertain_cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """Everything read and decided from one frame."""
+
+    size_wh: tuple[int, int]
+    cards: tuple[DetectedCard, ...]
+    unread: tuple[DetectedCard, ...]
+    rows: tuple[TableRow, ...]
+    ranking: tuple[Rank, ...]
+
+
+def referee_frame(frame_bgr: NDArray[np.uint8], seats: Sequence[Seat] | None = None) -> TableResult:
+    """Read the frame, arrange the rows (by seats when given) and referee them."""
+    detected = read_frame(frame_bgr)
+    cards = tuple(card for card in detected if card.reading.criteria is not None)
+    unread = tuple(card for card in detected if card.reading.criteria is None)
+    size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
+    placed = arrange_rows([card.corners_xy for card in cards], seats, size_wh)
+    rows = []
+    for row in placed:
+        criteria = [cards[k].reading.criteria for k in row.cards]
+        verdict = check_row(criteria)
+        deciding = row.cards if verdict.first_error is None else row.cards[: verdict.first_error.position + 1]
+        doubtful = tuple(k for k in deciding if cards[k].reading.confidence < UNCERTAIN_BELOW)
+        rows.append(TableRow(row.player, row.cards, verdict, doubtful))
+    ranking = rank_players(
+        {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
+    )
+    return TableResult(size_wh, cards, unread, tuple(rows), tuple(ranking))
+
+
+def error_words(result: TableResult, row: TableRow) -> str:
+    """The row's first error in words: "3rd card: 2 shapes, like the 2nd"."""
+    error = row.verdict.first_error
+    if error is None:
+        return ""
+    if error.criteria == ("max_length",):
+        return f"{ordinal(error.position + 1)} card: one too many (7 at most)"
+    card = result.cards[row.cards[error.position]].reading.criteria
+    return f"{ordinal(error.position + 1)} card: {matched_words(card, error)}, like the {ordinal(error.position)}"
+
+
+def result_json(result: TableResult, path: str) -> dict[str, Any]:
+    """The ``referee.check/1`` object for one photo (plus ``uncertain`` fields and ``unread`` cards)."""
+    return {
+        "schema": "referee.check/1",
+        "image": {"path": path, "width": result.size_wh[0], "height": result.size_wh[1]},
+        "cards": [_card_json(card, index) for index, card in enumerate(result.cards)],
+        "rows": [_row_json(row) for row in result.rows],
+        "ranking": [rank.as_dict() for rank in result.ranking],
+        "unread": [
+            {"corners": _points(card.corners_xy), "reason": card.reading.reason or "impossible reading"}
+            for card in result.unread
+        ],
+    }
+
+
+def _row_json(row: TableRow) -> dict[str, Any]:
+    error: RowError | None = row.verdict.first_error
+    return {
+        "player": row.player,
+        "cards": list(row.cards),
+        "valid_length": row.verdict.valid_length,
+        "first_error": None if error is None else {
+            "position": error.position, "card": row.cards[error.position], "criteria": list(error.criteria),
+        },
+        "uncertain": bool(row.uncertain_cards),
+        "uncertain_cards": list(row.uncertain_cards),
+    }
+
+
+def _card_json(card: DetectedCard, card_id: int) -> dict[str, Any]:
+    reading = card.reading
+    return {
+        "id": card_id,
+        "corners": _points(card.corners_xy),
+        "center": [round(v, 1) for v in card.center_xy],
+        "criteria": reading.criteria.as_dict(),
+        "symbols": [
+            {"shape": s.shape.value, "colour": s.colour.value, "center": [round(v, 1) for v in s.center_xy]}
+            for s in reading.symbols
+        ],
+        "confidence": round(float(reading.confidence), 3),
+    }
+
+
+def _points(corners_xy: Any) -> list[list[float]]:
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in corners_xy]
+
+
+def result_lines(result: TableResult, path: str) -> list[str]:
+    """One photo's result in words: the rows' verdicts, the ranking, doubtful and unread cards."""
+    width, height = result.size_wh
+    lines = [f"{path}: {len(result.cards)} face-up cards, {len(result.rows)} rows ({width}x{height})"]
+    for row in result.rows:
+        verdict = row.verdict
+        words = error_words(result, row) if verdict.first_error else "no error"
+        if row.uncertain_cards:
+            positions = ", ".join(str(row.cards.index(k) + 1) for k in row.uncertain_cards)
+            words += f" (please look at card {positions}: read with doubt)"
+        lines.append(f"  {row.player}: {verdict.valid_length} valid of {len(row.cards)}; {words}")
+    if result.ranking:
+        lines.append("  Ranking: " + ", ".join(f"{r.place}. {r.player} ({r.valid_length}, {r.symbol_total} symbols)" for r in result.ranking))
+    for card in result.unread:
+        x, y = card.center_xy
+        lines.append(f"  a card at ({x:.0f}, {y:.0f}) could not be read: {card.reading.reason or 'impossible reading'}")
+    return lines
+
+
+def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.uint8]:
+    """The frame with every card read, each row in its player's colour, and the ranking panel."""
+    from vision.annotate import RowOverlay, draw_cards, draw_panel, draw_rows
+
+    in_rows = {k for row in result.rows for k in row.cards}
+    loose = [k for k in range(len(result.cards)) if k not in in_rows]
+    out = draw_cards(frame_bgr, [result.cards[k] for k in loose], ids=loose)
+    overlays = [
+        RowOverlay(
+            player=row.player,
+            corners=tuple(result.cards[k].corners_xy for k in row.cards),
+            valid_length=row.verdict.valid_length,
+            error_index=None if row.verdict.first_error is None else row.verdict.first_error.position,
+            error_text=error_words(result, row),
+            uncertain=bool(row.uncertain_cards),
+        )
+        for row in result.rows
+    ]
+    out = draw_rows(out, overlays)
+    lines = [f"{r.place}. {r.player}: {r.valid_length} cards, {r.symbol_total} symbols" for r in result.ranking]
+    return draw_panel(out, "Ranking", lines or ["no rows found"])
