@@ -1,0 +1,257 @@
+"""Benchmarks of the frame pipeline on rendered fixtures: accuracy per tier, and speed.
+
+    python -m vision.bench accuracy --tier hard --split test --count 200
+    python -m vision.bench accuracy DIR [DIR ...]          # NAME.jpg + NAME.json pairs
+    python -m vision.bench speed
+
+Both pin OpenCV and BLAS to one thread and report medians. Never tune on the test split.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Iterator  # noqa: E402
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from calibration.seats import Seat  # noqa: E402
+from referee.cards import Colour, Shape  # noqa: E402
+
+__all__ = ["main", "match_cards", "Tally"]
+
+_VISIBLE_ENOUGH = 0.75  # a pool card hidden by more than a quarter may be skipped
+
+
+def _polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a32, b32)
+    union = cv2.contourArea(a32) + cv2.contourArea(b32) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def match_cards(found: list[np.ndarray], truth: list[np.ndarray], min_iou: float = 0.5) -> dict[int, int]:
+    """Greedy one-to-one matching of found quads to true quads by overlap: found index -> true index."""
+    pairs = []
+    for i, quad in enumerate(found):
+        centre = quad.mean(axis=0)
+        for j, true in enumerate(truth):
+            if np.linalg.norm(true.mean(axis=0) - centre) > np.linalg.norm(true[0] - true[2]):
+                continue
+            iou = _polygon_iou(quad, true)
+            if iou >= min_iou:
+                pairs.append((iou, i, j))
+    matched: dict[int, int] = {}
+    used = set()
+    for _, i, j in sorted(pairs, reverse=True):
+        if i not in matched and j not in used:
+            matched[i] = j
+            used.add(j)
+    return matched
+
+
+@dataclass
+class Tally:
+    """Counts over a set of photos."""
+
+    photos: int = 0
+    true_cards: int = 0
+    found_true: int = 0
+    found: int = 0
+    false_found: int = 0
+    triples_right: int = 0
+    criteria_right: Counter = field(default_factory=Counter)
+    colour_confusion: Counter = field(default_factory=Counter)
+    shape_confusion: Counter = field(default_factory=Counter)
+    wrong_read_low_conf: int = 0
+    right_read_low_conf: int = 0
+    rows: int = 0
+    rows_right: int = 0
+    verdicts_right: int = 0
+    rankings: int = 0
+    rankings_right: int = 0
+    wrong_verdicts_flagged: int = 0
+    rulebook_lengths: list = field(default_factory=list)
+    ms: list = field(default_factory=list)
+    failures: list = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        def pct(a: int, b: int) -> float | None:
+            return round(100.0 * a / b, 2) if b else None
+
+        matched = self.found_true or 1
+        wrong_reads = self.found_true - self.triples_right
+        return {
+            "photos": self.photos,
+            "card_recall_pct": pct(self.found_true, self.true_cards),
+            "card_precision_pct": pct(self.found - self.false_found, self.found),
+            "exact_triple_pct": pct(self.triples_right, self.found_true),
+            "per_criterion_pct": {k: pct(v, matched) for k, v in sorted(self.criteria_right.items())},
+            "low_confidence_share_of_wrong_reads_pct": pct(self.wrong_read_low_conf, wrong_reads),
+            "low_confidence_share_of_right_reads_pct": pct(self.right_read_low_conf, self.triples_right),
+            "row_accuracy_pct": pct(self.rows_right, self.rows),
+            "verdict_accuracy_pct": pct(self.verdicts_right, self.rows),
+            "ranking_exact_pct": pct(self.rankings_right, self.rankings),
+            "wrong_verdicts_flagged_uncertain_pct": pct(self.wrong_verdicts_flagged, self.rows - self.verdicts_right),
+            "rulebook_valid_lengths": self.rulebook_lengths,
+            "median_ms_per_photo": round(float(np.median(self.ms)), 1) if self.ms else None,
+            "colour_confusion (true->read: n)": {f"{a}->{b}": n for (a, b), n in sorted(self.colour_confusion.items()) if a != b},
+            "shape_confusion (true->read: n)": {f"{a}->{b}": n for (a, b), n in sorted(self.shape_confusion.items()) if a != b},
+            "failures": self.failures[:20],
+        }
+
+
+def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: str) -> None:
+    """Referee one photo with its true seats and add the comparison with the truth to ``tally``."""
+    from referee.cli.table import UNCERTAIN_BELOW, referee_frame
+
+    seats = [Seat(s["name"], tuple(s["position"])) for s in truth["seats"]]
+    start = time.perf_counter()
+    result = referee_frame(frame, seats)
+    tally.ms.append(1000 * (time.perf_counter() - start))
+    tally.photos += 1
+    true_cards = truth["cards"]
+    true_quads = [np.array(c["corners"], np.float64) for c in true_cards]
+    found_quads = [c.corners_xy.astype(np.float64) for c in result.cards]
+    matched = match_cards(found_quads, true_quads)
+    countable = {j for j, c in enumerate(true_cards) if c.get("visible_fraction", 1.0) >= _VISIBLE_ENOUGH}
+    tally.true_cards += len(countable)
+    tally.found += len(found_quads)
+    tally.false_found += len(found_quads) - len(matched)
+    if len(found_quads) > len(matched):
+        tally.failures.append(f"{name}: {len(found_quads) - len(matched)} false card(s)")
+    for i, j in matched.items():
+        if j in countable:
+            tally.found_true += 1
+        read = result.cards[i].reading
+        true = true_cards[j]
+        right = read.criteria.as_dict() == true["criteria"]
+        if j in countable:
+            tally.triples_right += right
+            for key in ("colours", "shapes", "symbols"):
+                tally.criteria_right[key] += getattr(read.criteria, key) == true["criteria"][key]
+            low = read.confidence < UNCERTAIN_BELOW
+            tally.wrong_read_low_conf += (not right) and low
+            tally.right_read_low_conf += right and low
+            if not right:
+                tally.failures.append(f"{name}: card {j} read {read.criteria.as_list()} true {list(true['criteria'].values())}")
+        _confusions(tally, read.symbols, true["symbols"])
+    missed = countable - set(matched.values())
+    for j in sorted(missed):
+        tally.failures.append(f"{name}: missed card {j} ({true_cards[j].get('where')})")
+    true_of = {i: true_cards[j]["id"] for i, j in matched.items()}
+    found_rows = {row.player: row for row in result.rows}
+    for true_row in truth["rows"]:
+        tally.rows += 1
+        row = found_rows.get(true_row["player"])
+        sequence = [true_of.get(k) for k in row.cards] if row else []
+        tally.rows_right += sequence == true_row["cards"]
+        error = true_row["first_error"]
+        verdict_right = row is not None and row.verdict.valid_length == true_row["valid_length"] and (
+            (row.verdict.first_error is None and error is None)
+            or (row.verdict.first_error is not None and error is not None and row.verdict.first_error.position == error["position"])
+        )
+        tally.verdicts_right += verdict_right
+        if not verdict_right:
+            tally.wrong_verdicts_flagged += bool(row and row.uncertain_cards)
+            tally.failures.append(f"{name}: {true_row['player']} row {sequence} true {true_row['cards']}")
+    if truth.get("rulebook"):
+        tally.rulebook_lengths.append([found_rows[r["player"]].verdict.valid_length if r["player"] in found_rows else None for r in truth["rows"]])
+    tally.rankings += 1
+    tally.rankings_right += [(r.player, r.place) for r in result.ranking] == [(r["player"], r["place"]) for r in truth["ranking"]]
+
+
+def _confusions(tally: Tally, symbols: tuple, true_symbols: list[dict[str, Any]]) -> None:
+    """Pair read symbols with true ones by nearest centre and count (true, read) colours and shapes."""
+    if not symbols or not true_symbols:
+        return
+    true_xy = np.array([s["center"] for s in true_symbols], np.float64)
+    for symbol in symbols:
+        j = int(np.argmin(np.linalg.norm(true_xy - np.array(symbol.center_xy), axis=1)))
+        tally.colour_confusion[(true_symbols[j]["colour"], symbol.colour.value)] += 1
+        tally.shape_confusion[(true_symbols[j]["shape"], symbol.shape.value)] += 1
+
+
+def _photos_in(folders: list[Path]) -> Iterator[tuple[str, np.ndarray, dict]]:
+    for folder in folders:
+        for truth_path in sorted(folder.glob("*.json")):
+            image_path = truth_path.with_suffix(".jpg")
+            frame = cv2.imread(str(image_path))
+            if frame is None:
+                print(f"bench: {image_path}: cannot read, skipped", file=sys.stderr)
+                continue
+            yield truth_path.stem, frame, json.loads(truth_path.read_text())
+
+
+def _rendered(tier: str, split: str, count: int, start: int) -> Iterator[tuple[str, np.ndarray, dict]]:
+    from fixtures.render import photo_seed, render_photo
+
+    for index in range(start, start + count):
+        seed = photo_seed(split, tier, index)
+        frame, truth = render_photo(seed, tier)
+        yield f"{tier}-{split}-{index:04d}", frame, truth
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    acc = sub.add_parser("accuracy", help="cards, readings, rows, verdicts and ranking against ground truth")
+    acc.add_argument("folders", nargs="*", type=Path, help="folders of NAME.jpg + NAME.json (default: render on the fly)")
+    acc.add_argument("--tier", choices=["easy", "medium", "hard"], default="hard")
+    acc.add_argument("--split", choices=["dev", "test"], default="dev")
+    acc.add_argument("--count", type=int, default=50)
+    acc.add_argument("--start", type=int, default=0)
+    acc.add_argument("--failures", action="store_true", help="list what went wrong, photo by photo")
+    speed = sub.add_parser("speed", help="median ms per frame, six-player table with a pool, per resolution")
+    speed.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    if args.what == "speed":
+        return _speed(args.repeat)
+    photos = _photos_in(args.folders) if args.folders else _rendered(args.tier, args.split, args.count, args.start)
+    tally = Tally()
+    for name, frame, truth in photos:
+        score_photo(tally, frame, truth, name)
+    summary = tally.summary()
+    if not args.failures:
+        summary.pop("failures")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _speed(repeat: int) -> int:
+    from fixtures.render import render_photo
+    from referee.cli.table import referee_frame
+
+    frame, truth = render_photo(7, "medium")
+    seats = [Seat(s["name"], tuple(s["position"])) for s in truth["seats"]]
+    print(f"scene: {len(truth['cards'])} face-up cards, {len(truth['seats'])} seats, rendered at {frame.shape[1]}x{frame.shape[0]}")
+    for width, height in ((1280, 720), (1920, 1080), (3840, 2160)):
+        resized = cv2.resize(frame, (width, height), interpolation=cv2.INTER_AREA if width <= frame.shape[1] else cv2.INTER_LINEAR)
+        scale = (width / frame.shape[1], height / frame.shape[0])
+        scaled = [Seat(s.name, (s.position_xy[0] * scale[0], s.position_xy[1] * scale[1])) for s in seats]
+        start = time.perf_counter()
+        referee_frame(resized, scaled)
+        cold = 1000 * (time.perf_counter() - start)
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            referee_frame(resized, scaled)
+            times.append(1000 * (time.perf_counter() - start))
+        print(f"{width}x{height}: cold {cold:.1f} ms, warm median {np.median(times):.1f} ms (min {min(times):.1f}, n={repeat})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
