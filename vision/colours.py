@@ -10,15 +10,13 @@ the rest.
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from referee.cards import Colour
 
-__all__ = ["NOMINAL_BGR", "bgr_to_lab", "classify_colour", "COLOUR_ORDER"]
+__all__ = ["NOMINAL_BGR", "bgr_to_lab", "classify_colour", "classify_colours", "colour_scores", "COLOUR_ORDER"]
 
 COLOUR_ORDER = (Colour.BLACK, Colour.RED, Colour.YELLOW, Colour.BLUE, Colour.GREEN)
 
@@ -57,47 +55,59 @@ def bgr_to_lab(bgr: NDArray[np.floating]) -> NDArray[np.float32]:
     return cv2.cvtColor(rows, cv2.COLOR_BGR2Lab).reshape(-1, 3)
 
 
-def _hue_gap(a: float, b: float) -> float:
-    d = abs(a - b) % 360.0
-    return min(d, 360.0 - d)
+# Columns in COLOUR_ORDER; black's column is replaced below.
+_HUE, _HUE_SPREAD, _LIGHT, _LIGHT_SPREAD = (
+    np.array([1.0] + [_CHROMATIC[c][i] for c in COLOUR_ORDER[1:]]) for i in range(4)
+)
+_BLACK_MAX_LIGHTNESS, _BLACK_LIGHTNESS_SPREAD = 45.0, 12.0
 
 
 def colour_scores(lab: NDArray[np.floating]) -> NDArray[np.float64]:
-    """Log-likelihood-like score of each colour in ``COLOUR_ORDER`` for one Lab value."""
-    lightness, a, b = (float(v) for v in lab)
-    chroma = math.hypot(a, b)
-    hue = math.degrees(math.atan2(b, a)) % 360.0
-    # Probability-like weight of "this ink has colour" from chroma (logistic).
-    z = (chroma - _CHROMA_SPLIT) / _CHROMA_SPREAD
-    log_chromatic = -math.log1p(math.exp(-z)) if z > -30 else z
-    log_neutral = -math.log1p(math.exp(z)) if z < 30 else -z
-    scores = np.empty(len(COLOUR_ORDER))
-    for i, colour in enumerate(COLOUR_ORDER):
-        if colour is Colour.BLACK:
-            dark = max(0.0, lightness - 45.0) / 12.0
-            scores[i] = log_neutral - 0.5 * dark * dark
-        else:
-            h0, hs, l0, ls = _CHROMATIC[colour]
-            dh = _hue_gap(hue, h0) / hs
-            dl = (lightness - l0) / ls
-            scores[i] = log_chromatic - 0.5 * (dh * dh + dl * dl)
-    return scores
-
-
-def classify_colour(lab: NDArray[np.floating]) -> tuple[Colour, float, float]:
-    """The print colour of one symbol from its mean balanced Lab.
+    """Log-likelihood-like scores (N, 5) of each colour in ``COLOUR_ORDER``.
 
     Parameters
     ----------
-    lab : ndarray (3,) float, L, a, b
+    lab : ndarray (N, 3) float, L, a, b
+    """
+    lab = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
+    lightness, a, b = lab[:, 0:1], lab[:, 1:2], lab[:, 2:3]
+    chroma = np.hypot(a, b)
+    hue = np.degrees(np.arctan2(b, a)) % 360.0
+    # log P(chromatic) and log P(neutral) from chroma, a logistic in log form.
+    z = np.clip((chroma - _CHROMA_SPLIT) / _CHROMA_SPREAD, -30.0, 30.0)
+    log_chromatic = -np.log1p(np.exp(-z))
+    log_neutral = -np.log1p(np.exp(z))
+    gap = np.abs(hue - _HUE) % 360.0
+    gap = np.minimum(gap, 360.0 - gap) / _HUE_SPREAD
+    dl = (lightness - _LIGHT) / _LIGHT_SPREAD
+    scores = log_chromatic - 0.5 * (gap * gap + dl * dl)
+    dark = np.maximum(0.0, lightness[:, 0] - _BLACK_MAX_LIGHTNESS) / _BLACK_LIGHTNESS_SPREAD
+    scores[:, 0] = log_neutral[:, 0] - 0.5 * dark * dark
+    return scores
+
+
+def classify_colours(lab: NDArray[np.floating]) -> tuple[list[Colour], NDArray[np.float64], NDArray[np.float64]]:
+    """The print colour of each symbol from its mean balanced Lab.
+
+    Parameters
+    ----------
+    lab : ndarray (N, 3) float, L, a, b
 
     Returns
     -------
-    colour : Colour
-    confidence : float in [0, 1], softmax weight of the best colour
-    fit : float in [0, 1], how well the best colour fits at all
+    colours : list of N Colour
+    confidence : ndarray (N,) float in [0, 1], softmax weight of the best colour
+    fit : ndarray (N,) float in [0, 1], how well the best colour fits at all
     """
     scores = colour_scores(lab)
-    best = int(np.argmax(scores))
-    weights = np.exp(scores - scores[best])
-    return COLOUR_ORDER[best], float(1.0 / weights.sum()), float(math.exp(max(scores[best], -50.0) / 4.0))
+    best = scores.argmax(axis=1)
+    top = scores.max(axis=1, keepdims=True)
+    confidence = 1.0 / np.exp(scores - top).sum(axis=1)
+    fit = np.exp(np.maximum(top[:, 0], -50.0) / 4.0)
+    return [COLOUR_ORDER[i] for i in best], confidence, fit
+
+
+def classify_colour(lab: NDArray[np.floating]) -> tuple[Colour, float, float]:
+    """:func:`classify_colours` for one Lab value (3,)."""
+    colours, confidence, fit = classify_colours(np.asarray(lab)[None])
+    return colours[0], float(confidence[0]), float(fit[0])

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from referee.cards import Shape
 
-__all__ = ["ShapeFeatures", "measure_shape", "classify_shape", "SHAPE_ORDER"]
+__all__ = ["ShapeFeatures", "measure_shape", "classify_shape", "classify_shapes", "shape_scores", "SHAPE_ORDER"]
 
 SHAPE_ORDER = (Shape.CIRCLE, Shape.TRIANGLE, Shape.SQUARE, Shape.STAR, Shape.BAR)
 
@@ -95,53 +95,66 @@ def measure_shape(contour: NDArray[np.int32]) -> ShapeFeatures | None:
     )
 
 
-# Per shape: (mean, spread) of solidity, extent, log aspect, fill_circle; None = not used.
-# Spreads allow for blur, JPEG and a 12-pixel symbol.
-_MODEL: dict[Shape, tuple[tuple[float, float] | None, ...]] = {
-    Shape.CIRCLE: ((0.99, 0.04), (0.79, 0.05), (0.0, 0.10), (0.97, 0.07)),
-    Shape.TRIANGLE: ((0.98, 0.05), (0.52, 0.07), (0.14, 0.10), (0.43, 0.07)),
-    Shape.SQUARE: ((0.98, 0.04), (0.95, 0.06), (0.0, 0.10), (0.63, 0.06)),
-    Shape.STAR: ((0.58, 0.10), (0.48, 0.10), (0.05, 0.10), (0.38, 0.08)),
-    Shape.BAR: ((0.98, 0.04), (0.94, 0.06), None, None),
-}
+# Per shape: mean and spread of solidity, extent, log aspect and fill_circle; a spread of
+# inf means the feature is not used. Spreads allow for blur, JPEG and a 12-pixel symbol.
+_MEAN = np.array([
+    [0.99, 0.79, 0.00, 0.97],  # circle
+    [0.98, 0.52, 0.14, 0.43],  # triangle
+    [0.98, 0.95, 0.00, 0.63],  # square
+    [0.58, 0.48, 0.05, 0.38],  # star
+    [0.98, 0.94, 0.00, 0.00],  # bar (aspect scored on an interval below)
+])
+_SPREAD = np.array([
+    [0.04, 0.05, 0.10, 0.07],
+    [0.05, 0.07, 0.10, 0.07],
+    [0.04, 0.06, 0.10, 0.06],
+    [0.10, 0.10, 0.10, 0.08],
+    [0.04, 0.06, np.inf, np.inf],
+])
+_BAR = SHAPE_ORDER.index(Shape.BAR)
 _BAR_LOG_ASPECT = (math.log(2.5), math.log(5.0), 0.15)
 
 
-def _shape_scores(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    scores = np.empty(len(SHAPE_ORDER))
-    for i, shape in enumerate(SHAPE_ORDER):
-        total = 0.0
-        for value, model in zip(x, _MODEL[shape]):
-            if model is not None:
-                total += ((value - model[0]) / model[1]) ** 2
-        if shape is Shape.BAR:
-            lo, hi, spread = _BAR_LOG_ASPECT
-            gap = max(lo - x[2], 0.0, x[2] - hi)
-            total += (gap / spread) ** 2
-        scores[i] = -0.5 * total
-    return scores
-
-
-def classify_shape(features: ShapeFeatures) -> tuple[Shape, float, float]:
-    """The most likely shape, its posterior-like confidence and how well it fits at all.
+def shape_scores(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Log-likelihood-like scores (N, 5) of each shape in ``SHAPE_ORDER``.
 
     Parameters
     ----------
-    features : ShapeFeatures
+    x : ndarray (N, 4) float, rows of ``ShapeFeatures.as_array()``
+    """
+    z = (x[:, None, :] - _MEAN[None]) / _SPREAD[None]
+    scores = -0.5 * (z * z).sum(axis=2)
+    lo, hi, spread = _BAR_LOG_ASPECT
+    gap = np.maximum(np.maximum(lo - x[:, 2], 0.0), x[:, 2] - hi) / spread
+    scores[:, _BAR] -= 0.5 * gap * gap
+    return scores
+
+
+def classify_shapes(x: NDArray[np.float64]) -> tuple[list[Shape], NDArray[np.float64], NDArray[np.float64]]:
+    """The most likely shape of each silhouette, a confidence and how well it fits at all.
+
+    Parameters
+    ----------
+    x : ndarray (N, 4) float, rows of ``ShapeFeatures.as_array()``
 
     Returns
     -------
-    shape : Shape
-    confidence : float in [0, 1]
+    shapes : list of N Shape
+    confidence : ndarray (N,) float in [0, 1]
         Softmax weight of the best shape against the others: low when two shapes fit
         about equally well.
-    fit : float in [0, 1]
-        exp of the best score: low when no shape fits (a digit, a smudge, two merged
-        symbols).
+    fit : ndarray (N,) float in [0, 1]
+        exp(best score / 4): low when no shape fits (a digit, a smudge, two merged symbols).
     """
-    scores = _shape_scores(features.as_array())
-    best = int(np.argmax(scores))
-    weights = np.exp(scores - scores[best])
-    confidence = float(1.0 / weights.sum())
-    fit = float(math.exp(max(scores[best], -50.0) / 4.0))
-    return SHAPE_ORDER[best], confidence, fit
+    scores = shape_scores(np.asarray(x, dtype=np.float64).reshape(-1, 4))
+    best = scores.argmax(axis=1)
+    top = scores.max(axis=1, keepdims=True)
+    confidence = 1.0 / np.exp(scores - top).sum(axis=1)
+    fit = np.exp(np.maximum(top[:, 0], -50.0) / 4.0)
+    return [SHAPE_ORDER[i] for i in best], confidence, fit
+
+
+def classify_shape(features: ShapeFeatures) -> tuple[Shape, float, float]:
+    """:func:`classify_shapes` for one silhouette."""
+    shapes, confidence, fit = classify_shapes(features.as_array()[None])
+    return shapes[0], float(confidence[0]), float(fit[0])

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.shapes import ShapeFeatures, measure_shape
-from vision.whitebalance import BalancedCard
+from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
 __all__ = ["Blob", "Segmentation", "find_blobs"]
 
@@ -37,7 +37,7 @@ class Blob:
     ----------
     center_xy : (x, y) centroid in working pixels.
     features : its shape measurements.
-    mean_bgr : ndarray (3,) float32, mean balanced colour of its core.
+    mean_bgr : ndarray (3,) float32, mean balanced colour of its core (paper = 1.0).
     extent : longest side relative to the card's short side.
     doubt : reasons to doubt that this is exactly one symbol, empty when none.
     """
@@ -64,12 +64,13 @@ def _thresholds(noise: float) -> tuple[float, float]:
     return low, max(0.32, 2.0 * low)
 
 
-def _touches_edge(x: int, y: int, w: int, h: int, width: int, height: int, band: int) -> bool:
-    return x <= band or y <= band or x + w >= width - band or y + h >= height - band
-
-
 def find_blobs(card: BalancedCard) -> Segmentation:
     """Segment the symbols of a balanced card.
+
+    Ink is found with hysteresis (weak pixels belong to a blob that has strong ones);
+    each blob is then cut again at half of its own ink level on an upsampled ink map,
+    which places a blurred edge where the print edge was and gives small symbols enough
+    pixels to measure.
 
     Parameters
     ----------
@@ -84,70 +85,71 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     height, width = ink.shape
     short = min(height, width)
     low_t, high_t = _thresholds(card.noise)
-    low = (ink > low_t).astype(np.uint8)
+    low8, high8 = int(round(low_t * PAPER_LEVEL)), int(round(high_t * PAPER_LEVEL))
+    low = cv2.threshold(ink, low8, 255, cv2.THRESH_BINARY)[1]
     band = max(2, round(_EDGE_MARGIN * short))
     low[:band] = 0
     low[-band:] = 0
     low[:, :band] = 0
     low[:, -band:] = 0
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(low, connectivity=8)
-    if count <= 1:
-        return Segmentation((), 0.0)
-    strong = np.bincount(labels[ink > high_t], minlength=count) > 0
-    ink_fraction = float(stats[1:, cv2.CC_STAT_AREA].sum()) / (height * width)
+    outlines, _ = cv2.findContours(low, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    ink_fraction = cv2.countNonZero(low) / (height * width)
+    smoothed = cv2.blur(ink, (3, 3))
 
+    min_px = _MIN_EXTENT * short * 0.8
     blobs: list[Blob] = []
     dropped: list[str] = []
     doubt: list[str] = []
-    for k in range(1, count):
-        x, y, w, h, area = (int(v) for v in stats[k])
-        if not strong[k]:
-            if max(w, h) >= _DOUBT_EXTENT * short and area > 0.4 * w * h and ink[labels == k].max() > 0.8 * high_t:
-                doubt.append("faint blob near the ink threshold")
+    for outline in outlines:
+        if len(outline) < 2 * min_px:
             continue
-        if max(w, h) < _MIN_EXTENT * short * 0.8:
+        box = cv2.boundingRect(outline)
+        x, y, w, h = box
+        longest = max(w, h)
+        if longest < min_px:
             continue
-        thin = min(w, h) < 0.06 * short
-        if _touches_edge(x, y, w, h, width, height, band) and (thin or max(w, h) > 0.5 * short):
+        touches = x <= band or y <= band or x + w >= width - band or y + h >= height - band
+        if touches and (min(w, h) < 0.06 * short or longest > 0.5 * short):
             dropped.append("edge")
             continue
-        blobs.extend(_measure_component(card, labels, k, (x, y, w, h), short, low_t, dropped, doubt))
+        blobs.extend(_measure_blob(card, smoothed, outline, box, short, low8, high8, dropped, doubt))
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
 
 
-def _measure_component(card: BalancedCard, labels: NDArray[np.int32], k: int,
-                       box: tuple[int, int, int, int], short: int, low_t: float,
-                       dropped: list[str], doubt: list[str]) -> list[Blob]:
-    ink = card.ink
-    height, width = ink.shape
+def _measure_blob(card: BalancedCard, smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
+                  box: tuple[int, int, int, int], short: int, low8: int, high8: int,
+                  dropped: list[str], doubt: list[str]) -> list[Blob]:
+    height, width = card.ink.shape
     x, y, w, h = box
     pad = 2
     x0, y0 = max(0, x - pad), max(0, y - pad)
     x1, y1 = min(width, x + w + pad), min(height, y + h + pad)
-    own = labels[y0:y1, x0:x1] == k
-    ink_roi = ink[y0:y1, x0:x1]
-    values = ink_roi[own]
-    level = float(np.partition(values, int(0.9 * (len(values) - 1)))[int(0.9 * (len(values) - 1))])
-    cut = max(0.5 * level, low_t)
-    near = cv2.dilate(own.astype(np.uint8), None) > 0
-    soft = np.where(near, ink_roi, 0.0).astype(np.float32)
-
-    scale = max(1.0, _MEASURE_PX / max(w, h))
-    scale = min(scale, 6.0)
-    if scale > 1.0:
-        soft_big = cv2.resize(soft, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
-    else:
-        soft_big = soft
-    binary = (soft_big > cut).astype(np.uint8)
+    own = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(own, [outline], -1, 255, -1, offset=(-x0, -y0))
+    level = cv2.minMaxLoc(smoothed[y0:y1, x0:x1], own)[1]
+    if level < high8:
+        if max(w, h) >= _DOUBT_EXTENT * short and level > 0.75 * high8:
+            doubt.append("faint blob near the ink threshold")
+        return []
+    own = cv2.dilate(own, None)
+    ink_roi = card.ink[y0:y1, x0:x1]
+    soft = cv2.bitwise_and(ink_roi, own)
+    # Cut at half of this blob's own ink level: the edge of a blurred step.
+    cut = max(0.5 * level, low8)
+    scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 4)
+    if scale > 1:
+        soft = cv2.resize(soft, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+    binary = cv2.threshold(soft, cut, 255, cv2.THRESH_BINARY)[1]
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return []
     areas = [cv2.contourArea(c) for c in contours]
     total = sum(areas)
     parts = [c for c, a in zip(contours, areas) if a >= 0.12 * total and a > 4.0 * scale * scale]
-    blobs: list[Blob] = []
-    core_mask = own & (ink_roi > max(0.7 * level, low_t))
+    core = cv2.bitwise_and(cv2.threshold(ink_roi, max(0.7 * level, low8), 255, cv2.THRESH_BINARY)[1], own)
     bal_roi = card.balanced_bgr[y0:y1, x0:x1]
+    mean_all = None
+    blobs: list[Blob] = []
     for part in parts:
         features = measure_shape(part)
         if features is None:
@@ -166,23 +168,22 @@ def _measure_component(card: BalancedCard, labels: NDArray[np.int32], k: int,
             reasons.append("small blob near the size limit")
         if extent > _DOUBT_MAX_EXTENT:
             reasons.append("large blob near the size limit")
-        if len(parts) > 1:
-            reasons.append("blob split at its own ink level")
         moments = cv2.moments(part)
         if moments["m00"] <= 0:
             continue
         cx = x0 + (moments["m10"] / moments["m00"] + 0.5) / scale - 0.5
         cy = y0 + (moments["m01"] / moments["m00"] + 0.5) / scale - 0.5
         if len(parts) > 1:
+            reasons.append("blob split at its own ink level")
             part_mask = np.zeros(binary.shape, np.uint8)
-            cv2.drawContours(part_mask, [part], -1, 1, -1)
-            if scale > 1.0:
+            cv2.drawContours(part_mask, [part], -1, 255, -1)
+            if scale > 1:
                 part_mask = cv2.resize(part_mask, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
-            mask = core_mask & (part_mask > 0)
+            mean = cv2.mean(bal_roi, cv2.bitwise_and(core, part_mask))
         else:
-            mask = core_mask
-        if not mask.any():
-            mask = own
-        mean_bgr = bal_roi[mask].mean(axis=0).astype(np.float32)
+            if mean_all is None:
+                mean_all = cv2.mean(bal_roi, core) if cv2.countNonZero(core) else cv2.mean(bal_roi, own)
+            mean = mean_all
+        mean_bgr = np.array(mean[:3], np.float32) * (1.0 / PAPER_LEVEL)
         blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons)))
     return blobs

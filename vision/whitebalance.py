@@ -15,12 +15,16 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["BalancedCard", "balance_card", "estimate_paper_bgr"]
+__all__ = ["BalancedCard", "balance_card", "estimate_paper_bgr", "PAPER_LEVEL", "CELL_PX"]
 
 # Coarse grid cell, in working pixels; the paper field is smooth at this scale.
-_CELL_PX = 10
+# Working sizes are multiples of it.
+CELL_PX = 10
+_CELL_PX = CELL_PX
 # A pixel is paper-like when its channels agree (neutral) within this spread.
 _NEUTRAL_SPREAD = 0.22
+# Balanced paper sits at this level; the range above it is headroom for glare.
+PAPER_LEVEL = 200
 
 
 @dataclass(frozen=True)
@@ -29,23 +33,24 @@ class BalancedCard:
 
     Attributes
     ----------
-    balanced_bgr : ndarray (H, W, 3) float32
-        The card with the local paper colour mapped to 1.0 in every channel.
-    ink : ndarray (H, W) float32
-        Ink strength: 1 - min over channels of ``balanced_bgr``; ~0 on paper, 0.4-1 on ink,
-        negative under glare.
+    balanced_bgr : ndarray (H, W, 3) uint8
+        The card with the local paper colour mapped to ``PAPER_LEVEL`` in every channel
+        (the rest of the range is headroom for glare).
+    ink : ndarray (H, W) uint8
+        Ink strength, ``PAPER_LEVEL`` - min over channels of ``balanced_bgr``, clipped at 0:
+        ~0 on paper and under glare, about 0.4-1.0 times ``PAPER_LEVEL`` on ink.
     paper_bgr : ndarray (3,) float32
-        The card's typical paper colour in the input (median of the field), 0-255.
-    paper_mask : ndarray (H, W) bool
-        The pixels used as paper for the field.
+        The card's typical paper colour in the input (mean of the field), 0-255.
+    paper_mask : ndarray (H // 2, W // 2) uint8
+        255 on the pixels used as paper for the field, at half resolution.
     noise : float
-        Standard deviation of ``ink`` over the paper pixels.
+        Standard deviation of ``ink`` over the paper pixels, in ``PAPER_LEVEL`` units.
     """
 
-    balanced_bgr: NDArray[np.float32]
-    ink: NDArray[np.float32]
+    balanced_bgr: NDArray[np.uint8]
+    ink: NDArray[np.uint8]
     paper_bgr: NDArray[np.float32]
-    paper_mask: NDArray[np.bool_]
+    paper_mask: NDArray[np.uint8]
     noise: float
 
 
@@ -78,63 +83,67 @@ def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[
     return np.array(mean[:3], dtype=np.float32)
 
 
-def _field_from_weights(card_f: NDArray[np.float32], weight: NDArray[np.float32],
-                        fallback: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Normalised convolution on a coarse grid: the weighted mean colour of each cell,
-    holes filled from the neighbours, upsampled smoothly to the card's size."""
-    h, w = weight.shape
-    gw, gh = max(2, round(w / _CELL_PX)), max(2, round(h / _CELL_PX))
-    stack = np.concatenate([card_f * weight[..., None], weight[..., None]], axis=2)
-    grid = cv2.resize(stack, (gw, gh), interpolation=cv2.INTER_AREA)
-    near = cv2.GaussianBlur(grid, (3, 3), 0.8, borderType=cv2.BORDER_REPLICATE)
-    far = cv2.GaussianBlur(grid, (0, 0), 2.5, borderType=cv2.BORDER_REPLICATE)
-    wn, wf = near[..., 3:4], far[..., 3:4]
-    field = np.where(wn > 0.15, near[..., :3] / np.maximum(wn, 1e-6),
-                     np.where(wf > 0.02, far[..., :3] / np.maximum(wf, 1e-6), fallback))
-    field = np.maximum(field.astype(np.float32), 1.0)
-    return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: tuple[int, int],
+                fallback: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Normalised convolution on a coarse grid: the mean colour of the masked pixels of
+    each cell, blurred over the neighbouring cells to fill holes (a large symbol), and the
+    card's paper colour where no paper is near.
+
+    Returns the grid (gh, gw, 3) float32."""
+    # Exact multiples of the cell take OpenCV's fast integer INTER_AREA path.
+    masked = cv2.resize(cv2.bitwise_and(card_bgr, card_bgr, mask=mask), grid_wh, interpolation=cv2.INTER_AREA)
+    share = cv2.resize(mask, grid_wh, interpolation=cv2.INTER_AREA)
+    stack = cv2.GaussianBlur(np.dstack((masked, share)).astype(np.float32), (5, 5), 1.0,
+                             borderType=cv2.BORDER_REPLICATE)
+    weight = stack[..., 3:]
+    return np.where(weight > 6.0, stack[..., :3] * (255.0 / np.maximum(weight, 6.0)), fallback).astype(np.float32)
 
 
 def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
     """White-balance a card from its own paper and divide out the light field.
 
+    The paper is found on a half-resolution copy (the field is smooth, and this is the
+    costly part); the division and the ink map are at full resolution.
+
     Parameters
     ----------
     card_bgr : ndarray (H, W, 3) uint8
-        A rectified card at working size.
+        A rectified card at working size; sides that are multiples of ``CELL_PX`` are
+        fastest.
 
     Returns
     -------
     BalancedCard
     """
     h, w = card_bgr.shape[:2]
-    margin = max(1, round(0.05 * min(h, w)))
-    paper0 = estimate_paper_bgr(card_bgr, margin)
-    card_f = card_bgr.astype(np.float32)
+    half = cv2.resize(card_bgr, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    grid_wh = (max(2, w // _CELL_PX), max(2, h // _CELL_PX))
+    margin = max(1, round(0.025 * min(h, w)))
+    paper0 = estimate_paper_bgr(half, margin)
 
-    # Pass 1: neutral (relative to the paper) and not very dark: paper, also in a shadow.
-    rel = card_f * (1.0 / np.maximum(paper0, 1.0))
-    lo = rel.min(axis=2)
-    hi = rel.max(axis=2)
-    mid = rel.mean(axis=2)
-    neutral = (hi - lo) < _NEUTRAL_SPREAD * np.maximum(mid, 0.05)
-    weight = (neutral & (mid > 0.3)).astype(np.float32)
-    field = _field_from_weights(card_f, weight, paper0)
+    # Pass 1: neutral relative to the paper and not very dark: paper, also in a shadow.
+    gains = tuple(float(PAPER_LEVEL / max(p, 1.0)) for p in paper0) + (0.0,)
+    hsv = cv2.cvtColor(cv2.multiply(half, gains, dtype=cv2.CV_8U), cv2.COLOR_BGR2HSV)
+    mask = cv2.inRange(hsv, (0, 0, int(0.3 * PAPER_LEVEL)), (255, int(255 * _NEUTRAL_SPREAD), 255))
+    grid = _grid_field(half, mask, grid_wh, paper0)
 
-    # Pass 2: paper is what is neutral and close to the local field (drops dark ink in shadows).
-    balanced = card_f / field
-    bmin = balanced.min(axis=2)
-    bmax = balanced.max(axis=2)
-    paper_mask = ((bmax - bmin) < _NEUTRAL_SPREAD * 0.7) & (bmin > 0.82)
-    field = _field_from_weights(card_f, paper_mask.astype(np.float32), paper0)
-    balanced = card_f / field
-    ink = 1.0 - balanced.min(axis=2)
+    # Pass 2: of those, only what is close to the local field (drops dark ink in shadows).
+    grid_val = (grid * np.float32(gains[:3])).max(axis=2)
+    local = cv2.resize(np.clip(grid_val * 0.8, 0, 255).astype(np.uint8), half.shape[1::-1],
+                       interpolation=cv2.INTER_LINEAR)
+    paper_mask = cv2.bitwise_and(mask, cv2.compare(hsv[..., 2], local, cv2.CMP_GT))
+    grid = _grid_field(half, paper_mask, grid_wh, paper0)
 
-    paper_u8 = paper_mask.astype(np.uint8)
-    if paper_u8.any():
-        _, std = cv2.meanStdDev(ink, mask=paper_u8)
-        noise = float(std[0, 0])
+    field = cv2.resize(np.clip(grid, 1, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+    balanced = cv2.divide(card_bgr, field, scale=PAPER_LEVEL)
+    b, g, r = cv2.split(balanced)
+    ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), cv2.min(cv2.min(b, g), r))
+
+    if cv2.countNonZero(paper_mask):
+        ink_half = cv2.resize(ink, half.shape[1::-1], interpolation=cv2.INTER_NEAREST)
+        _, std = cv2.meanStdDev(ink_half, mask=paper_mask)
+        noise = float(std[0, 0]) / PAPER_LEVEL
     else:
         noise = 1.0
-    paper_bgr = np.median(field.reshape(-1, 3)[:: 7], axis=0).astype(np.float32)
-    return BalancedCard(balanced.astype(np.float32), ink.astype(np.float32), paper_bgr, paper_mask, noise)
+    paper_bgr = grid.reshape(-1, 3).mean(axis=0)
+    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise)
