@@ -92,7 +92,9 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     low[-band:] = 0
     low[:, :band] = 0
     low[:, -band:] = 0
-    outlines, _ = cv2.findContours(low, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    # Two-level hierarchy: a printed border line encloses the symbols but must not hide them.
+    contours, hierarchy = cv2.findContours(low, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+    outlines = [c for c, link in zip(contours, hierarchy[0]) if link[3] < 0] if contours else []
     ink_fraction = cv2.countNonZero(low) / (height * width)
     smoothed = cv2.blur(ink, (3, 3))
 
