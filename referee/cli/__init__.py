@@ -7,11 +7,11 @@ import sys
 from typing import Sequence
 
 from referee import __version__
-from referee.cli import check, schoten, score
+from referee.cli import check, history, live, schoten, score
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (score, check, schoten)
+_COMMANDS = (score, check, schoten, live, history)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,399 @@
+"""Cards followed across frames: identities, lying still, votes on criteria, hidden vs gone.
+
+``CardTracker.update(cards, frame_index, t, frame_bgr)`` takes one frame's detected
+cards and returns a snapshot of every tracked card. A card is *settled* (laid)
+once it has been seen lying still for ``settle_s`` seconds (time, not frames, so
+the frame rate does not matter) and read at least once. Its criteria are a
+confidence-weighted vote over every frame in which it was seen whole. A settled
+card that goes missing is *hidden*, not gone, while its place is covered (a hand,
+a sleeve); it is removed only after ``remove_after_s`` of absence with its place
+showing the bare table, as seen in ``frame_bgr``. A nudged card matches its old
+place and keeps its identity.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.seats import Seat
+from referee.cards import Criteria
+from vision.arrange import arrange_rows
+from vision.find import CardQuad, find_cards
+from vision.pipeline import DetectedCard, read_quad
+from vision.records import CardReading
+
+__all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "Sighting", "rows_of", "read_changes", "read_frame_reusing"]
+
+_MATCH_DISTANCE = 0.55  # centre distance to keep an identity, in short sides
+_STILL_DISTANCE = 0.06  # centre wander allowed while lying still, in short sides
+_WHOLE_AREA = 0.2  # a reading counts in the vote only when the area is this close to the settled area
+_MAX_GAP_S = 0.25  # a longer gap in sightings restarts the stillness clock
+_DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only passing by
+_EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare table
+_REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frames
+
+
+@dataclass(frozen=True)
+class TrackedCard:
+    """One card as the tracker knows it after a frame.
+
+    ``corners_xy`` (4, 2) float32 is where it was last seen (kept while hidden);
+    ``criteria`` is the vote's winner (None before any reading); ``settled_t`` the
+    time it was first seen lying still, None while it has not settled.
+    """
+
+    id: int
+    corners_xy: NDArray[np.float32]
+    criteria: Criteria | None
+    votes: float
+    settled_t: float | None
+    settled_frame: int | None
+    hidden: bool
+    reading: CardReading | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_settled(self) -> bool:
+        return self.settled_t is not None
+
+
+@dataclass(frozen=True)
+class TrackerUpdate:
+    """Every tracked card after a frame, and the ids removed in it."""
+
+    cards: tuple[TrackedCard, ...]
+    removed: tuple[int, ...]
+
+
+@dataclass
+class _Track:
+    id: int
+    corners_xy: NDArray[np.float32]
+    first_t: float
+    last_seen_t: float
+    path: deque = field(default_factory=deque)  # (t, centre) sightings while lying still
+    votes: Counter = field(default_factory=Counter)
+    reading: CardReading | None = None
+    read_frame: int = -1
+    settled_t: float | None = None
+    settled_frame: int | None = None
+    settled_area: float = 0.0
+    table_bgr: NDArray[np.float32] | None = None
+    table_tol: float = 40.0
+
+    @property
+    def centre(self) -> NDArray[np.float64]:
+        return self.corners_xy.mean(axis=0).astype(np.float64)
+
+    @property
+    def short(self) -> float:
+        c = self.corners_xy
+        return float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2)
+
+
+def _area(corners_xy: NDArray) -> float:
+    x, y = corners_xy[:, 0].astype(np.float64), corners_xy[:, 1].astype(np.float64)
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+
+
+class CardTracker:
+    """Follows cards over frames; see the module docstring. State lives here and nowhere else."""
+
+    def __init__(self, settle_s: float = 1 / 3, remove_after_s: float = 1.0) -> None:
+        self.settle_s = settle_s
+        self.remove_after_s = remove_after_s
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every card (identities start again from 0)."""
+        self._tracks: dict[int, _Track] = {}
+        self._next_id = 0
+
+    def update(self, cards: Sequence[DetectedCard], frame_index: int, t: float,
+               frame_bgr: NDArray[np.uint8] | None = None) -> TrackerUpdate:
+        """Take one frame's cards (not modified); returns every tracked card and the removals.
+
+        Parameters
+        ----------
+        cards : the cards detected in this frame
+        frame_index, t : the frame's 0-based index and its time in seconds
+        frame_bgr : ndarray (H, W, 3) uint8, the frame itself, to tell a covered place
+            from an empty one; without it a missing settled card is never removed.
+        """
+        matches = self._match(cards)
+        seen = set()
+        for k, card in enumerate(cards):
+            track_id = matches.get(k)
+            if track_id is None:
+                track_id = self._next_id
+                self._next_id += 1
+                self._tracks[track_id] = _Track(track_id, card.corners_xy.copy(), t, t)
+            self._observe(self._tracks[track_id], card, frame_index, t, frame_bgr)
+            seen.add(track_id)
+        removed = []
+        for track in list(self._tracks.values()):
+            if track.id in seen:
+                continue
+            gone = t - track.last_seen_t
+            if track.settled_t is None:
+                if gone > _DROP_TENTATIVE_S:
+                    del self._tracks[track.id]
+            elif gone >= self.remove_after_s and frame_bgr is not None and self._looks_empty(track, frame_bgr):
+                del self._tracks[track.id]
+                removed.append(track.id)
+        snapshot = tuple(self._snapshot(track, track.id not in seen) for track in self._tracks.values())
+        return TrackerUpdate(snapshot, tuple(removed))
+
+    def _match(self, cards: Sequence[DetectedCard]) -> dict[int, int]:
+        """Detection index -> track id, nearest pairs first, each used once."""
+        if not cards or not self._tracks:
+            return {}
+        tracks = list(self._tracks.values())
+        pairs = []
+        for k, card in enumerate(cards):
+            centre = card.corners_xy.mean(axis=0)
+            for track in tracks:
+                distance = float(np.linalg.norm(centre - track.centre))
+                if distance <= _MATCH_DISTANCE * track.short:
+                    # Settled cards first: a card being laid next to them must not steal them.
+                    pairs.append((distance / max(track.short, 1.0) - (0.2 if track.settled_t is not None else 0.0), k, track.id))
+        pairs.sort()
+        out: dict[int, int] = {}
+        used = set()
+        for _, k, track_id in pairs:
+            if k in out or track_id in used:
+                continue
+            out[k] = track_id
+            used.add(track_id)
+        return out
+
+    def _observe(self, track: _Track, card: DetectedCard, frame_index: int, t: float,
+                 frame_bgr: NDArray[np.uint8] | None) -> None:
+        centre = card.corners_xy.mean(axis=0).astype(np.float64)
+        area = _area(card.corners_xy)
+        whole = track.settled_t is None or abs(area - track.settled_area) <= _WHOLE_AREA * track.settled_area
+        if t - track.last_seen_t > _MAX_GAP_S:
+            track.path.clear()
+        track.last_seen_t = t
+        if not whole:
+            return  # a partly covered card: keep its place, do not trust its shape or reading
+        track.corners_xy = card.corners_xy.copy()
+        reading = card.reading
+        if reading.criteria is not None and reading is not track.reading:
+            track.votes[reading.criteria] += max(reading.confidence, 0.05)
+            track.reading = reading
+            track.read_frame = frame_index
+        still = self._still_radius(track)
+        while track.path and np.linalg.norm(track.path[0][1] - centre) > still:
+            track.path.popleft()
+        # After a move the card must lie still afresh; only the start of the still stretch matters.
+        track.path.append((t, centre))
+        while len(track.path) > 2 and track.path[1][0] <= t - self.settle_s:
+            track.path.popleft()
+        if (track.settled_t is None and track.votes and track.path and t - track.path[0][0] >= self.settle_s - 1e-6):
+            track.settled_t = t
+            track.settled_frame = frame_index
+            track.settled_area = area
+            if frame_bgr is not None:
+                track.table_bgr, track.table_tol = self._surroundings(track, frame_bgr)
+
+    def _still_radius(self, track: _Track) -> float:
+        return max(1.5, _STILL_DISTANCE * track.short)
+
+    def _surroundings(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.float32] | None, float]:
+        """The bare table's colour just outside the card (other cards' places left out)."""
+        c = track.corners_xy.astype(np.float64)
+        centre = c.mean(axis=0)
+        points = []
+        for grow in (1.25, 1.4):
+            ring = centre + (c - centre) * grow
+            for a, b in zip(ring, np.roll(ring, -1, axis=0)):
+                points.extend(a + (b - a) * s for s in (0.2, 0.5, 0.8))
+        others = [tr.corners_xy for tr in self._tracks.values() if tr.id != track.id]
+        kept = [p for p in points if not any(_inside(p, q) for q in others)]
+        samples = _sample(frame_bgr, np.array(kept)) if kept else np.empty((0, 3))
+        if len(samples) < 4:
+            return None, 40.0
+        median = np.median(samples, axis=0)
+        spread = float(np.median(np.linalg.norm(samples - median, axis=1)))
+        return median.astype(np.float32), max(35.0, 3.0 * spread)
+
+    def _looks_empty(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> bool:
+        if track.table_bgr is None:
+            return True
+        c = track.corners_xy.astype(np.float64)
+        u, v = np.meshgrid(np.linspace(0.15, 0.85, 5), np.linspace(0.15, 0.85, 5))
+        u, v = u.ravel()[:, None], v.ravel()[:, None]
+        points = (1 - v) * ((1 - u) * c[0] + u * c[1]) + v * ((1 - u) * c[3] + u * c[2])
+        samples = _sample(frame_bgr, points)
+        if len(samples) == 0:
+            return True
+        near = np.linalg.norm(samples - track.table_bgr, axis=1) <= track.table_tol
+        return float(near.mean()) >= _EMPTY_SHARE
+
+    def _snapshot(self, track: _Track, hidden: bool) -> TrackedCard:
+        criteria, votes = track.votes.most_common(1)[0] if track.votes else (None, 0.0)
+        return TrackedCard(track.id, track.corners_xy.copy(), criteria, float(votes), track.settled_t,
+                           track.settled_frame, hidden, track.reading)
+
+
+def _inside(point: NDArray, quad: NDArray) -> bool:
+    q = quad.astype(np.float64)
+    edges = np.roll(q, -1, axis=0) - q
+    rel = point - q
+    cross = edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0]
+    return bool(np.all(cross >= 0) or np.all(cross <= 0))
+
+
+def _sample(frame_bgr: NDArray[np.uint8], points_xy: NDArray) -> NDArray[np.float64]:
+    h, w = frame_bgr.shape[:2]
+    xy = np.round(points_xy).astype(int)
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    xy = xy[ok]
+    return frame_bgr[xy[:, 1], xy[:, 0]].astype(np.float64)
+
+
+def rows_of(cards: Sequence[TrackedCard], seats: Sequence[Seat] | None, size_wh: tuple[int, int]) -> dict[str, tuple[TrackedCard, ...]]:
+    """Each player's row of settled cards (hidden ones at their last place), left to right."""
+    settled = [card for card in cards if card.is_settled and card.criteria is not None]
+    placed = arrange_rows([card.corners_xy for card in settled], seats, size_wh)
+    return {row.player: tuple(settled[k] for k in row.cards) for row in placed}
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One frame's cards, with what the next frame needs to look only where something changed.
+
+    ``thumb`` is a small grey copy of the frame; ``full_t`` the time of the last
+    full-frame search; ``searched`` the frame boxes (x0, y0, x1, y1) searched this time.
+    """
+
+    cards: tuple[DetectedCard, ...]
+    thumb: NDArray[np.float32]
+    full_t: float
+    searched: tuple[tuple[int, int, int, int], ...]
+
+
+_THUMB_STEP = 8  # frame pixels per thumbnail pixel
+_CHANGE_LEVEL = 10.0  # grey levels a thumbnail pixel must change by to count
+_FULL_EVERY_S = 1.0  # search the whole frame at least this often
+_FULL_SHARE = 0.45  # search the whole frame when changes cover more than this share of it
+
+
+def _thumb(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
+    grey = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    h, w = grey.shape
+    return cv2.resize(grey, (max(1, w // _THUMB_STEP), max(1, h // _THUMB_STEP)), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def _changed_boxes(thumb: NDArray[np.float32], before: NDArray[np.float32], pad: int,
+                   size_wh: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+    """Frame boxes around every change, grown by ``pad`` pixels, overlapping ones merged."""
+    moved = (np.abs(thumb - before) > _CHANGE_LEVEL).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
+    boxes = []
+    w, h = size_wh
+    for x, y, bw, bh, _ in stats[1:count]:
+        boxes.append([max(0, x * _THUMB_STEP - pad), max(0, y * _THUMB_STEP - pad),
+                      min(w, (x + bw) * _THUMB_STEP + pad), min(h, (y + bh) * _THUMB_STEP + pad)])
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return [tuple(int(v) for v in box) for box in boxes]  # type: ignore[misc]
+
+
+def read_changes(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before: Sighting | None,
+                 known: Sequence[TrackedCard]) -> Sighting:
+    """Every face-up card in the frame, searching only where the frame changed since ``before``.
+
+    Cards away from any change are carried over from ``before``; around each change
+    (grown by a card's length) the cards are searched afresh; the whole frame is
+    searched when the changes are large, and at least once a second. A settled card
+    found exactly where it lay keeps its last reading (read again every few frames).
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+    t, frame_index : the frame's time (s) and index
+    before : the previous frame's sighting, or None
+    known : the tracker's cards after the previous frame
+    """
+    thumb = _thumb(frame_bgr)
+    h, w = frame_bgr.shape[:2]
+    settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
+    if before is None or before.thumb.shape != thumb.shape or t - before.full_t >= _FULL_EVERY_S:
+        return Sighting(tuple(_read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)), thumb, t, ((0, 0, w, h),))
+    long_side = max((_long_side(card.corners_xy) for card in before.cards), default=0.1 * max(w, h))
+    boxes = _changed_boxes(thumb, before.thumb, int(1.2 * long_side), (w, h))
+    if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) > _FULL_SHARE * w * h:
+        return Sighting(tuple(_read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)), thumb, t, ((0, 0, w, h),))
+    kept = [card for card in before.cards if not any(_in_box(card.center_xy, box) for box in boxes)]
+    for x0, y0, x1, y1 in boxes:
+        quads = [CardQuad(q.corners_xy + np.array([x0, y0], np.float32), q.fill) for q in find_cards(frame_bgr[y0:y1, x0:x1])]
+        whole = [q for q in quads if _inside_box(q.corners_xy, (x0, y0, x1, y1), (w, h))]
+        kept += _read_quads(frame_bgr, whole, settled, frame_index)
+    # Thumbnails compare with the previous frame, so slow drifts are caught by the full searches.
+    return Sighting(tuple(sorted(kept, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, before.full_t, tuple(boxes))
+
+
+def _long_side(corners_xy: NDArray) -> float:
+    return float(np.linalg.norm(corners_xy[2] - corners_xy[1]))
+
+
+def _in_box(point_xy: tuple[float, float], box: tuple[int, int, int, int]) -> bool:
+    return box[0] <= point_xy[0] < box[2] and box[1] <= point_xy[1] < box[3]
+
+
+def _inside_box(corners_xy: NDArray, box: tuple[int, int, int, int], size_wh: tuple[int, int]) -> bool:
+    """No corner on a box edge that is not also the frame's edge (a card cut by the box is not whole)."""
+    margin = 3.0
+    x, y = corners_xy[:, 0], corners_xy[:, 1]
+    return not (
+        (box[0] > 0 and x.min() < box[0] + margin) or (box[1] > 0 and y.min() < box[1] + margin)
+        or (box[2] < size_wh[0] and x.max() > box[2] - margin) or (box[3] < size_wh[1] and y.max() > box[3] - margin)
+    )
+
+
+def _read_quads(frame_bgr: NDArray[np.uint8], quads: Sequence[CardQuad], settled: Sequence[TrackedCard],
+                frame_index: int) -> list[DetectedCard]:
+    out = []
+    for quad in quads:
+        reuse = _unmoved(quad, settled)
+        if reuse is not None and (frame_index + reuse.id) % _REREAD_EVERY:
+            out.append(DetectedCard(quad.corners_xy, reuse.reading))
+            continue
+        card = read_quad(frame_bgr, quad)
+        if card is not None:
+            out.append(card)
+    return out
+
+
+def read_frame_reusing(frame_bgr: NDArray[np.uint8], known: Sequence[TrackedCard], frame_index: int) -> list[DetectedCard]:
+    """Like ``read_frame`` on the whole frame, but a settled card lying exactly where it lay keeps its last reading."""
+    settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
+    cards = _read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)
+    return sorted(cards, key=lambda card: (card.center_xy[1], card.center_xy[0]))
+
+
+def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard]) -> TrackedCard | None:
+    for card in settled:
+        shift = np.abs(card.corners_xy - quad.corners_xy).max()
+        short = float(np.linalg.norm(card.corners_xy[1] - card.corners_xy[0]))
+        if shift <= max(1.5, 0.03 * short):
+            return card
+    return None
