@@ -133,7 +133,8 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
         return _not_face(problem)
 
     labs = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
-    shapes, shape_conf, shape_fit = classify_shapes(np.stack([blob.features.as_array() for blob in seg.blobs]))
+    shapes, shape_conf, shape_fit = classify_shapes(
+        np.stack([blob.features.as_array() for blob in seg.blobs]), np.array([blob.extent for blob in seg.blobs]))
     colours, colour_conf, _ = classify_colours(labs)
     symbols: list[SymbolReading] = []
     reasons: list[str] = list(seg.doubt)

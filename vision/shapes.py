@@ -41,6 +41,8 @@ class ShapeFeatures:
     extent : area / minimum-area rectangle area.
     aspect : long / short side of the minimum-area rectangle (>= 1).
     fill_circle : area / minimum enclosing circle area.
+    thickness : diameter of the largest inscribed circle / long side (circle 1, square 0.71
+        of its diagonal, triangle 0.58, star 0.3, bar 0.2-0.4, a printed digit's stroke ~0.1).
     long_side : long side of the minimum-area rectangle, measured pixels.
     short_side : short side of the minimum-area rectangle, measured pixels.
     """
@@ -52,18 +54,22 @@ class ShapeFeatures:
     fill_circle: float
     long_side: float
     short_side: float
+    thickness: float = 1.0
 
     def as_array(self) -> NDArray[np.float64]:
-        return np.array([self.solidity, self.extent, math.log(self.aspect), self.fill_circle])
+        return np.array([self.solidity, self.extent, math.log(self.aspect), self.fill_circle, self.thickness])
 
 
-def measure_shape(contour: NDArray[np.int32]) -> ShapeFeatures | None:
+def measure_shape(contour: NDArray[np.int32], inradius: float | None = None) -> ShapeFeatures | None:
     """Measure one outer contour.
 
     Parameters
     ----------
     contour : ndarray (N, 1, 2) int32
         An outer contour as returned by ``cv2.findContours``.
+    inradius : float, optional
+        Radius of the largest inscribed circle (max of the distance transform), in the
+        contour's pixels; without it ``thickness`` is estimated from area and perimeter.
 
     Returns
     -------
@@ -82,6 +88,8 @@ def measure_shape(contour: NDArray[np.int32]) -> ShapeFeatures | None:
     long_side, short_side = max(rw, rh) + 1.0, min(rw, rh) + 1.0
     perimeter = cv2.arcLength(contour, True)
     area_c = area + 0.5 * perimeter
+    if inradius is None:
+        inradius = area_c / max(perimeter, 1.0)
     hull_c = hull_area + 0.5 * cv2.arcLength(hull, True)
     radius_c = radius + 0.5
     return ShapeFeatures(
@@ -92,50 +100,59 @@ def measure_shape(contour: NDArray[np.int32]) -> ShapeFeatures | None:
         fill_circle=min(1.0, area_c / (math.pi * radius_c * radius_c)),
         long_side=long_side,
         short_side=short_side,
+        thickness=min(1.0, 2.0 * (inradius + 0.5) / long_side),
     )
 
 
-# Per shape: mean and spread of solidity, extent, log aspect and fill_circle; a spread of
-# inf means the feature is not used. Spreads allow for blur, JPEG and a 12-pixel symbol.
+# Per shape (rows in SHAPE_ORDER), per feature (solidity, extent, log aspect, fill_circle,
+# thickness): the mean at a symbol size of 0.22 of the card's short side, its change per unit
+# of size, and its spread. Fitted on symbols of rendered dev photos (medium and hard tiers,
+# ``python -m vision.bench_read --fit-shapes``), spreads widened by 30% and floored so that no
+# single feature can veto a shape on its own.
+_SIZE0 = 0.22
 _MEAN = np.array([
-    [0.99, 0.79, 0.00, 0.97],  # circle
-    [0.98, 0.52, 0.14, 0.43],  # triangle
-    [0.98, 0.95, 0.00, 0.63],  # square
-    [0.58, 0.48, 0.05, 0.38],  # star
-    [0.98, 0.94, 0.00, 0.00],  # bar (aspect scored on an interval below)
+    [0.986, 0.788, 0.031, 0.891, 0.944],  # circle
+    [0.957, 0.575, 0.122, 0.495, 0.643],  # triangle
+    [0.971, 0.934, 0.091, 0.674, 0.887],  # square
+    [0.645, 0.462, 0.064, 0.474, 0.548],  # star
+    [0.953, 0.890, 1.119, 0.368, 0.339],  # bar
+])
+_SLOPE = np.array([
+    [0.011, 0.002, 0.163, -0.057, -0.313],  # circle
+    [-0.000, -0.214, 0.088, -0.236, -0.182],  # triangle
+    [-0.003, 0.152, 0.179, -0.333, -0.167],  # square
+    [-0.557, -0.430, 0.052, -0.423, -0.499],  # star
+    [-0.041, 0.157, 1.127, -0.354, -0.355],  # bar
 ])
 _SPREAD = np.array([
-    [0.04, 0.05, 0.10, 0.07],
-    [0.05, 0.07, 0.10, 0.07],
-    [0.04, 0.06, 0.10, 0.06],
-    [0.10, 0.10, 0.10, 0.08],
-    [0.04, 0.06, np.inf, np.inf],
+    [0.015, 0.030, 0.143, 0.107, 0.118],  # circle
+    [0.015, 0.030, 0.118, 0.040, 0.050],  # triangle
+    [0.015, 0.047, 0.147, 0.043, 0.130],  # square
+    [0.069, 0.054, 0.113, 0.054, 0.058],  # star
+    [0.020, 0.040, 0.252, 0.087, 0.078],  # bar
 ])
-_BAR = SHAPE_ORDER.index(Shape.BAR)
-_BAR_LOG_ASPECT = (math.log(2.5), math.log(5.0), 0.15)
 
 
-def shape_scores(x: NDArray[np.float64]) -> NDArray[np.float64]:
+def shape_scores(x: NDArray[np.float64], size: NDArray[np.float64]) -> NDArray[np.float64]:
     """Log-likelihood-like scores (N, 5) of each shape in ``SHAPE_ORDER``.
 
     Parameters
     ----------
-    x : ndarray (N, 4) float, rows of ``ShapeFeatures.as_array()``
+    x : ndarray (N, 5) float, rows of ``ShapeFeatures.as_array()``
+    size : ndarray (N,) float, each symbol's longest extent / the card's short side
     """
-    z = (x[:, None, :] - _MEAN[None]) / _SPREAD[None]
-    scores = -0.5 * (z * z).sum(axis=2)
-    lo, hi, spread = _BAR_LOG_ASPECT
-    gap = np.maximum(np.maximum(lo - x[:, 2], 0.0), x[:, 2] - hi) / spread
-    scores[:, _BAR] -= 0.5 * gap * gap
-    return scores
+    offset = (np.clip(size, 0.1, 0.7) - _SIZE0)[:, None, None]
+    z = (x[:, None, :] - (_MEAN[None] + _SLOPE[None] * offset)) / _SPREAD[None]
+    return -0.5 * (z * z).sum(axis=2)
 
 
-def classify_shapes(x: NDArray[np.float64]) -> tuple[list[Shape], NDArray[np.float64], NDArray[np.float64]]:
+def classify_shapes(x: NDArray[np.float64], size: NDArray[np.float64]) -> tuple[list[Shape], NDArray[np.float64], NDArray[np.float64]]:
     """The most likely shape of each silhouette, a confidence and how well it fits at all.
 
     Parameters
     ----------
-    x : ndarray (N, 4) float, rows of ``ShapeFeatures.as_array()``
+    x : ndarray (N, 5) float, rows of ``ShapeFeatures.as_array()``
+    size : ndarray (N,) float, each symbol's longest extent / the card's short side
 
     Returns
     -------
@@ -146,7 +163,7 @@ def classify_shapes(x: NDArray[np.float64]) -> tuple[list[Shape], NDArray[np.flo
     fit : ndarray (N,) float in [0, 1]
         exp(best score / 4): low when no shape fits (a digit, a smudge, two merged symbols).
     """
-    scores = shape_scores(np.asarray(x, dtype=np.float64).reshape(-1, 4))
+    scores = shape_scores(np.asarray(x, dtype=np.float64).reshape(-1, _MEAN.shape[1]), np.asarray(size, dtype=np.float64).reshape(-1))
     best = scores.argmax(axis=1)
     top = scores.max(axis=1, keepdims=True)
     confidence = 1.0 / np.exp(scores - top).sum(axis=1)
@@ -154,7 +171,7 @@ def classify_shapes(x: NDArray[np.float64]) -> tuple[list[Shape], NDArray[np.flo
     return [SHAPE_ORDER[i] for i in best], confidence, fit
 
 
-def classify_shape(features: ShapeFeatures) -> tuple[Shape, float, float]:
-    """:func:`classify_shapes` for one silhouette."""
-    shapes, confidence, fit = classify_shapes(features.as_array()[None])
+def classify_shape(features: ShapeFeatures, size: float) -> tuple[Shape, float, float]:
+    """:func:`classify_shapes` for one silhouette of relative ``size``."""
+    shapes, confidence, fit = classify_shapes(features.as_array()[None], np.array([size]))
     return shapes[0], float(confidence[0]), float(fit[0])

@@ -110,15 +110,16 @@ def find_blobs(card: BalancedCard) -> Segmentation:
         longest = max(w, h)
         if longest < min_px:
             continue
-        touches = x <= band or y <= band or x + w >= width - band or y + h >= height - band
-        if touches and (min(w, h) < 0.06 * short or longest > 0.5 * short):
+        # Symbols keep well off the card edge: whatever reaches the edge band is table, a
+        # rounded corner, a neighbouring card, a shadow or a border line.
+        if x <= band or y <= band or x + w >= width - band or y + h >= height - band:
             dropped.append("edge")
             continue
-        blobs.extend(_measure_blob(card, smoothed, outline, box, short, low8, high8, dropped, doubt))
+        blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt))
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
 
 
-def _measure_blob(card: BalancedCard, smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
+def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
                   box: tuple[int, int, int, int], short: int, low8: int, high8: int,
                   dropped: list[str], doubt: list[str]) -> list[Blob]:
     height, width = card.ink.shape
@@ -126,8 +127,13 @@ def _measure_blob(card: BalancedCard, smoothed: NDArray[np.uint8], outline: NDAr
     pad = 2
     x0, y0 = max(0, x - pad), max(0, y - pad)
     x1, y1 = min(width, x + w + pad), min(height, y + h + pad)
-    own = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(own, [outline], -1, 255, -1, offset=(-x0, -y0))
+    filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(filled, [outline], -1, 255, -1, offset=(-x0, -y0))
+    own = cv2.bitwise_and(filled, low[y0:y1, x0:x1])
+    if cv2.countNonZero(own) < 0.5 * cv2.countNonZero(filled):
+        # Symbols are solid: a hollow outline is a printed frame or a line drawing.
+        dropped.append("hollow mark")
+        return []
     level = cv2.minMaxLoc(smoothed[y0:y1, x0:x1], own)[1]
     if level < high8:
         if max(w, h) >= _DOUBT_EXTENT * short and level > 0.75 * high8:
@@ -153,7 +159,10 @@ def _measure_blob(card: BalancedCard, smoothed: NDArray[np.uint8], outline: NDAr
     mean_all = None
     blobs: list[Blob] = []
     for part in parts:
-        features = measure_shape(part)
+        part_mask = np.zeros(binary.shape, np.uint8)
+        cv2.drawContours(part_mask, [part], -1, 255, -1)
+        inradius = cv2.minMaxLoc(cv2.distanceTransform(part_mask, cv2.DIST_L2, 3))[1]
+        features = measure_shape(part, inradius)
         if features is None:
             continue
         extent = features.long_side / scale / short
@@ -177,8 +186,6 @@ def _measure_blob(card: BalancedCard, smoothed: NDArray[np.uint8], outline: NDAr
         cy = y0 + (moments["m01"] / moments["m00"] + 0.5) / scale - 0.5
         if len(parts) > 1:
             reasons.append("blob split at its own ink level")
-            part_mask = np.zeros(binary.shape, np.uint8)
-            cv2.drawContours(part_mask, [part], -1, 255, -1)
             if scale > 1:
                 part_mask = cv2.resize(part_mask, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
             mean = cv2.mean(bal_roi, cv2.bitwise_and(core, part_mask))

@@ -52,6 +52,7 @@ class BalancedCard:
     paper_bgr: NDArray[np.float32]
     paper_mask: NDArray[np.uint8]
     noise: float
+    glare: float = 0.0
 
 
 def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[np.float32]:
@@ -132,26 +133,35 @@ def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
     mask[:, -margin:] = 0
     grid = _grid_field(half, mask, grid_wh, paper0)
 
-    # Pass 2: of those, only what is close to the local field (drops dark ink in shadows).
+    # Pass 2: of those, only what is close to the local field (drops dark ink in shadows),
+    # on a grid twice as fine so that the field follows a glare spot or a shadow edge.
     grid_val = (grid * np.float32(gains[:3])).max(axis=2)
     local = cv2.resize(np.clip(grid_val * 0.8, 0, 255).astype(np.uint8), half.shape[1::-1],
                        interpolation=cv2.INTER_LINEAR)
     paper_mask = cv2.bitwise_and(mask, cv2.compare(hsv[..., 2], local, cv2.CMP_GT))
-    grid = _grid_field(half, paper_mask, grid_wh, paper0)
+    fine_mask = cv2.resize(paper_mask, (w, h), interpolation=cv2.INTER_NEAREST)
+    fine = _grid_field(card_bgr, fine_mask, (grid_wh[0] * 2, grid_wh[1] * 2), paper0)
 
-    field = cv2.resize(np.clip(grid, 1, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+    field = cv2.resize(np.clip(fine, 1, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
     balanced = cv2.divide(card_bgr, field, scale=PAPER_LEVEL)
     b, g, r = cv2.split(balanced)
     ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), cv2.min(cv2.min(b, g), r))
 
     # Paper noise, robustly: ink is clipped at zero, so use the 90th percentile of the
-    # paper's ink (1.28 sigma of a Gaussian) rather than a standard deviation.
-    ink_half = cv2.resize(ink, half.shape[1::-1], interpolation=cv2.INTER_NEAREST)
-    hist = cv2.calcHist([ink_half], [0], paper_mask, [256], [0, 256]).ravel()
+    # paper's ink (1.28 sigma of a Gaussian) away from ink edges, not a standard deviation.
+    inner = cv2.erode(fine_mask, None)
+    hist = cv2.calcHist([ink], [0], inner, [256], [0, 256]).ravel()
     total = float(hist.sum())
     if total > 0:
         noise = float(np.searchsorted(np.cumsum(hist), 0.9 * total)) / 1.28 / PAPER_LEVEL
     else:
         noise = 1.0
-    paper_bgr = grid.reshape(-1, 3).mean(axis=0)
-    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise)
+    # Glare: paper clipped to white while other paper is not (not a card exposed too
+    # brightly all over), or a field much brighter than the card's typical paper.
+    clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255)))
+    paper_px = max(cv2.countNonZero(paper_mask), 1)
+    level = fine.max(axis=2)
+    hot = float((level > 1.3 * np.median(level)).mean())
+    glare = max(clipped / paper_px if clipped < 0.7 * paper_px else 0.0, hot)
+    paper_bgr = fine.reshape(-1, 3).mean(axis=0)
+    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare))
