@@ -26,6 +26,20 @@ __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
 WORK_SHORT_SIDE = 80
 _MIN_INPUT_SIDE = 16
 
+# Not a face: paper noisier than this (wood, cloth, a printed pattern), more marks than this.
+_MAX_PAPER_NOISE = 0.15
+_MAX_MARKS = 14
+# A point card's printed number has a hole, or fits no shape better than _NUMBER_FIT while
+# being a stroke thinner than _STROKE or less solid than _NUMBER_SOLIDITY.
+_NUMBER_FIT = 0.25
+_STROKE = 0.32
+_NUMBER_SOLIDITY = 0.8
+_SOLID_FILL = 0.9
+_POOR_FIT = 0.2
+# Glare washing out more than this share of the paper, gaps below this share of the short side.
+_GLARE_SHARE = 0.02
+_NEAR_GAP = 0.02
+
 # Confidence of a reading flagged for each kind of doubt.
 _DOUBT_CONFIDENCE = {
     "small blob near the size limit": 0.35,
@@ -82,7 +96,7 @@ def _not_face(reason: str, confidence: float = 0.9) -> CardReading:
 
 
 def _face_problem(card: BalancedCard, seg: Segmentation) -> str:
-    """Why this is not a symbol card's face, or '' when it looks like one."""
+    """Why this is not a symbol card's face, or '' when it may be one."""
     b, g, r = (float(v) for v in card.paper_bgr)
     brightest = max(b, g, r)
     saturation = (brightest - min(b, g, r)) / max(brightest, 1.0)
@@ -93,13 +107,39 @@ def _face_problem(card: BalancedCard, seg: Segmentation) -> str:
         return f"background is strongly coloured (saturation {saturation:.2f}), not white paper"
     if paper_fraction < 0.35:
         return f"too little plain paper ({paper_fraction:.0%}) for a card face"
-    if card.noise > 0.09:
+    if card.noise > _MAX_PAPER_NOISE:
         return f"background is textured (noise {card.noise:.2f}), not a card face"
     if not seg.blobs:
         return "no symbols found"
-    if len(seg.blobs) > 9:
+    if len(seg.blobs) > _MAX_MARKS:
         return f"{len(seg.blobs)} marks found, a card has at most 9 symbols"
     return ""
+
+
+def _looks_like_number(seg: Segmentation, fit: NDArray[np.float64]) -> bool:
+    """A point card: one or two marks, each with a hole (0, 6, 8, 9) or fitting no symbol
+    shape while being a thin stroke or far from convex (1, 2, 3, 4, 5, 7)."""
+    if len(seg.blobs) > 2:
+        return False
+    return all(
+        blob.fill < _SOLID_FILL
+        or (f < _NUMBER_FIT and (blob.features.thickness < _STROKE or blob.features.solidity < _NUMBER_SOLIDITY))
+        for blob, f in zip(seg.blobs, fit)
+    )
+
+
+def _near_pairs(seg: Segmentation, short: int) -> int:
+    """How many pairs of blobs are closer than the printed gap allows (two symbols that
+    nearly merged, or one symbol broken in two)."""
+    if len(seg.blobs) < 2:
+        return 0
+    centers = np.array([blob.center_xy for blob in seg.blobs])
+    radii = np.array([0.5 * blob.features.long_side / blob.features.long_side * blob.extent * short
+                      for blob in seg.blobs])
+    dist = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+    gap = dist - radii[:, None] - radii[None, :]
+    upper = np.triu_indices(len(seg.blobs), 1)
+    return int((gap[upper] < _NEAR_GAP * short).sum())
 
 
 def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
@@ -109,15 +149,16 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
     ----------
     card_bgr : ndarray (H, W, 3) uint8
         One card warped to an upright rectangle (portrait or landscape, any rotation by
-        multiples of 90 degrees), short side preferably >= 80 px. A few pixels of table may
-        show at the edges. Not modified.
+        multiples of 90 degrees, mirrored or not), short side preferably >= 80 px. A few
+        pixels of table may show at the edges. Not modified.
 
     Returns
     -------
     CardReading
         ``is_face=False`` with a reason for a card back or a non-card; otherwise the symbols
         (centres in ``card_bgr`` pixels), the criteria (None when the reading is impossible
-        under the rules) and a confidence that is low whenever the reading may be wrong.
+        under the rules) and a confidence that is low whenever the reading may be wrong,
+        with the reasons.
 
     Raises
     ------
@@ -126,6 +167,7 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
     """
     _check_input(card_bgr)
     work_bgr, (scale_x, scale_y) = to_working_size(card_bgr)
+    short = min(work_bgr.shape[:2])
     card = balance_card(work_bgr)
     seg = find_blobs(card)
     problem = _face_problem(card, seg)
@@ -136,39 +178,44 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
     shapes, shape_conf, shape_fit = classify_shapes(
         np.stack([blob.features.as_array() for blob in seg.blobs]), np.array([blob.extent for blob in seg.blobs]))
     colours, colour_conf, _ = classify_colours(labs)
-    symbols: list[SymbolReading] = []
-    reasons: list[str] = list(seg.doubt)
+    if _looks_like_number(seg, shape_fit):
+        return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
+
+    reasons: list[str] = []
     confidence = 1.0
-    fits = shape_fit
+    symbols: list[SymbolReading] = []
     for i, blob in enumerate(seg.blobs):
-        symbol_conf = min(float(shape_conf[i]), float(colour_conf[i]))
+        doubts: list[tuple[str, float]] = [(d, _DOUBT_CONFIDENCE.get(d, 0.5)) for d in blob.doubt]
         if shape_conf[i] < 0.8:
-            reasons.append(f"shape of a symbol is ambiguous ({shapes[i].value}?)")
+            doubts.append((f"shape of a symbol is ambiguous ({shapes[i].value}?)", float(shape_conf[i])))
         if colour_conf[i] < 0.8:
-            reasons.append(f"colour of a symbol is ambiguous ({colours[i].value}?)")
-        if shape_fit[i] < 0.2:
-            reasons.append("a mark fits no shape well")
-            symbol_conf = min(symbol_conf, 0.2 + float(shape_fit[i]))
-        for doubt in blob.doubt:
-            reasons.append(doubt)
-            symbol_conf = min(symbol_conf, _DOUBT_CONFIDENCE.get(doubt, 0.5))
+            doubts.append((f"colour of a symbol is ambiguous ({colours[i].value}?)", float(colour_conf[i])))
+        if shape_fit[i] < _POOR_FIT:
+            doubts.append(("a mark fits no shape well", 0.2 + float(shape_fit[i])))
+        if blob.fill < _SOLID_FILL:
+            doubts.append(("a symbol has a hole (glare?)", 0.4))
+        symbol_conf = min([1.0] + [c for _, c in doubts])
+        reasons.extend(d for d, _ in doubts)
         confidence = min(confidence, symbol_conf)
         cx, cy = blob.center_xy
         center_xy = ((cx + 0.5) / scale_x - 0.5, (cy + 0.5) / scale_y - 0.5)
         symbols.append(SymbolReading(shapes[i], colours[i], center_xy, float(np.clip(symbol_conf, 0.0, 1.0))))
-    for doubt in seg.doubt:
-        confidence = min(confidence, _DOUBT_CONFIDENCE.get(doubt, 0.5))
 
-    if float(np.median(fits)) < 1e-4:
-        return _not_face("marks on it are not symbol shapes (a number or a picture?)", 0.7)
+    card_doubts = [(d, _DOUBT_CONFIDENCE.get(d, 0.5)) for d in seg.doubt]
+    if card.glare > _GLARE_SHARE:
+        card_doubts.append(("glare on the card may wash out a symbol", 0.45))
+    if _near_pairs(seg, short):
+        card_doubts.append(("two blobs closer than symbols are printed", 0.4))
+    if min(card_bgr.shape[:2]) < WORK_SHORT_SIDE:
+        card_doubts.append(("card image smaller than 80 px", 0.6))
+    for doubt, value in card_doubts:
+        reasons.append(doubt)
+        confidence = min(confidence, value)
 
     symbols.sort(key=lambda s: (round(s.center_xy[1] / max(1.0, 0.08 * min(card_bgr.shape[:2]))), s.center_xy[0]))
+    reason = "; ".join(dict.fromkeys(reasons))
     try:
         criteria = Criteria.from_symbols((s.shape, s.colour) for s in symbols)
     except InvalidCardError as error:
-        return CardReading(tuple(symbols), None, 0.0, True, f"impossible reading: {error}")
-    if min(card_bgr.shape[:2]) < WORK_SHORT_SIDE:
-        reasons.append("card image smaller than 80 px")
-        confidence = min(confidence, 0.6)
-    unique = list(dict.fromkeys(reasons))
-    return CardReading(tuple(symbols), criteria, float(np.clip(confidence, 0.0, 1.0)), True, "; ".join(unique))
+        return CardReading(tuple(symbols), None, 0.0, True, f"impossible reading: {error}; {reason}".rstrip("; "))
+    return CardReading(tuple(symbols), criteria, float(np.clip(confidence, 0.0, 1.0)), True, reason)

@@ -40,6 +40,8 @@ class Blob:
     mean_bgr : ndarray (3,) float32, mean balanced colour of its core (paper = 1.0).
     extent : longest side relative to the card's short side.
     doubt : reasons to doubt that this is exactly one symbol, empty when none.
+    fill : share of the blob's outline that is ink (1.0 when solid; a hole lowers it:
+        a glare spot inside a symbol, or a printed digit such as 0, 6, 8, 9).
     """
 
     center_xy: tuple[float, float]
@@ -47,6 +49,7 @@ class Blob:
     mean_bgr: NDArray[np.float32]
     extent: float
     doubt: tuple[str, ...] = ()
+    fill: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -130,9 +133,10 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.drawContours(filled, [outline], -1, 255, -1, offset=(-x0, -y0))
     own = cv2.bitwise_and(filled, low[y0:y1, x0:x1])
-    if cv2.countNonZero(own) < 0.5 * cv2.countNonZero(filled):
+    fill = cv2.countNonZero(own) / max(cv2.countNonZero(filled), 1)
+    if fill < 0.5:
         # Symbols are solid: a hollow outline is a printed frame or a line drawing.
-        dropped.append("hollow mark")
+        dropped.append("frame" if min(w, h) > 0.6 * short else "hollow mark")
         return []
     level = cv2.minMaxLoc(smoothed[y0:y1, x0:x1], own)[1]
     if level < high8:
@@ -194,5 +198,5 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
                 mean_all = cv2.mean(bal_roi, core) if cv2.countNonZero(core) else cv2.mean(bal_roi, own)
             mean = mean_all
         mean_bgr = np.array(mean[:3], np.float32) * (1.0 / PAPER_LEVEL)
-        blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons)))
+        blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill))
     return blobs
