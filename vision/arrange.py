@@ -18,7 +18,7 @@ __all__ = ["PlacedRow", "arrange_rows", "find_chains"]
 _MAX_STEP = 1.75
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
 _MAX_TURN_DEG = 25.0  # angle between neighbours' axes
-_MAX_FACING_DEG = 35.0  # a row card's long axis against the player's facing direction
+_MAX_FACING_DEG = 60.0  # a row card's short axis against the player's left-to-right (seats off-centre skew it)
 
 
 @dataclass(frozen=True)
@@ -142,9 +142,8 @@ def _rows_for_seats(
     centre = np.array(table_centre(seats, image_size_wh))
     positions = np.array([s.position_xy for s in seats], np.float64)
     best: dict[int, tuple[float, list[int]]] = {}
-    for chain in chains:
+    for chain, seat in _split_by_seat(geo, chains, positions):
         middle = geo.centres[chain].mean(axis=0)
-        seat = int(np.argmin(np.linalg.norm(positions - middle, axis=1)))
         f = np.array(facing(tuple(positions[seat]), tuple(centre)))
         r = np.array(left_to_right(tuple(f)))
         # Row cards stand side by side across the player's view: short axes along r.
@@ -166,6 +165,21 @@ def _rows_for_seats(
         ordered = sorted(best[index][1], key=lambda k: float(geo.centres[k] @ r))
         rows.append(PlacedRow(seat.name, tuple(ordered)))
     return rows
+
+
+def _split_by_seat(
+    geo: _Geometry, chains: list[list[int]], positions: NDArray[np.float64]
+) -> list[tuple[list[int], int]]:
+    """Chains cut where their cards' nearest seat changes: two players' rows along one edge may touch."""
+    pieces = []
+    for chain in chains:
+        nearest = [int(np.argmin(np.linalg.norm(positions - geo.centres[k], axis=1))) for k in chain]
+        start = 0
+        for end in range(1, len(chain) + 1):
+            if end == len(chain) or nearest[end] != nearest[start]:
+                pieces.append((chain[start:end], nearest[start]))
+                start = end
+    return pieces
 
 
 def _rows_without_seats(geo: _Geometry, chains: list[list[int]], image_size_wh: tuple[int, int]) -> list[PlacedRow]:

@@ -12,6 +12,7 @@ __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners",
 
 WORK_LONG_SIDE = 960
 _ASPECT_RANGE = (1.2, 1.8)  # a card's long:short side, with room for tilt and fitting error
+_CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
 
 
@@ -44,7 +45,7 @@ class CardQuad:
 
 
 def paper_mask(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """Where the frame shows card paper: bright and nearly grey for its neighbourhood.
+    """Where the frame shows card paper: bright and nearly grey for the light around it.
 
     Parameters
     ----------
@@ -54,43 +55,97 @@ def paper_mask(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
     -------
     mask : ndarray (H, W) uint8, 255 on paper
     """
+    white, _ = _whiteness(frame_bgr)
+    table, paper = _levels(white)
+    return _paper_where(white, table, paper)
+
+
+def _whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None = None) -> tuple[NDArray[np.float32], tuple[float, float]]:
+    """Lightness less chroma, after taking out the light's cast: high on paper only."""
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
     light = lab[..., 0].astype(np.float32)
     a = lab[..., 1].astype(np.float32) - 128
     b = lab[..., 2].astype(np.float32) - 128
-    bright = light > np.percentile(light, 90)
-    # The cast of the light, taken from the brightest pixels (mostly paper), is not the paper's own chroma.
-    a -= np.median(a[bright])
-    b -= np.median(b[bright])
-    white = light - 1.5 * np.sqrt(a * a + b * b)
-    table, paper = _levels(white)
-    # Paper is nearer the local paper level than the local table level; where both
-    # levels are close there is no card nearby, only table.
-    contrast = paper - table
-    enough = contrast > max(20.0, 0.2 * float(paper.max()))
-    mask = np.where(enough & (white > table + 0.5 * contrast), 255, 0).astype(np.uint8)
+    if cast_ab is None:
+        # The cast of the light, taken from the brightest pixels (mostly paper).
+        bright = light > np.percentile(light, 90)
+        cast_ab = (float(np.median(a[bright])), float(np.median(b[bright])))
+    a -= cast_ab[0]
+    b -= cast_ab[1]
+    return light - _CHROMA_WEIGHT * np.sqrt(a * a + b * b), cast_ab
+
+
+def _paper_where(white: NDArray[np.float32], table: NDArray[np.float32], paper: NDArray[np.float32]) -> NDArray[np.uint8]:
+    # Paper lies nearer the paper level than the table level; both are smooth fields, so
+    # light falling off across the table and dark objects on it do not move the cut.
+    mask = np.where(white > table + 0.5 * (paper - table), 255, 0).astype(np.uint8)
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
 def _levels(white: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """Smooth fields of the table's and the paper's brightness around each pixel."""
+    """Smooth fields of the table's and of the paper's brightness over the frame.
+
+    Each is a quadratic surface fitted to statistics of small cells: the cells' medians
+    (mostly table) for the table, and the upper envelope of the cells' bright ends
+    (paper wherever there are cards) for the paper. The table level is also never
+    below the cells' local median.
+    """
     h, w = white.shape
-    cell = max(4, round(max(h, w) / 24))
-    gh, gw = max(1, h // cell), max(1, w // cell)
-    blocks = cv2.resize(white, (gw * 8, gh * 8), interpolation=cv2.INTER_AREA)
-    blocks = blocks.reshape(gh, 8, gw, 8).transpose(0, 2, 1, 3).reshape(gh, gw, 64)
-    low = np.percentile(blocks, 20, axis=2).astype(np.float32)
-    high = np.percentile(blocks, 97, axis=2).astype(np.float32)
-    kernel = np.ones((5, 5), np.uint8)
-    table = cv2.erode(low, kernel, borderType=cv2.BORDER_REPLICATE)
-    paper = cv2.dilate(high, kernel, borderType=cv2.BORDER_REPLICATE)
-    table = cv2.resize(cv2.blur(table, (3, 3)), (w, h), interpolation=cv2.INTER_LINEAR)
-    paper = cv2.resize(cv2.blur(paper, (3, 3)), (w, h), interpolation=cv2.INTER_LINEAR)
-    return table, paper
+    cell = 8
+    gh, gw = max(2, h // (4 * cell)), max(2, w // (4 * cell))
+    small = cv2.resize(white, (gw * cell, gh * cell), interpolation=cv2.INTER_AREA)
+    blocks = small.reshape(gh, cell, gw, cell).transpose(0, 2, 1, 3).reshape(gh * gw, cell * cell)
+    middle = np.median(blocks, axis=1)
+    high = np.percentile(blocks, 92, axis=1)
+    ys, xs = np.mgrid[0:gh, 0:gw]
+    u, v = (xs.ravel() + 0.5) / gw - 0.5, (ys.ravel() + 0.5) / gh - 0.5
+    basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
+    table_fit = _robust_fit(basis, middle, upper=False)
+    paper_fit = _robust_fit(basis, high, upper=True)
+    yy, xx = np.mgrid[0:h, 0:w]
+    uu, vv = (xx + 0.5) / w - 0.5, (yy + 0.5) / h - 0.5
+    # Where the table meets a darker floor at the frame's edge the smooth fit sags:
+    # the local median of the cells follows the step.
+    local = cv2.medianBlur(middle.reshape(gh, gw).astype(np.float32), 5)
+    local = cv2.resize(cv2.blur(local, (3, 3)), (w, h), interpolation=cv2.INTER_LINEAR)
+    table = np.maximum(_surface(table_fit, uu, vv), local)
+    paper = np.maximum(_surface(paper_fit, uu, vv), table + 20.0)
+    # A card in a shadow is darker than the paper level but still well above the table:
+    # where the cells nearby hold something that bright, take that as the paper level.
+    near = cv2.dilate(high.reshape(gh, gw).astype(np.float32), np.ones((3, 3), np.uint8))
+    near = cv2.resize(near, (w, h), interpolation=cv2.INTER_LINEAR)
+    shaded = (near < paper) & (near > table + _SHADE_CONTRAST * (paper - table))
+    paper = np.where(shaded, near, paper)
+    return table.astype(np.float32), paper.astype(np.float32)
+
+
+def _robust_fit(basis: NDArray[np.float64], values: NDArray[np.float64], upper: bool) -> NDArray[np.float64]:
+    """Least squares that drops outliers; with ``upper`` it climbs to the upper envelope."""
+    keep = values >= np.percentile(values, 70) if upper else np.ones(len(values), bool)
+    coef = np.zeros(basis.shape[1])
+    for _ in range(4):
+        if keep.sum() < basis.shape[1]:
+            break
+        coef, *_ = np.linalg.lstsq(basis[keep], values[keep], rcond=None)
+        fit = basis @ coef
+        spread = max(4.0, float(np.median(np.abs(values[keep] - fit[keep]))) * 3)
+        if upper:
+            keep = (values > fit - np.maximum(spread, 0.08 * np.abs(fit))) & (values < fit + 3 * spread)
+        else:
+            keep = np.abs(values - fit) < spread
+    return coef
+
+
+def _surface(coef: NDArray[np.float64], u: NDArray, v: NDArray) -> NDArray[np.float64]:
+    return coef[0] + coef[1] * u + coef[2] * v + coef[3] * u * u + coef[4] * u * v + coef[5] * v * v
 
 
 def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     """Every card-shaped paper region in the frame.
+
+    Paper is found at a working resolution; a region that is not one clean card
+    (two cards touching, a card under a hand) is looked at again at full resolution,
+    cut along its edges and, where cards still touch, split by the cards' size.
 
     Parameters
     ----------
@@ -103,21 +158,128 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     """
     scale = min(1.0, WORK_LONG_SIDE / max(frame_bgr.shape[:2]))
     small = cv2.resize(frame_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
-    mask = paper_mask(small)
+    white, cast = _whiteness(small)
+    table, paper = _levels(white)
+    mask = _paper_where(white, table, paper)
     min_short = _MIN_SHORT_SIDE_PX * scale
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    quads = []
+    clean, pending = [], []
     for contour in contours:
-        area = cv2.contourArea(contour)
-        if area < 1.2 * min_short * min_short:
+        if cv2.contourArea(contour) < 1.2 * min_short * min_short:
             continue
-        quad = _fit_quad(contour, mask)
-        if quad is not None:
-            quads.append(CardQuad(quad / scale, _fill(quad, mask)))
+        quad, fill = _fit_quad(contour)
+        if quad is not None and fill >= _CLEAN_FILL:
+            clean.append((CardQuad(quad / scale, fill), contour))
+        else:
+            pending.append(contour)
+    typical = _typical_size([quad for quad, _ in clean])
+    quads = []
+    for quad, contour in clean:
+        # Two cards lying edge to edge look like one big card: look again at full size.
+        if typical is not None and quad.size_wh[0] > 1.25 * typical[0]:
+            pending.append(contour)
+        else:
+            quads.append(quad)
+    threshold = table + 0.5 * (paper - table)
+    for contour in pending:
+        quads.extend(_refine(frame_bgr, contour, scale, threshold, cast, typical))
     return quads
 
 
-def _fit_quad(contour: NDArray, mask: NDArray[np.uint8]) -> NDArray[np.float32] | None:
+def _typical_size(quads: list[CardQuad]) -> tuple[float, float] | None:
+    """A typical card's short and long side in frame pixels, leaning to the smaller cards
+    (a pair of touching cards must not set the size)."""
+    if len(quads) < 2:
+        return None
+    sizes = np.array([q.size_wh for q in quads])
+    return float(np.percentile(sizes[:, 0], 35)), float(np.percentile(sizes[:, 1], 35))
+
+
+_SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
+_CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
+_HIDDEN_FILL = 0.75  # a card hidden by more than a quarter need not be found
+
+
+def _refine(frame_bgr: NDArray[np.uint8], contour: NDArray, scale: float, threshold: NDArray[np.float32],
+            cast: tuple[float, float], typical: tuple[float, float] | None) -> list[CardQuad]:
+    """Cards in one unclear paper region, looked at again at full resolution."""
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = 3
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(threshold.shape[1], x + w + pad), min(threshold.shape[0], y + h + pad)
+    fx0, fy0 = int(x0 / scale), int(y0 / scale)
+    fx1, fy1 = min(frame_bgr.shape[1], int(np.ceil(x1 / scale))), min(frame_bgr.shape[0], int(np.ceil(y1 / scale)))
+    roi = frame_bgr[fy0:fy1, fx0:fx1]
+    if roi.size == 0:
+        return []
+    size = (roi.shape[1], roi.shape[0])
+    white, _ = _whiteness(roi, cast)
+    cut = cv2.resize(threshold[y0:y1, x0:x1], size, interpolation=cv2.INTER_LINEAR)
+    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(region, [contour - (x0, y0)], -1, 255, -1)
+    region = cv2.resize(cv2.dilate(region, np.ones((3, 3), np.uint8)), size, interpolation=cv2.INTER_NEAREST)
+    mask = np.where((white > cut) & (region > 0), 255, 0).astype(np.uint8)
+    # Edges cut touching cards apart, and a card from the hand lying on it.
+    light = np.clip(white, 0, 255).astype(np.uint8)
+    edges = cv2.Canny(light, 20, 45)
+    mask[cv2.dilate(edges, np.ones((3, 3), np.uint8)) > 0] = 0
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    min_short = _MIN_SHORT_SIDE_PX * 0.8
+    found = []
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for part in contours:
+        if cv2.contourArea(part) < 1.2 * min_short * min_short:
+            continue
+        for quad, fill in _split_by_size(part, typical):
+            if fill >= _HIDDEN_FILL:
+                # The edge cut ate about a pixel and a half along every side.
+                grown = _grow(quad, 1.5)
+                found.append(CardQuad(grown + np.array([fx0, fy0], np.float32), fill))
+    return found
+
+
+def _split_by_size(contour: NDArray, typical: tuple[float, float] | None) -> list[tuple[NDArray[np.float32], float]]:
+    """One quad per card in a region: cards lying edge to edge are cut by the cards' size.
+
+    A row of k touching cards is about k short sides long and one long side wide, which
+    tells it from one nearer, bigger card by its aspect.
+    """
+    quad, fill = _fit_quad(contour)
+    if typical is None:
+        return [(quad, fill)] if quad is not None else []
+    short_t, long_t = typical
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+    across, along = min(rw, rh), max(rw, rh)
+    count = int(round(along / short_t))
+    single_aspect = long_t / short_t
+    is_row = (
+        count >= 2
+        and abs(across / long_t - 1) < 0.2
+        and abs(along / (count * short_t) - 1) < 0.15
+        and abs(along / across - single_aspect) > 0.12
+    )
+    if not is_row:
+        return [(quad, fill)] if quad is not None else []
+    box = order_corners(cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float32))
+    a, b, c, d = box  # a-b is a short edge of the region; the cards follow one another from a-b to d-c
+    area = cv2.contourArea(contour) / max(rw * rh, 1.0)
+    parts = []
+    for k in range(count):
+        t0, t1 = k / count, (k + 1) / count
+        corners = np.array([a + (d - a) * t0, b + (c - b) * t0, b + (c - b) * t1, a + (d - a) * t1], np.float32)
+        parts.append((order_corners(corners), area))
+    return parts
+
+
+def _grow(corners: NDArray[np.float32], pixels: float) -> NDArray[np.float32]:
+    centre = corners.mean(axis=0)
+    offsets = corners - centre
+    lengths = np.linalg.norm(offsets, axis=1, keepdims=True)
+    return (centre + offsets * (1 + pixels * 1.41 / np.maximum(lengths, 1e-6))).astype(np.float32)
+
+
+def _fit_quad(contour: NDArray) -> tuple[NDArray[np.float32] | None, float]:
+    """The card-shaped quadrilateral around a region, and how much of it the region fills."""
     hull = cv2.convexHull(contour)
     perimeter = cv2.arcLength(hull, True)
     for eps in (0.02, 0.03, 0.04, 0.06):
@@ -129,24 +291,14 @@ def _fit_quad(contour: NDArray, mask: NDArray[np.uint8]) -> NDArray[np.float32] 
     corners = order_corners(poly.reshape(4, 2).astype(np.float32))
     short, long = _sides(corners)
     if short <= 0 or not _ASPECT_RANGE[0] <= long / short <= _ASPECT_RANGE[1]:
-        return None
-    return corners
+        return None, 0.0
+    area = cv2.contourArea(corners)
+    return corners, float(cv2.contourArea(contour) / area) if area > 0 else 0.0
 
 
 def _sides(corners: NDArray[np.float32]) -> tuple[float, float]:
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
     return float((sides[0] + sides[2]) / 2), float((sides[1] + sides[3]) / 2)
-
-
-def _fill(corners: NDArray[np.float32], mask: NDArray[np.uint8]) -> float:
-    x, y, w, h = cv2.boundingRect(corners.astype(np.int32))
-    x0, y0 = max(x, 0), max(y, 0)
-    roi = np.zeros((h, w), np.uint8)
-    cv2.fillConvexPoly(roi, (corners - (x, y)).astype(np.int32), 255)
-    window = mask[y0 : y + h, x0 : x + w]
-    roi = roi[y0 - y : y0 - y + window.shape[0], x0 - x : x0 - x + window.shape[1]]
-    inside = np.count_nonzero(roi)
-    return float(np.count_nonzero(window & roi) / inside) if inside else 0.0
 
 
 def order_corners(corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:

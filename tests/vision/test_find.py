@@ -74,3 +74,22 @@ def test_warp_gives_an_upright_portrait_card() -> None:
 def test_card_quad_checks_its_shape() -> None:
     with pytest.raises(ValueError, match=r"shape \(4, 2\), got \(3, 2\)"):
         CardQuad(np.zeros((3, 2), np.float32), 1.0)
+
+
+def test_two_touching_cards_are_two_cards_not_one() -> None:
+    touching = [card_corners((150, 200), (80, 120), 0), card_corners((230, 200), (80, 120), 0),
+                card_corners((380, 200), (80, 120), 3), card_corners((480, 200), (80, 120), -2),
+                card_corners((580, 200), (80, 120), 1)]
+    image = scene(touching, table_bgr=(60, 90, 120))
+    found = find_cards(image)
+    assert len(found) == 5
+    assert min(match(found, touching, image.shape[:2])) > 0.8
+
+
+def test_a_card_under_a_skin_coloured_hand_is_not_merged_with_it() -> None:
+    cards = [card_corners((200, 200), (80, 120), 0), card_corners((420, 220), (80, 120), 10)]
+    image = scene(cards, table_bgr=(40, 110, 50))
+    cv2.ellipse(image, (260, 260), (70, 30), 30, 0, 360, (150, 180, 225), -1, cv2.LINE_AA)  # a hand over a corner
+    found = find_cards(image)
+    assert match(found, cards[1:], image.shape[:2])[0] > 0.85
+    assert all(q.size_wh[0] < 100 for q in found)
