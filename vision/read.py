@@ -103,7 +103,7 @@ def _face_problem(card: BalancedCard, seg: Segmentation) -> str:
     paper_fraction = cv2.countNonZero(card.paper_mask) / card.paper_mask.size
     if brightest < 25.0:
         return "too dark to be a card face"
-    if saturation > 0.62:
+    if saturation > 0.85:
         return f"background is strongly coloured (saturation {saturation:.2f}), not white paper"
     if paper_fraction < 0.35:
         return f"too little plain paper ({paper_fraction:.0%}) for a card face"

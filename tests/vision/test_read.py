@@ -1,0 +1,214 @@
+"""The card reader on tiny synthetic cards with a known answer, one test per hard case."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cards import Colour, Criteria, Shape
+from vision.read import read_card
+
+
+def _names(reading):
+    return sorted((s.shape.value, s.colour.value) for s in reading.symbols)
+
+
+def _nine_grid(art, shapes_colours, size=0.22):
+    """Symbols on a 3 x 3 grid (at most nine)."""
+    out = []
+    for k, (shape, colour) in enumerate(shapes_colours):
+        row, col = divmod(k, 3)
+        out.append(art.Sym(shape, colour, 0.2 + 0.3 * col, 0.22 + 0.33 * row, size, angle=17.0 * k + 5))
+    return out
+
+
+def test_plain_card_reads_exactly(card_art):
+    syms = _nine_grid(card_art, [("circle", "red"), ("square", "blue"), ("star", "yellow"),
+                                 ("triangle", "green"), ("bar", "black")])
+    reading = read_card(card_art.draw(syms))
+    assert reading.is_face
+    assert reading.criteria == Criteria(colours=5, shapes=5, symbols=5)
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms)
+    assert reading.confidence > 0.8, reading.reason
+
+
+def test_yellow_on_off_white_under_a_warm_lamp(card_art):
+    syms = _nine_grid(card_art, [("circle", "yellow"), ("square", "yellow"), ("star", "yellow"),
+                                 ("triangle", "black"), ("bar", "yellow"), ("circle", "red")])
+    cream = (205, 232, 246)
+    image = card_art.light(card_art.draw(syms, paper=cream), cast=card_art.WARM, noise=2.0, blur=0.6)
+    reading = read_card(image)
+    assert reading.criteria == Criteria(colours=3, shapes=5, symbols=6), reading.reason
+    assert [s.colour for s in reading.symbols].count(Colour.YELLOW) == 4
+
+
+def test_black_symbols_in_a_shadow(card_art):
+    syms = _nine_grid(card_art, [("circle", "red"), ("square", "black"), ("star", "black"),
+                                 ("triangle", "red"), ("bar", "black"), ("circle", "black")])
+    image = card_art.light(card_art.draw(syms), shadow=(0.5, 0.55), gradient=0.3, noise=2.0)
+    reading = read_card(image)
+    assert reading.criteria == Criteria(colours=2, shapes=5, symbols=6), reading.reason
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms)
+
+
+@pytest.mark.parametrize("cast", [(1.0, 1.0, 1.0), (0.45, 0.72, 1.0), (1.0, 0.95, 0.8)], ids=["neutral", "warm", "cold"])
+def test_blue_and_green_are_told_apart(card_art, cast):
+    colours = ["blue", "green"] * 4 + ["blue"]
+    syms = _nine_grid(card_art, [(shape, c) for shape, c in zip(["circle", "square", "bar"] * 3, colours)], size=0.2)
+    reading = read_card(card_art.light(card_art.draw(syms), cast=cast, noise=2.0, blur=0.5))
+    assert reading.criteria is not None and reading.criteria.symbols == 9, reading.reason
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms)
+
+
+@pytest.mark.parametrize("angle", [0.0, 22.0, 45.0, 70.0])
+def test_square_and_bar_at_12_px_on_an_80_px_card(card_art, angle):
+    # 15% of an 80 px short side: 12 px, the smallest symbol the spec allows.
+    syms = [card_art.Sym("square", "blue", 0.3, 0.3, 0.15, angle), card_art.Sym("bar", "blue", 0.7, 0.3, 0.15, angle + 30, 3.0),
+            card_art.Sym("bar", "red", 0.3, 0.9, 0.15, angle + 60, 4.5), card_art.Sym("square", "red", 0.7, 0.9, 0.15, angle + 10)]
+    reading = read_card(card_art.light(card_art.draw(syms, short_px=80), noise=2.0, blur=0.5, seed=int(angle)))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+
+
+@pytest.mark.parametrize("angle", [0.0, 20.0, 36.0, 55.0])
+def test_triangle_and_star_at_12_px_on_an_80_px_card(card_art, angle):
+    syms = [card_art.Sym("triangle", "green", 0.3, 0.3, 0.15, angle), card_art.Sym("star", "green", 0.7, 0.3, 0.15, angle),
+            card_art.Sym("star", "black", 0.3, 0.9, 0.15, angle + 13), card_art.Sym("triangle", "black", 0.7, 0.9, 0.15, angle + 40)]
+    reading = read_card(card_art.light(card_art.draw(syms, short_px=80), noise=2.0, blur=0.5, seed=int(angle)))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+
+
+def test_glare_spot_on_paper_is_not_a_symbol(card_art):
+    syms = [card_art.Sym("circle", "blue", 0.3, 0.3, 0.25), card_art.Sym("star", "red", 0.7, 1.1, 0.25)]
+    image = card_art.light(card_art.draw(syms), glare=(0.65, 0.35, 0.12), noise=2.0)
+    reading = read_card(image)
+    assert reading.criteria == Criteria(colours=2, shapes=2, symbols=2), reading.reason
+
+
+def test_glare_spot_on_a_symbol_does_not_split_it(card_art):
+    syms = [card_art.Sym("bar", "black", 0.5, 0.45, 0.6, 0.0, 3.0), card_art.Sym("circle", "green", 0.5, 1.0, 0.3)]
+    image = card_art.light(card_art.draw(syms), glare=(0.5, 0.3, 0.08), noise=2.0)
+    reading = read_card(image)
+    # Either read right, or flagged for a person: never a confident wrong count.
+    if reading.criteria != Criteria(colours=2, shapes=2, symbols=2):
+        assert reading.confidence < 0.5, reading.reason
+
+
+def test_border_line_rounded_corners_and_table_are_not_symbols(card_art):
+    syms = [card_art.Sym("triangle", "red", 0.5, 0.35, 0.3), card_art.Sym("square", "blue", 0.5, 1.05, 0.3, 20.0)]
+    image = card_art.draw(syms, border=(60, 60, 60), corner_radius=0.08, table=(20, 30, 40), table_px=3)
+    reading = read_card(card_art.light(image, noise=2.0, blur=0.5))
+    assert reading.criteria == Criteria(colours=2, shapes=2, symbols=2), reading.reason
+
+
+def test_symbol_centres_are_in_input_pixels(card_art):
+    syms = [card_art.Sym("circle", "red", 0.3, 0.3, 0.25), card_art.Sym("square", "green", 0.7, 1.1, 0.25)]
+    image = card_art.draw(syms, short_px=160)
+    reading = read_card(image)
+    centres = sorted(s.center_xy for s in reading.symbols)
+    assert centres[0] == pytest.approx((0.3 * 160, 0.3 * 160), abs=1.5)
+    assert centres[1] == pytest.approx((0.7 * 160, 1.1 * 160), abs=1.5)
+
+
+@pytest.mark.parametrize("turn", ["upside_down", "mirrored", "landscape"])
+def test_orientation_does_not_change_the_reading(card_art, turn):
+    syms = _nine_grid(card_art, [("circle", "red"), ("star", "blue"), ("bar", "black"), ("triangle", "yellow")])
+    image = card_art.draw(syms)
+    turned = {"upside_down": image[::-1, ::-1], "mirrored": image[:, ::-1], "landscape": np.rot90(image)}[turn]
+    assert read_card(np.ascontiguousarray(turned)).criteria == Criteria(colours=4, shapes=4, symbols=4)
+
+
+def test_input_is_not_modified(card_art):
+    image = card_art.light(card_art.draw(_nine_grid(card_art, [("circle", "red")])), cast=card_art.WARM)
+    before = image.copy()
+    read_card(image)
+    np.testing.assert_array_equal(image, before)
+
+
+def _card_back(short_px=80, aspect=1.45):
+    """The spec's back: one uniform printed design (deep blue lattice, a frame, coloured bands)."""
+    w, h = short_px, int(round(short_px * aspect))
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = (92, 44, 30)
+    yy, xx = np.mgrid[0:h, 0:w]
+    lattice = (((xx + yy) // 5) % 2 == 0) ^ (((xx - yy) // 5) % 2 == 0)
+    img[lattice] = (120, 70, 45)
+    cv2.rectangle(img, (6, 6), (w - 7, h - 7), (200, 215, 225), 2)
+    for k, colour in enumerate(((30, 30, 30), (30, 43, 213), (0, 204, 255))):
+        y = h // 2 + (k - 1) * 10
+        cv2.rectangle(img, (w // 4, y - 5), (3 * w // 4, y + 5), colour, -1)
+    return img
+
+
+@pytest.mark.parametrize("cast", [(1.0, 1.0, 1.0), (0.45, 0.72, 1.0)], ids=["neutral", "warm"])
+def test_face_down_card_is_not_a_face(card_art, cast):
+    reading = read_card(card_art.light(_card_back(), cast=cast, noise=2.0))
+    assert not reading.is_face and reading.criteria is None and reading.reason
+
+
+@pytest.mark.parametrize("value", ["0", "1", "2", "5", "7", "8"])
+def test_point_card_with_a_number_is_not_a_face(card_art, value):
+    w, h = 80, 116
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = (222, 214, 200)
+    cv2.rectangle(img, (7, 7), (w - 8, h - 8), (70, 90, 150), 2)
+    (tw, th), _ = cv2.getTextSize(value, cv2.FONT_HERSHEY_DUPLEX, 1.6, 3)
+    cv2.putText(img, value, ((w - tw) // 2, (h + th) // 2), cv2.FONT_HERSHEY_DUPLEX, 1.6, (60, 40, 30), 3, cv2.LINE_AA)
+    reading = read_card(card_art.light(img, noise=2.0, blur=0.5))
+    assert not reading.is_face, reading
+
+
+@pytest.mark.parametrize("what", ["wood", "phone", "hand"])
+def test_non_cards_are_not_faces(card_art, what):
+    rng = np.random.default_rng(3)
+    h, w = 116, 80
+    if what == "wood":
+        yy, xx = np.mgrid[0:h, 0:w]
+        grain = (np.sin(xx / 3.0 + 0.3 * np.sin(yy / 9.0)) * 25).astype(np.float32)
+        img = np.clip(np.float32((40, 90, 150)) + grain[..., None], 0, 255).astype(np.uint8)
+    elif what == "phone":
+        img = np.full((h, w, 3), 25, np.uint8)
+        cv2.rectangle(img, (8, 15), (w - 9, h - 16), (120, 60, 30), -1)
+        cv2.circle(img, (w // 2, h // 2), 10, (240, 240, 240), -1)
+    else:
+        img = np.empty((h, w, 3), np.uint8)
+        img[:] = (120, 150, 205)
+        for k in range(4):
+            cv2.line(img, (10 + 18 * k, 0), (14 + 18 * k, h), (90, 115, 170), 4)
+    img = np.clip(img.astype(np.float32) + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+    assert not read_card(img).is_face
+
+
+@pytest.mark.parametrize("axes", [(0.3, 0.17), (0.36, 0.2)], ids=["oval", "large-oval"])
+def test_a_shape_between_two_shapes_gets_low_confidence(card_art, axes):
+    # An ellipse is neither a circle nor a bar: the reader must not be sure of it.
+    w, h = 80, 116
+    img = np.empty((h * 4, w * 4, 3), np.uint8)
+    img[:] = (238, 243, 246)
+    a, b = (int(v * 4 * w / 2) for v in axes)
+    cv2.ellipse(img, (160, 232), (a, b), 30, 0, 360, card_art.SPEC_BGR["red"], -1, cv2.LINE_AA)
+    reading = read_card(cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA))
+    assert reading.is_face and reading.confidence < 0.5, reading
+
+
+def test_glare_over_a_card_lowers_confidence(card_art):
+    syms = _nine_grid(card_art, [("circle", "yellow"), ("square", "green"), ("star", "blue"), ("bar", "red")])
+    image = card_art.light(card_art.draw(syms), glare=(0.5, 0.4, 0.15), noise=2.0)
+    assert read_card(image).confidence < 0.5
+
+
+@pytest.mark.parametrize("bad", [np.zeros((100, 80), np.uint8), np.zeros((100, 80, 3), np.float32), np.zeros((10, 8, 3), np.uint8), "x"],
+                         ids=["grey", "float", "tiny", "not-an-array"])
+def test_malformed_input_raises(bad):
+    with pytest.raises(ValueError, match="card_bgr"):
+        read_card(bad)
+
+
+def test_every_reading_is_consistent(card_art):
+    syms = _nine_grid(card_art, [("circle", "red"), ("star", "red"), ("bar", "green"), ("star", "green"), ("square", "black")])
+    reading = read_card(card_art.light(card_art.draw(syms), cast=card_art.WARM, gradient=0.4, noise=3.0, blur=0.7))
+    assert reading.criteria == Criteria.from_symbols((s.shape, s.colour) for s in reading.symbols)
+    assert all(isinstance(s.shape, Shape) and isinstance(s.colour, Colour) for s in reading.symbols)
+    assert 0.0 <= reading.confidence <= 1.0
