@@ -291,30 +291,47 @@ def _thumb(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     return cv2.resize(grey, (max(1, w // _THUMB_STEP), max(1, h // _THUMB_STEP)), interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
-def _changed_boxes(thumb: NDArray[np.float32], before: NDArray[np.float32], pad: int,
-                   size_wh: tuple[int, int]) -> list[tuple[int, int, int, int]]:
-    """Frame boxes around every change, grown by ``pad`` pixels, overlapping ones merged."""
+def _changed_boxes(thumb: NDArray[np.float32], before: NDArray[np.float32], pad: int, size_wh: tuple[int, int],
+                   cards: Sequence[DetectedCard]) -> list[tuple[int, int, int, int]]:
+    """Frame boxes around every change, grown by ``pad`` pixels and over every card they touch, merged."""
     moved = (np.abs(thumb - before) > _CHANGE_LEVEL).astype(np.uint8)
     count, _, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
-    boxes = []
     w, h = size_wh
-    for x, y, bw, bh, _ in stats[1:count]:
-        boxes.append([max(0, x * _THUMB_STEP - pad), max(0, y * _THUMB_STEP - pad),
-                      min(w, (x + bw) * _THUMB_STEP + pad), min(h, (y + bh) * _THUMB_STEP + pad)])
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
-                a, b = boxes[i], boxes[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
-                    del boxes[j]
-                    merged = True
-                    break
-            if merged:
+    boxes = [
+        (max(0, int(x) * _THUMB_STEP - pad), max(0, int(y) * _THUMB_STEP - pad),
+         min(w, int(x + bw) * _THUMB_STEP + pad), min(h, int(y + bh) * _THUMB_STEP + pad))
+        for x, y, bw, bh, _ in stats[1:count]
+    ]
+    # A card reaching into a box is searched whole, or it would be cut and lost.
+    margin = 6
+    extents = [(float(c.corners_xy[:, 0].min()), float(c.corners_xy[:, 1].min()),
+                float(c.corners_xy[:, 0].max()), float(c.corners_xy[:, 1].max())) for c in cards]
+    while True:
+        grown = []
+        for box in boxes:
+            x0, y0, x1, y1 = box
+            for cx0, cy0, cx1, cy1 in extents:
+                if cx0 < x1 and x0 < cx1 and cy0 < y1 and y0 < cy1:
+                    x0, y0 = min(x0, max(0, int(cx0) - margin)), min(y0, max(0, int(cy0) - margin))
+                    x1, y1 = max(x1, min(w, int(cx1) + margin)), max(y1, min(h, int(cy1) + margin))
+            grown.append((int(x0), int(y0), int(x1), int(y1)))
+        merged = _merge_boxes(grown)
+        if merged == boxes:
+            return boxes
+        boxes = merged
+
+
+def _merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    out: list[tuple[int, int, int, int]] = []
+    for box in boxes:
+        while True:
+            hit = next((o for o in out if box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3]), None)
+            if hit is None:
                 break
-    return [tuple(int(v) for v in box) for box in boxes]  # type: ignore[misc]
+            out.remove(hit)
+            box = (min(box[0], hit[0]), min(box[1], hit[1]), max(box[2], hit[2]), max(box[3], hit[3]))
+        out.append(box)
+    return out
 
 
 def read_changes(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before: Sighting | None,
@@ -339,7 +356,7 @@ def read_changes(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, befor
     if before is None or before.thumb.shape != thumb.shape or t - before.full_t >= _FULL_EVERY_S:
         return Sighting(tuple(_read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)), thumb, t, ((0, 0, w, h),))
     long_side = max((_long_side(card.corners_xy) for card in before.cards), default=0.1 * max(w, h))
-    boxes = _changed_boxes(thumb, before.thumb, int(1.2 * long_side), (w, h))
+    boxes = _changed_boxes(thumb, before.thumb, int(1.2 * long_side), (w, h), before.cards)
     if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) > _FULL_SHARE * w * h:
         return Sighting(tuple(_read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)), thumb, t, ((0, 0, w, h),))
     kept = [card for card in before.cards if not any(_in_box(card.center_xy, box) for box in boxes)]

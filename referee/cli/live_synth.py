@@ -186,7 +186,7 @@ def render_frame(script: Script, t: float, scale: float = 1.0, table_bgr: NDArra
                  grain: NDArray[np.int16] | None = None) -> NDArray[np.uint8]:
     """The table at time ``t`` (seconds), as a BGR image of ``BASE_WH * scale``."""
     frame = (_table(scale, 0) if table_bgr is None else table_bgr).copy()
-    cleared = max((c for c in script.clear_t if c <= t), default=-1.0)
+    cleared = max((c for c in script.clear_t if c <= t), default=float("-inf"))
     for lay in script.layings:
         if not (cleared < lay.t <= t):
             continue

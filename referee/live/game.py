@@ -102,17 +102,20 @@ class LiveGame:
         waiting = [e for e in old if e.card_id < 0]
         new: list[_Entry] = []
         laid: list[_Entry] = []
+        last = -1  # where in the old row the last card seen so far stands: order must be kept
         for card in seen:
             entry = by_id.get(card.card_id)
             if entry is None:
-                # After a resume, a card known from the log that is seen again is not laid again.
-                twin = next((e for e in waiting if e.criteria == card.criteria), None)
+                # After a resume, a card known from the log that is seen again in its place is not laid again.
+                twin = next((e for e in waiting if e.criteria == card.criteria and old.index(e) > last), None)
                 if twin is not None:
                     waiting.remove(twin)
-                    entry = _Entry(card.card_id, card.criteria)
-                else:
-                    entry = _Entry(card.card_id, card.criteria)
+                    last = old.index(twin)
+                entry = _Entry(card.card_id, card.criteria)
+                if twin is None:
                     laid.append(entry)
+            else:
+                last = max(last, old.index(entry))
             entry.criteria = card.criteria
             new.append(entry)
         for entry in waiting:
