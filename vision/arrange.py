@@ -18,7 +18,7 @@ __all__ = ["PlacedRow", "arrange_rows", "find_chains"]
 _MAX_STEP = 1.75
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
 _MAX_TURN_DEG = 25.0  # angle between neighbours' axes
-_MAX_FACING_DEG = 60.0  # a row card's short axis against the player's left-to-right (seats off-centre skew it)
+_SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides
 
 
 @dataclass(frozen=True)
@@ -145,15 +145,18 @@ def _rows_for_seats(
     for chain, seat in _split_by_seat(geo, chains, positions):
         middle = geo.centres[chain].mean(axis=0)
         f = np.array(facing(tuple(positions[seat]), tuple(centre)))
-        r = np.array(left_to_right(tuple(f)))
-        # Row cards stand side by side across the player's view: short axes along r.
-        if any(_axis_angle(geo.short_axes[k], r) > _MAX_FACING_DEG for k in chain):
+        # A row runs along its player's edge: the player sits alongside it, in front of
+        # its cards, not off beyond one end (which a pool card near the edge could be).
+        axis = geo.short_axes[chain[0]]
+        along = (geo.centres[chain] - middle) @ axis
+        half_extent = float(np.max(np.abs(along))) if len(chain) > 1 else 0.0
+        reach = half_extent + _SEAT_REACH * float(np.mean(geo.shorts[chain]))
+        if abs(float((positions[seat] - middle) @ axis)) > reach:
             continue
-        # A row lies between its player and the middle.
-        to_middle = float((middle - positions[seat]) @ f)
-        if to_middle <= 0 or to_middle >= float((centre - positions[seat]) @ f):
+        # A row lies in front of its player, not behind the middle of the table.
+        if float((middle - positions[seat]) @ f) >= float((centre - positions[seat]) @ f):
             continue
-        distance = float(np.linalg.norm(middle - positions[seat]))
+        distance = float(np.min(np.linalg.norm(geo.centres[chain] - positions[seat], axis=1)))
         if seat not in best or distance < best[seat][0]:
             best[seat] = (distance, chain)
     rows = []
@@ -170,16 +173,36 @@ def _rows_for_seats(
 def _split_by_seat(
     geo: _Geometry, chains: list[list[int]], positions: NDArray[np.float64]
 ) -> list[tuple[list[int], int]]:
-    """Chains cut where their cards' nearest seat changes: two players' rows along one edge may touch."""
+    """Chains cut between players where two rows along one edge touch.
+
+    Each piece goes to the seat nearest its middle; of no cut and every way of making
+    one or two cuts, the one whose pieces' middles lie nearest their seats (weighted by
+    the pieces' cards) wins, so a cut is only made where it truly separates two rows.
+    """
     pieces = []
     for chain in chains:
-        nearest = [int(np.argmin(np.linalg.norm(positions - geo.centres[k], axis=1))) for k in chain]
-        start = 0
-        for end in range(1, len(chain) + 1):
-            if end == len(chain) or nearest[end] != nearest[start]:
-                pieces.append((chain[start:end], nearest[start]))
-                start = end
+        best_cost, best_bounds = math.inf, [0, len(chain)]
+        n = len(chain)
+        options = [[]] + [[i] for i in range(1, n)] + [[i, j] for i in range(1, n) for j in range(i + 1, n)]
+        for cuts in options:
+            bounds = [0, *cuts, n]
+            seats = [_nearest_seat(geo, chain[a:b], positions) for a, b in zip(bounds, bounds[1:])]
+            if any(x == y for x, y in zip(seats, seats[1:])):
+                continue
+            cost = sum(
+                (b - a) * float(np.linalg.norm(geo.centres[chain[a:b]].mean(axis=0) - positions[seat]))
+                for (a, b), seat in zip(zip(bounds, bounds[1:]), seats)
+            )
+            if cost < best_cost:
+                best_cost, best_bounds = cost, bounds
+        for a, b in zip(best_bounds, best_bounds[1:]):
+            pieces.append((chain[a:b], _nearest_seat(geo, chain[a:b], positions)))
     return pieces
+
+
+def _nearest_seat(geo: _Geometry, cards: list[int], positions: NDArray[np.float64]) -> int:
+    middle = geo.centres[cards].mean(axis=0)
+    return int(np.argmin(np.linalg.norm(positions - middle, axis=1)))
 
 
 def _rows_without_seats(geo: _Geometry, chains: list[list[int]], image_size_wh: tuple[int, int]) -> list[PlacedRow]:
