@@ -9,11 +9,13 @@ cards that may be misread.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.cards import Criteria, InvalidCardError
+from referee.cards import Criteria, InvalidCardError, Shape
 from vision.colours import bgr_to_lab, classify_colours
 from vision.records import CardReading, SymbolReading
 from vision.shapes import classify_shapes
@@ -25,6 +27,7 @@ __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
 # Cards are read at this short side (pixels); the smallest symbol then spans 12 pixels.
 WORK_SHORT_SIDE = 80
 _MIN_INPUT_SIDE = 16
+_MIN_ASPECT, _MAX_ASPECT, _TYPICAL_ASPECT = 1.3, 1.65, 1.47
 
 # Not a face: paper noisier than this (wood, cloth, a printed pattern), more marks than this.
 _MAX_PAPER_NOISE = 0.15
@@ -35,7 +38,7 @@ _NUMBER_FIT = 0.25
 _STROKE = 0.32
 _NUMBER_SOLIDITY = 0.8
 _SOLID_FILL = 0.9
-_POOR_FIT = 0.2
+_POOR_FIT = 0.05
 # Glare washing out more than this share of the paper, gaps below this share of the short side.
 _GLARE_SHARE = 0.02
 _NEAR_GAP = 0.02
@@ -49,15 +52,20 @@ _DOUBT_CONFIDENCE = {
 }
 
 
-def to_working_size(card_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[float, float]]:
+def to_working_size(card_bgr: NDArray[np.uint8], turn: bool = False) -> tuple[NDArray[np.uint8], tuple[float, float]]:
     """Resize a card so that its short side is ``WORK_SHORT_SIDE``.
 
     The long side is rounded to a multiple of the white-balance grid cell (an aspect
-    change of at most 4%, harmless to the shape features).
+    change of at most 4%, harmless to the shape features). An input whose aspect lies
+    outside the card range (1.35-1.6, with a little slack) is stretched to a typical card's
+    aspect: its quad was measured on a foreshortened view.
 
     Parameters
     ----------
     card_bgr : ndarray (H, W, 3) uint8
+    turn : bool
+        For a near-square input: take its short axis as the card's long axis (the quad's
+        long side was the foreshortened one).
 
     Returns
     -------
@@ -66,10 +74,15 @@ def to_working_size(card_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tup
     """
     height, width = card_bgr.shape[:2]
     short = min(height, width)
-    long_work = max(CELL_PX, round(max(height, width) * WORK_SHORT_SIDE / short / CELL_PX) * CELL_PX)
-    size_wh = (WORK_SHORT_SIDE, long_work) if width <= height else (long_work, WORK_SHORT_SIDE)
+    aspect = max(height, width) / short
+    if not _MIN_ASPECT <= aspect <= _MAX_ASPECT:
+        # A quad warped with foreshortened sides (a tilted view): cards are 1.35-1.6, so
+        # restore a typical card's proportions rather than read squashed symbols.
+        aspect = _TYPICAL_ASPECT
+    long_work = max(CELL_PX, round(aspect * WORK_SHORT_SIDE / CELL_PX) * CELL_PX)
+    size_wh = (WORK_SHORT_SIDE, long_work) if (width <= height) != turn else (long_work, WORK_SHORT_SIDE)
     image = card_bgr
-    factor = short // WORK_SHORT_SIDE
+    factor = min(size_wh) and min(width // size_wh[0], height // size_wh[1])
     if factor >= 2:
         # Integer-factor area averaging is fast and keeps the noise down; the rest is linear.
         image = image[: height - height % factor, : width - width % factor]
@@ -142,6 +155,33 @@ def _near_pairs(seg: Segmentation, short: int) -> int:
     return int((gap[upper] < _NEAR_GAP * short).sum())
 
 
+@dataclass(frozen=True)
+class _Look:
+    """One way of reading a card image: balanced card, blobs and their shapes."""
+
+    card: BalancedCard
+    seg: Segmentation
+    scale_xy: tuple[float, float]
+    short: int
+    shapes: list[Shape]
+    shape_conf: NDArray[np.float64]
+    shape_fit: NDArray[np.float64]
+    score: float
+
+
+def _look(card_bgr: NDArray[np.uint8], turn: bool) -> _Look:
+    work_bgr, scale_xy = to_working_size(card_bgr, turn)
+    card = balance_card(work_bgr)
+    seg = find_blobs(card)
+    if not seg.blobs:
+        return _Look(card, seg, scale_xy, min(work_bgr.shape[:2]), [], np.zeros(0), np.zeros(0), -np.inf)
+    features = np.stack([blob.features.as_array() for blob in seg.blobs])
+    sizes = np.array([blob.extent for blob in seg.blobs])
+    shapes, confidence, fit = classify_shapes(features, sizes)
+    score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
+    return _Look(card, seg, scale_xy, min(work_bgr.shape[:2]), shapes, confidence, fit, score)
+
+
 def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
     """Read a rectified card image.
 
@@ -166,18 +206,21 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
         When ``card_bgr`` is not a (H, W, 3) uint8 array or is smaller than 16 px.
     """
     _check_input(card_bgr)
-    work_bgr, (scale_x, scale_y) = to_working_size(card_bgr)
-    short = min(work_bgr.shape[:2])
-    card = balance_card(work_bgr)
-    seg = find_blobs(card)
+    height, width = card_bgr.shape[:2]
+    # A near-square quad comes from a tilted view: which side was foreshortened is unknown,
+    # so read it both ways and keep the reading whose marks fit the shapes better.
+    turns = (False, True) if max(height, width) / min(height, width) < _MIN_ASPECT else (False,)
+    best = None
+    for turn in turns:
+        seen = _look(card_bgr, turn)
+        if best is None or seen.score > best.score:
+            best = seen
+    card, seg, (scale_x, scale_y), short = best.card, best.seg, best.scale_xy, best.short
     problem = _face_problem(card, seg)
     if problem:
         return _not_face(problem)
-
-    labs = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
-    shapes, shape_conf, shape_fit = classify_shapes(
-        np.stack([blob.features.as_array() for blob in seg.blobs]), np.array([blob.extent for blob in seg.blobs]))
-    colours, colour_conf, _ = classify_colours(labs)
+    shapes, shape_conf, shape_fit = best.shapes, best.shape_conf, best.shape_fit
+    colours, colour_conf, _ = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs])))
     if _looks_like_number(seg, shape_fit):
         return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
 
@@ -191,7 +234,7 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
         if colour_conf[i] < 0.8:
             doubts.append((f"colour of a symbol is ambiguous ({colours[i].value}?)", float(colour_conf[i])))
         if shape_fit[i] < _POOR_FIT:
-            doubts.append(("a mark fits no shape well", 0.2 + float(shape_fit[i])))
+            doubts.append(("a mark fits no shape well", 0.3 + float(shape_fit[i])))
         if blob.fill < _SOLID_FILL:
             doubts.append(("a symbol has a hole (glare?)", 0.4))
         symbol_conf = min([1.0] + [c for _, c in doubts])

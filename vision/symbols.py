@@ -22,7 +22,7 @@ from vision.whitebalance import PAPER_LEVEL, BalancedCard
 __all__ = ["Blob", "Segmentation", "find_blobs"]
 
 # Sizes as fractions of the card's short side (the spec: symbols span 15% to 70%).
-_MIN_EXTENT, _DOUBT_EXTENT = 0.085, 0.125
+_MIN_EXTENT, _DOUBT_EXTENT = 0.075, 0.11
 _MAX_EXTENT, _DOUBT_MAX_EXTENT = 0.82, 0.74
 _EDGE_MARGIN = 0.04
 # Silhouettes are measured with at least this many pixels across.

@@ -23,6 +23,9 @@ CELL_PX = 10
 _CELL_PX = CELL_PX
 # A pixel is paper-like when its channels agree (neutral) within this spread.
 _NEUTRAL_SPREAD = 0.22
+# Glare: paper this much brighter than the card's typical paper (wash capped at _MAX_WASH).
+_MAX_WASH = 4.0
+_GLARE_WASH = 1.3
 # Balanced paper sits at this level; the range above it is headroom for glare.
 PAPER_LEVEL = 200
 
@@ -53,6 +56,7 @@ class BalancedCard:
     paper_mask: NDArray[np.uint8]
     noise: float
     glare: float = 0.0
+    wash: NDArray[np.float32] | None = None
 
 
 def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[np.float32]:
@@ -147,6 +151,11 @@ def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
     b, g, r = cv2.split(balanced)
     ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), cv2.min(cv2.min(b, g), r))
 
+    # How much brighter than the card's typical paper each field cell is: glare adds light
+    # and washes ink out, so reading there is less sure.
+    level = fine.mean(axis=2)
+    wash = np.clip(level / max(float(np.median(level)), 1.0), 1.0, _MAX_WASH).astype(np.float32)
+
     # Paper noise, robustly: ink is clipped at zero, so use the 90th percentile of the
     # paper's ink (1.28 sigma of a Gaussian) away from ink edges, not a standard deviation.
     inner = cv2.erode(fine_mask, None)
@@ -160,8 +169,7 @@ def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
     # brightly all over), or a field much brighter than the card's typical paper.
     clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255)))
     paper_px = max(cv2.countNonZero(paper_mask), 1)
-    level = fine.max(axis=2)
-    hot = float((level > 1.3 * np.median(level)).mean())
+    hot = float((wash > _GLARE_WASH).mean())
     glare = max(clipped / paper_px if clipped < 0.7 * paper_px else 0.0, hot)
     paper_bgr = fine.reshape(-1, 3).mean(axis=0)
-    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare))
+    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash)
