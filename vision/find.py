@@ -180,9 +180,10 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
             pending.append(contour)
         else:
             quads.append(quad)
-    threshold = table + 0.5 * (paper - table)
     for contour in pending:
-        quads.extend(_refine(frame_bgr, contour, scale, threshold, cast, typical))
+        for quad in _refine(frame_bgr, contour, scale, table, paper, cast, typical):
+            if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
+                quads.append(quad)
     return quads
 
 
@@ -200,13 +201,17 @@ _CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded co
 _HIDDEN_FILL = 0.75  # a card hidden by more than a quarter need not be found
 
 
-def _refine(frame_bgr: NDArray[np.uint8], contour: NDArray, scale: float, threshold: NDArray[np.float32],
-            cast: tuple[float, float], typical: tuple[float, float] | None) -> list[CardQuad]:
-    """Cards in one unclear paper region, looked at again at full resolution."""
+def _refine(frame_bgr: NDArray[np.uint8], contour: NDArray, scale: float, table: NDArray[np.float32],
+            paper: NDArray[np.float32], cast: tuple[float, float], typical: tuple[float, float] | None) -> list[CardQuad]:
+    """Cards in one unclear paper region, looked at again at full resolution.
+
+    The region may be part of a card in a shadow, so the cut here also follows the
+    region's own surroundings (Otsu's threshold), and the paper may grow beyond it.
+    """
     x, y, w, h = cv2.boundingRect(contour)
-    pad = 3
+    pad = max(3, round(0.4 * max(w, h)))
     x0, y0 = max(0, x - pad), max(0, y - pad)
-    x1, y1 = min(threshold.shape[1], x + w + pad), min(threshold.shape[0], y + h + pad)
+    x1, y1 = min(table.shape[1], x + w + pad), min(table.shape[0], y + h + pad)
     fx0, fy0 = int(x0 / scale), int(y0 / scale)
     fx1, fy1 = min(frame_bgr.shape[1], int(np.ceil(x1 / scale))), min(frame_bgr.shape[0], int(np.ceil(y1 / scale)))
     roi = frame_bgr[fy0:fy1, fx0:fx1]
@@ -214,22 +219,33 @@ def _refine(frame_bgr: NDArray[np.uint8], contour: NDArray, scale: float, thresh
         return []
     size = (roi.shape[1], roi.shape[0])
     white, _ = _whiteness(roi, cast)
-    cut = cv2.resize(threshold[y0:y1, x0:x1], size, interpolation=cv2.INTER_LINEAR)
-    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(region, [contour - (x0, y0)], -1, 255, -1)
-    region = cv2.resize(cv2.dilate(region, np.ones((3, 3), np.uint8)), size, interpolation=cv2.INTER_NEAREST)
-    mask = np.where((white > cut) & (region > 0), 255, 0).astype(np.uint8)
-    # Edges cut touching cards apart, and a card from the hand lying on it.
-    light = np.clip(white, 0, 255).astype(np.uint8)
-    edges = cv2.Canny(light, 20, 45)
+    low = table[y0:y1, x0:x1]
+    high = paper[y0:y1, x0:x1]
+    cut = cv2.resize(low + 0.5 * (high - low), size, interpolation=cv2.INTER_LINEAR)
+    floor = cv2.resize(low + _SHADE_CONTRAST * 0.5 * (high - low), size, interpolation=cv2.INTER_LINEAR)
+    otsu, _ = cv2.threshold(np.clip(white, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    mask = np.where(white > np.maximum(np.minimum(cut, otsu), floor), 255, 0).astype(np.uint8)
+    # Sharp edges cut touching cards apart, and a card from the hand lying on it; a soft
+    # shadow's edge and the grain of the paper stay under the Canny thresholds.
+    light = cv2.GaussianBlur(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    contrast = float(np.median(high - low))
+    strong = max(60.0, 1.2 * contrast)
+    edges = cv2.Canny(light, strong / 2, strong)
     mask[cv2.dilate(edges, np.ones((3, 3), np.uint8)) > 0] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    seed = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(seed, [contour - (x0, y0)], -1, 255, -1)
+    seed = cv2.resize(seed, size, interpolation=cv2.INTER_NEAREST)
     min_short = _MIN_SHORT_SIDE_PX * 0.8
     found = []
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for part in contours:
         if cv2.contourArea(part) < 1.2 * min_short * min_short:
             continue
+        inside = np.zeros_like(mask)
+        cv2.drawContours(inside, [part], -1, 255, -1)
+        if np.count_nonzero(inside & seed) < 0.3 * np.count_nonzero(inside):
+            continue  # another region's paper, seen in the margin
         for quad, fill in _split_by_size(part, typical):
             if fill >= _HIDDEN_FILL:
                 # The edge cut ate about a pixel and a half along every side.
