@@ -28,12 +28,15 @@ NOMINAL_BGR: dict[Colour, tuple[int, int, int]] = {
     Colour.GREEN: (0x47, 0x9A, 0x2D),
 }
 
-# Chromatic inks: (hue in degrees, hue spread, lightness, lightness spread).
+# Chromatic inks: hue in degrees and its spread, lightness and its spread, the chroma an
+# ink shows at least and the spread below it. Centred on the inks of rendered dev cards
+# and real photos (balanced on their paper), spreads wide enough for the 12-unit print
+# drift, camera tone curves and SET's purple (hue ~315, read as blue).
 _CHROMATIC = {
-    Colour.RED: (36.0, 20.0, 47.0, 22.0),
-    Colour.YELLOW: (88.0, 16.0, 84.0, 16.0),
-    Colour.GREEN: (148.0, 28.0, 55.0, 24.0),
-    Colour.BLUE: (285.0, 32.0, 38.0, 24.0),
+    Colour.RED: (36.0, 12.0, 51.0, 16.0, 55.0, 16.0),
+    Colour.YELLOW: (94.0, 12.0, 89.0, 12.0, 70.0, 14.0),
+    Colour.GREEN: (146.0, 14.0, 61.0, 16.0, 40.0, 14.0),
+    Colour.BLUE: (285.0, 22.0, 42.0, 16.0, 28.0, 12.0),
 }
 # Chroma a chromatic ink shows at least, and black at most, on a balanced card.
 _CHROMA_SPLIT = 16.0
@@ -56,10 +59,10 @@ def bgr_to_lab(bgr: NDArray[np.floating]) -> NDArray[np.float32]:
 
 
 # Columns in COLOUR_ORDER; black's column is replaced below.
-_HUE, _HUE_SPREAD, _LIGHT, _LIGHT_SPREAD = (
-    np.array([1.0] + [_CHROMATIC[c][i] for c in COLOUR_ORDER[1:]]) for i in range(4)
+_HUE, _HUE_SPREAD, _LIGHT, _LIGHT_SPREAD, _CHROMA_MIN, _CHROMA_MIN_SPREAD = (
+    np.array([1.0] + [_CHROMATIC[c][i] for c in COLOUR_ORDER[1:]]) for i in range(6)
 )
-_BLACK_MAX_LIGHTNESS, _BLACK_LIGHTNESS_SPREAD = 45.0, 12.0
+_BLACK_MAX_LIGHTNESS, _BLACK_LIGHTNESS_SPREAD = 38.0, 10.0
 
 
 def colour_scores(lab: NDArray[np.floating]) -> NDArray[np.float64]:
@@ -80,7 +83,9 @@ def colour_scores(lab: NDArray[np.floating]) -> NDArray[np.float64]:
     gap = np.abs(hue - _HUE) % 360.0
     gap = np.minimum(gap, 360.0 - gap) / _HUE_SPREAD
     dl = (lightness - _LIGHT) / _LIGHT_SPREAD
-    scores = log_chromatic - 0.5 * (gap * gap + dl * dl)
+    # A washed-out ink (glare) keeps its hue but loses chroma: it fits its colour badly.
+    dc = np.maximum(_CHROMA_MIN - chroma, 0.0) / _CHROMA_MIN_SPREAD
+    scores = log_chromatic - 0.5 * (gap * gap + dl * dl + dc * dc)
     dark = np.maximum(0.0, lightness[:, 0] - _BLACK_MAX_LIGHTNESS) / _BLACK_LIGHTNESS_SPREAD
     scores[:, 0] = log_neutral[:, 0] - 0.5 * dark * dark
     return scores
