@@ -107,7 +107,7 @@ def _levels(white: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np
     # Where the table meets a darker floor at the frame's edge the smooth fit sags:
     # the local median of the cells follows the step.
     local = cv2.medianBlur(middle.reshape(gh, gw).astype(np.float32), 5)
-    local = cv2.resize(cv2.blur(local, (3, 3)), (w, h), interpolation=cv2.INTER_LINEAR)
+    local = cv2.resize(cv2.blur(local, (3, 3)), (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
     table = np.maximum(_surface(table_fit, uu, vv), local)
     paper = np.maximum(_surface(paper_fit, uu, vv), table + 20.0)
     # A card in a shadow is darker than the paper level but still well above the table:
@@ -180,10 +180,10 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
             pending.append(contour)
         else:
             quads.append(quad)
-    for contour in pending:
-        for quad in _refine(frame_bgr, contour, scale, table, paper, cast, typical):
-            if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
-                quads.append(quad)
+    found = [quad for contour in pending for quad in _refine(frame_bgr, contour, scale, table, paper, cast, typical)]
+    for quad in found:
+        if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
+            quads.append(quad)
     return quads
 
 
