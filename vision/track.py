@@ -28,7 +28,7 @@ from vision.find import CardQuad, find_cards
 from vision.pipeline import DetectedCard, read_quad
 from vision.records import CardReading
 
-__all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "Sighting", "rows_of", "read_changes", "read_frame_reusing"]
+__all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "Sighting", "rows_of", "read_changes", "read_frame_reusing", "SEARCH_INTERVAL_S"]
 
 _MATCH_DISTANCE = 0.55  # centre distance to keep an identity, in short sides
 _STILL_DISTANCE = 0.06  # centre wander allowed while lying still, in short sides
@@ -267,80 +267,40 @@ def rows_of(cards: Sequence[TrackedCard], seats: Sequence[Seat] | None, size_wh:
 
 @dataclass(frozen=True)
 class Sighting:
-    """One frame's cards, with what the next frame needs to look only where something changed.
+    """The cards of the latest search, and what the next frame needs to decide whether to search again.
 
-    ``thumb`` is a small grey copy of the frame; ``full_t`` the time of the last
-    full-frame search; ``searched`` the frame boxes (x0, y0, x1, y1) searched this time.
+    ``thumb`` is a small grey copy of the searched frame; ``searched_t`` and ``full_t``
+    the times of the latest search and of the latest unconditional one.
     """
 
     cards: tuple[DetectedCard, ...]
     thumb: NDArray[np.float32]
+    searched_t: float
     full_t: float
-    searched: tuple[tuple[int, int, int, int], ...]
+    searched: bool
 
 
-_THUMB_STEP = 8  # frame pixels per thumbnail pixel
-_CHANGE_LEVEL = 10.0  # grey levels a thumbnail pixel must change by to count
-_FULL_EVERY_S = 1.0  # search the whole frame at least this often
-_FULL_SHARE = 0.45  # search the whole frame when changes cover more than this share of it
+_THUMB_STEP = 16  # frame pixels per thumbnail pixel
+_CHANGE_LEVEL = 12.0  # grey levels a thumbnail pixel must change by to count as a change
+_SEARCH_EVERY_S = 1.0  # search at least this often, changes or not
+SEARCH_INTERVAL_S = 1 / 15  # at most this often: a faster camera's extra frames reuse the latest search
 
 
 def _thumb(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     grey = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     h, w = grey.shape
-    return cv2.resize(grey, (max(1, w // _THUMB_STEP), max(1, h // _THUMB_STEP)), interpolation=cv2.INTER_AREA).astype(np.float32)
-
-
-def _changed_boxes(thumb: NDArray[np.float32], before: NDArray[np.float32], pad: int, size_wh: tuple[int, int],
-                   cards: Sequence[DetectedCard]) -> list[tuple[int, int, int, int]]:
-    """Frame boxes around every change, grown by ``pad`` pixels and over every card they touch, merged."""
-    moved = (np.abs(thumb - before) > _CHANGE_LEVEL).astype(np.uint8)
-    count, _, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
-    w, h = size_wh
-    boxes = [
-        (max(0, int(x) * _THUMB_STEP - pad), max(0, int(y) * _THUMB_STEP - pad),
-         min(w, int(x + bw) * _THUMB_STEP + pad), min(h, int(y + bh) * _THUMB_STEP + pad))
-        for x, y, bw, bh, _ in stats[1:count]
-    ]
-    # A card reaching into a box is searched whole, or it would be cut and lost.
-    margin = 6
-    extents = [(float(c.corners_xy[:, 0].min()), float(c.corners_xy[:, 1].min()),
-                float(c.corners_xy[:, 0].max()), float(c.corners_xy[:, 1].max())) for c in cards]
-    while True:
-        grown = []
-        for box in boxes:
-            x0, y0, x1, y1 = box
-            for cx0, cy0, cx1, cy1 in extents:
-                if cx0 < x1 and x0 < cx1 and cy0 < y1 and y0 < cy1:
-                    x0, y0 = min(x0, max(0, int(cx0) - margin)), min(y0, max(0, int(cy0) - margin))
-                    x1, y1 = max(x1, min(w, int(cx1) + margin)), max(y1, min(h, int(cy1) + margin))
-            grown.append((int(x0), int(y0), int(x1), int(y1)))
-        merged = _merge_boxes(grown)
-        if merged == boxes:
-            return boxes
-        boxes = merged
-
-
-def _merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    out: list[tuple[int, int, int, int]] = []
-    for box in boxes:
-        while True:
-            hit = next((o for o in out if box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3]), None)
-            if hit is None:
-                break
-            out.remove(hit)
-            box = (min(box[0], hit[0]), min(box[1], hit[1]), max(box[2], hit[2]), max(box[3], hit[3]))
-        out.append(box)
-    return out
+    size = (max(1, w // _THUMB_STEP), max(1, h // _THUMB_STEP))
+    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
 def read_changes(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before: Sighting | None,
-                 known: Sequence[TrackedCard]) -> Sighting:
-    """Every face-up card in the frame, searching only where the frame changed since ``before``.
+                 known: Sequence[TrackedCard], interval_s: float = SEARCH_INTERVAL_S) -> Sighting:
+    """Every face-up card in the frame, searched only when the frame has changed.
 
-    Cards away from any change are carried over from ``before``; around each change
-    (grown by a card's length) the cards are searched afresh; the whole frame is
-    searched when the changes are large, and at least once a second. A settled card
+    The frame is searched when it differs from the last searched frame (and that
+    search is at least ``interval_s`` old), and at least once a second in any case;
+    otherwise the last search's cards stand. The decision uses the source's time
+    ``t`` only, so a video file gives the same result on any machine. A settled card
     found exactly where it lay keeps its last reading (read again every few frames).
 
     Parameters
@@ -349,41 +309,19 @@ def read_changes(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, befor
     t, frame_index : the frame's time (s) and index
     before : the previous frame's sighting, or None
     known : the tracker's cards after the previous frame
+    interval_s : the shortest time between two searches
     """
     thumb = _thumb(frame_bgr)
-    h, w = frame_bgr.shape[:2]
+    if before is not None and before.thumb.shape == thumb.shape and t - before.full_t < _SEARCH_EVERY_S:
+        changed = bool((np.abs(thumb - before.thumb) > _CHANGE_LEVEL).any())
+        if not changed or t - before.searched_t < interval_s - 1e-9:
+            return Sighting(before.cards, before.thumb, before.searched_t, before.full_t, False)
+        full_t = before.full_t
+    else:
+        full_t = t
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
-    if before is None or before.thumb.shape != thumb.shape or t - before.full_t >= _FULL_EVERY_S:
-        return Sighting(tuple(_read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)), thumb, t, ((0, 0, w, h),))
-    long_side = max((_long_side(card.corners_xy) for card in before.cards), default=0.1 * max(w, h))
-    boxes = _changed_boxes(thumb, before.thumb, int(1.2 * long_side), (w, h), before.cards)
-    if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) > _FULL_SHARE * w * h:
-        return Sighting(tuple(_read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)), thumb, t, ((0, 0, w, h),))
-    kept = [card for card in before.cards if not any(_in_box(card.center_xy, box) for box in boxes)]
-    for x0, y0, x1, y1 in boxes:
-        quads = [CardQuad(q.corners_xy + np.array([x0, y0], np.float32), q.fill) for q in find_cards(frame_bgr[y0:y1, x0:x1])]
-        whole = [q for q in quads if _inside_box(q.corners_xy, (x0, y0, x1, y1), (w, h))]
-        kept += _read_quads(frame_bgr, whole, settled, frame_index)
-    # Thumbnails compare with the previous frame, so slow drifts are caught by the full searches.
-    return Sighting(tuple(sorted(kept, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, before.full_t, tuple(boxes))
-
-
-def _long_side(corners_xy: NDArray) -> float:
-    return float(np.linalg.norm(corners_xy[2] - corners_xy[1]))
-
-
-def _in_box(point_xy: tuple[float, float], box: tuple[int, int, int, int]) -> bool:
-    return box[0] <= point_xy[0] < box[2] and box[1] <= point_xy[1] < box[3]
-
-
-def _inside_box(corners_xy: NDArray, box: tuple[int, int, int, int], size_wh: tuple[int, int]) -> bool:
-    """No corner on a box edge that is not also the frame's edge (a card cut by the box is not whole)."""
-    margin = 3.0
-    x, y = corners_xy[:, 0], corners_xy[:, 1]
-    return not (
-        (box[0] > 0 and x.min() < box[0] + margin) or (box[1] > 0 and y.min() < box[1] + margin)
-        or (box[2] < size_wh[0] and x.max() > box[2] - margin) or (box[3] < size_wh[1] and y.max() > box[3] - margin)
-    )
+    cards = _read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)
+    return Sighting(tuple(sorted(cards, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, t, full_t, True)
 
 
 def _read_quads(frame_bgr: NDArray[np.uint8], quads: Sequence[CardQuad], settled: Sequence[TrackedCard],

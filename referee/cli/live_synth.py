@@ -37,7 +37,8 @@ _SYMBOL_BGR = {
     Colour.BLACK: (25, 25, 25), Colour.RED: (35, 40, 210), Colour.BLUE: (170, 80, 20),
     Colour.GREEN: (60, 150, 30), Colour.YELLOW: (0, 205, 250),
 }
-SEATS = (Seat("Anna", (320.0, 360.0)), Seat("Ben", (320.0, 0.0)))
+# Each player sits at the edge a little beside their starting card (rows grow to their right).
+SEATS = (Seat("Anna", (250.0, 360.0)), Seat("Ben", (390.0, 0.0)))
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,8 @@ class Script:
 def place_xy(player: str, position: int) -> tuple[float, float]:
     """Centre of a row slot in table pixels: Anna at the bottom left to right, Ben at the top right to left."""
     if player == "Anna":
-        return 110.0 + STEP_X * position, 268.0
-    return 530.0 - STEP_X * position, 92.0
+        return 110.0 + STEP_X * position, 300.0
+    return 530.0 - STEP_X * position, 60.0
 
 
 def script_round(start: float = 0.3, gap: float = 0.55, anna: Sequence[str] | None = None,
