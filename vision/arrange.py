@@ -181,6 +181,10 @@ def _split_by_seat(
     """
     pieces = []
     for chain in chains:
+        nearest = {int(np.argmin(np.linalg.norm(positions - geo.centres[k], axis=1))) for k in chain}
+        if len(nearest) == 1:
+            pieces.append((chain, nearest.pop()))
+            continue
         best_cost, best_bounds = math.inf, [0, len(chain)]
         n = len(chain)
         options = [[]] + [[i] for i in range(1, n)] + [[i, j] for i in range(1, n) for j in range(i + 1, n)]

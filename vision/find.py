@@ -68,8 +68,9 @@ def _whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None
     b = lab[..., 2].astype(np.float32) - 128
     if cast_ab is None:
         # The cast of the light, taken from the brightest pixels (mostly paper).
-        bright = light > np.percentile(light, 90)
-        cast_ab = (float(np.median(a[bright])), float(np.median(b[bright])))
+        sample = (slice(None, None, 3), slice(None, None, 3))
+        bright = light[sample] > np.percentile(light[sample], 90)
+        cast_ab = (float(np.median(a[sample][bright])), float(np.median(b[sample][bright])))
     a -= cast_ab[0]
     b -= cast_ab[1]
     return light - _CHROMA_WEIGHT * np.sqrt(a * a + b * b), cast_ab
@@ -100,22 +101,21 @@ def _levels(white: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np
     ys, xs = np.mgrid[0:gh, 0:gw]
     u, v = (xs.ravel() + 0.5) / gw - 0.5, (ys.ravel() + 0.5) / gh - 0.5
     basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
-    table_fit = _robust_fit(basis, middle, upper=False)
-    paper_fit = _robust_fit(basis, high, upper=True)
-    yy, xx = np.mgrid[0:h, 0:w]
-    uu, vv = (xx + 0.5) / w - 0.5, (yy + 0.5) / h - 0.5
+    table_fit = (basis @ _robust_fit(basis, middle, upper=False)).reshape(gh, gw)
+    paper_fit = (basis @ _robust_fit(basis, high, upper=True)).reshape(gh, gw)
     # Where the table meets a darker floor at the frame's edge the smooth fit sags:
     # the local median of the cells follows the step.
-    local = cv2.medianBlur(middle.reshape(gh, gw).astype(np.float32), 5)
-    local = cv2.resize(cv2.blur(local, (3, 3)), (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
-    table = np.maximum(_surface(table_fit, uu, vv), local)
-    paper = np.maximum(_surface(paper_fit, uu, vv), table + 20.0)
+    local = cv2.blur(cv2.medianBlur(middle.reshape(gh, gw).astype(np.float32), 5), (3, 3))
+    table = np.maximum(table_fit, local)
+    paper = np.maximum(paper_fit, table + 20.0)
     # A card in a shadow is darker than the paper level but still well above the table:
     # where the cells nearby hold something that bright, take that as the paper level.
     near = cv2.dilate(high.reshape(gh, gw).astype(np.float32), np.ones((3, 3), np.uint8))
-    near = cv2.resize(near, (w, h), interpolation=cv2.INTER_LINEAR)
     shaded = (near < paper) & (near > table + _SHADE_CONTRAST * (paper - table))
     paper = np.where(shaded, near, paper)
+    # The fields are smooth: computed per cell, then spread over the pixels.
+    table = cv2.resize(table.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    paper = cv2.resize(paper.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
     return table.astype(np.float32), paper.astype(np.float32)
 
 
@@ -134,10 +134,6 @@ def _robust_fit(basis: NDArray[np.float64], values: NDArray[np.float64], upper: 
         else:
             keep = np.abs(values - fit) < spread
     return coef
-
-
-def _surface(coef: NDArray[np.float64], u: NDArray, v: NDArray) -> NDArray[np.float64]:
-    return coef[0] + coef[1] * u + coef[2] * v + coef[3] * u * u + coef[4] * u * v + coef[5] * v * v
 
 
 def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
