@@ -75,19 +75,17 @@ def colour_scores(lab: NDArray[np.floating]) -> NDArray[np.float64]:
     lab = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
     lightness, a, b = lab[:, 0:1], lab[:, 1:2], lab[:, 2:3]
     chroma = np.hypot(a, b)
-    hue = np.degrees(np.arctan2(b, a)) % 360.0
+    hue = np.degrees(np.arctan2(b, a))
     # log P(chromatic) and log P(neutral) from chroma, a logistic in log form.
     z = np.clip((chroma - _CHROMA_SPLIT) / _CHROMA_SPREAD, -30.0, 30.0)
     log_chromatic = -np.log1p(np.exp(-z))
-    log_neutral = -np.log1p(np.exp(z))
-    gap = np.abs(hue - _HUE) % 360.0
-    gap = np.minimum(gap, 360.0 - gap) / _HUE_SPREAD
+    gap = np.abs((hue - _HUE + 180.0) % 360.0 - 180.0) / _HUE_SPREAD
     dl = (lightness - _LIGHT) / _LIGHT_SPREAD
     # A washed-out ink (glare) keeps its hue but loses chroma: it fits its colour badly.
     dc = np.maximum(_CHROMA_MIN - chroma, 0.0) / _CHROMA_MIN_SPREAD
     scores = log_chromatic - 0.5 * (gap * gap + dl * dl + dc * dc)
     dark = np.maximum(0.0, lightness[:, 0] - _BLACK_MAX_LIGHTNESS) / _BLACK_LIGHTNESS_SPREAD
-    scores[:, 0] = log_neutral[:, 0] - 0.5 * dark * dark
+    scores[:, 0] = (log_chromatic[:, 0] - z[:, 0]) - 0.5 * dark * dark
     return scores
 
 

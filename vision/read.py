@@ -9,7 +9,8 @@ cards that may be misread.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -146,21 +147,24 @@ def _calibrated(weight: float) -> float:
     """Confidence from a class's softmax weight. The shape and colour models are sharp, so a
     weight of 0.95 already means a real chance of error (on rendered dev cards, every
     misread symbol had a weight below 0.96, and almost no correct one did)."""
-    return float(np.clip(1.0 - _SOFTMAX_SLOPE * (1.0 - weight), 0.0, 1.0))
+    return min(1.0, max(0.0, 1.0 - _SOFTMAX_SLOPE * (1.0 - float(weight))))
 
 
 def _near_pairs(seg: Segmentation, short: int) -> int:
     """How many pairs of blobs are closer than the printed gap allows (two symbols that
     nearly merged, or one symbol broken in two)."""
-    if len(seg.blobs) < 2:
+    blobs = seg.blobs
+    if len(blobs) < 2:
         return 0
-    centers = np.array([blob.center_xy for blob in seg.blobs])
-    radii = np.array([0.5 * blob.features.long_side / blob.features.long_side * blob.extent * short
-                      for blob in seg.blobs])
-    dist = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
-    gap = dist - radii[:, None] - radii[None, :]
-    upper = np.triu_indices(len(seg.blobs), 1)
-    return int((gap[upper] < _NEAR_GAP * short).sum())
+    reach = [0.5 * b.extent * short for b in blobs]
+    near = 0
+    for i in range(len(blobs)):
+        xi, yi = blobs[i].center_xy
+        for j in range(i + 1, len(blobs)):
+            xj, yj = blobs[j].center_xy
+            if math.hypot(xi - xj, yi - yj) - reach[i] - reach[j] < _NEAR_GAP * short:
+                near += 1
+    return near
 
 
 @dataclass(frozen=True)
@@ -177,17 +181,42 @@ class _Look:
     score: float
 
 
-def _look(card_bgr: NDArray[np.uint8], turn: bool) -> _Look:
-    work_bgr, scale_xy = to_working_size(card_bgr, turn)
-    card = balance_card(work_bgr)
+def _look(card: BalancedCard, scale_xy: tuple[float, float]) -> _Look:
     seg = find_blobs(card)
+    short = min(card.ink.shape)
     if not seg.blobs:
-        return _Look(card, seg, scale_xy, min(work_bgr.shape[:2]), [], np.zeros(0), np.zeros(0), -np.inf)
+        return _Look(card, seg, scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf)
     features = np.stack([blob.features.as_array() for blob in seg.blobs])
     sizes = np.array([blob.extent for blob in seg.blobs])
     shapes, confidence, fit = classify_shapes(features, sizes)
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
-    return _Look(card, seg, scale_xy, min(work_bgr.shape[:2]), shapes, confidence, fit, score)
+    return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score)
+
+
+def _stretched(card: BalancedCard, size_wh: tuple[int, int]) -> BalancedCard:
+    """The balanced card resampled to another size (the paper statistics stay)."""
+    return replace(card, balanced_bgr=cv2.resize(card.balanced_bgr, size_wh, interpolation=cv2.INTER_LINEAR),
+                   ink=cv2.resize(card.ink, size_wh, interpolation=cv2.INTER_LINEAR))
+
+
+def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
+    """The best way of reading the card: as it is, or for a near-square quad from a tilted
+    view (which side was foreshortened is unknown) stretched either way, keeping the
+    reading whose marks fit the shapes better. The card is balanced once."""
+    height, width = card_bgr.shape[:2]
+    if max(height, width) / min(height, width) >= _MIN_ASPECT:
+        work_bgr, scale_xy = to_working_size(card_bgr)
+        return _look(balance_card(work_bgr), scale_xy)
+    side = max(CELL_PX, round(max(height, width) / min(height, width) * WORK_SHORT_SIDE / CELL_PX) * CELL_PX)
+    base_wh = (WORK_SHORT_SIDE, side) if width <= height else (side, WORK_SHORT_SIDE)
+    base = balance_card(cv2.resize(card_bgr, base_wh, interpolation=cv2.INTER_AREA))
+    long_work = round(_TYPICAL_ASPECT * WORK_SHORT_SIDE / CELL_PX) * CELL_PX
+    best = None
+    for size_wh in ((WORK_SHORT_SIDE, long_work), (long_work, WORK_SHORT_SIDE)):
+        seen = _look(_stretched(base, size_wh), (size_wh[0] / width, size_wh[1] / height))
+        if best is None or seen.score > best.score:
+            best = seen
+    return best
 
 
 def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
@@ -214,15 +243,7 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
         When ``card_bgr`` is not a (H, W, 3) uint8 array or is smaller than 16 px.
     """
     _check_input(card_bgr)
-    height, width = card_bgr.shape[:2]
-    # A near-square quad comes from a tilted view: which side was foreshortened is unknown,
-    # so read it both ways and keep the reading whose marks fit the shapes better.
-    turns = (False, True) if max(height, width) / min(height, width) < _MIN_ASPECT else (False,)
-    best = None
-    for turn in turns:
-        seen = _look(card_bgr, turn)
-        if best is None or seen.score > best.score:
-            best = seen
+    best = _looks(card_bgr)
     card, seg, (scale_x, scale_y), short = best.card, best.seg, best.scale_xy, best.short
     problem = _face_problem(card, seg)
     if problem:
@@ -253,7 +274,7 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
         confidence = min(confidence, symbol_conf)
         cx, cy = blob.center_xy
         center_xy = ((cx + 0.5) / scale_x - 0.5, (cy + 0.5) / scale_y - 0.5)
-        symbols.append(SymbolReading(shapes[i], colours[i], center_xy, float(np.clip(symbol_conf, 0.0, 1.0))))
+        symbols.append(SymbolReading(shapes[i], colours[i], center_xy, min(1.0, max(0.0, float(symbol_conf)))))
 
     card_doubts = [(d, _DOUBT_CONFIDENCE.get(d, 0.5)) for d in seg.doubt]
     if card.glare > _GLARE_SHARE:
@@ -272,4 +293,4 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
         criteria = Criteria.from_symbols((s.shape, s.colour) for s in symbols)
     except InvalidCardError as error:
         return CardReading(tuple(symbols), None, 0.0, True, f"impossible reading: {error}; {reason}".rstrip("; "))
-    return CardReading(tuple(symbols), criteria, float(np.clip(confidence, 0.0, 1.0)), True, reason)
+    return CardReading(tuple(symbols), criteria, min(1.0, max(0.0, float(confidence))), True, reason)

@@ -63,8 +63,10 @@ class Segmentation:
 
 
 def _thresholds(noise: float) -> tuple[float, float]:
-    low = max(0.16, 4.0 * noise)
-    return low, max(0.32, 2.0 * low)
+    """Hysteresis thresholds on the ink map: above the paper's noise, but never so high
+    that a pale ink (yellow) or a washed-out symbol is lost on a noisy card."""
+    low = min(max(0.16, 4.0 * noise), 0.24)
+    return low, min(max(0.32, 2.0 * low), 0.42)
 
 
 def find_blobs(card: BalancedCard) -> Segmentation:
@@ -148,11 +150,11 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     soft = cv2.bitwise_and(ink_roi, own)
     # Cut at half of this blob's own ink level: the edge of a blurred step.
     cut = max(0.5 * level, low8)
-    scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 4)
+    scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
     if scale > 1:
         soft = cv2.resize(soft, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
     binary = cv2.threshold(soft, cut, 255, cv2.THRESH_BINARY)[1]
-    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return []
     areas = [cv2.contourArea(c) for c in contours]
@@ -163,8 +165,11 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     mean_all = None
     blobs: list[Blob] = []
     for part in parts:
-        part_mask = np.zeros(binary.shape, np.uint8)
-        cv2.drawContours(part_mask, [part], -1, 255, -1)
+        if len(parts) == 1 and fill > 0.97:
+            part_mask = binary
+        else:
+            part_mask = np.zeros(binary.shape, np.uint8)
+            cv2.drawContours(part_mask, [part], -1, 255, -1)
         inradius = cv2.minMaxLoc(cv2.distanceTransform(part_mask, cv2.DIST_L2, 3))[1]
         features = measure_shape(part, inradius)
         if features is None:

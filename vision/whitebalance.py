@@ -26,6 +26,8 @@ _NEUTRAL_SPREAD = 0.22
 # Glare: paper this much brighter than the card's typical paper (wash capped at _MAX_WASH).
 _MAX_WASH = 4.0
 _GLARE_WASH = 1.3
+# Weight (in share-of-cell * 255 units) of the paper-colour prior in cells without paper.
+_PRIOR = 3.0
 # Balanced paper sits at this level; the range above it is headroom for glare.
 PAPER_LEVEL = 200
 
@@ -91,17 +93,16 @@ def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[
 def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: tuple[int, int],
                 fallback: NDArray[np.float32]) -> NDArray[np.float32]:
     """Normalised convolution on a coarse grid: the mean colour of the masked pixels of
-    each cell, blurred over the neighbouring cells to fill holes (a large symbol), and the
-    card's paper colour where no paper is near.
+    each cell, blurred over the neighbouring cells to fill holes (a large symbol), with a
+    weak prior towards the card's paper colour where no paper is near.
 
     Returns the grid (gh, gw, 3) float32."""
     # Exact multiples of the cell take OpenCV's fast integer INTER_AREA path.
     masked = cv2.resize(cv2.bitwise_and(card_bgr, card_bgr, mask=mask), grid_wh, interpolation=cv2.INTER_AREA)
     share = cv2.resize(mask, grid_wh, interpolation=cv2.INTER_AREA)
-    stack = cv2.GaussianBlur(np.dstack((masked, share)).astype(np.float32), (5, 5), 1.0,
-                             borderType=cv2.BORDER_REPLICATE)
-    weight = stack[..., 3:]
-    return np.where(weight > 6.0, stack[..., :3] * (255.0 / np.maximum(weight, 6.0)), fallback).astype(np.float32)
+    num = cv2.GaussianBlur(masked.astype(np.float32), (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
+    den = cv2.GaussianBlur(share.astype(np.float32), (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
+    return (num * 255.0 + _PRIOR * fallback) / (den[..., None] + _PRIOR)
 
 
 def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
@@ -153,8 +154,9 @@ def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
 
     # How much brighter than the card's typical paper each field cell is: glare adds light
     # and washes ink out, so reading there is less sure.
-    level = fine.mean(axis=2)
-    wash = np.clip(level / max(float(np.median(level)), 1.0), 1.0, _MAX_WASH).astype(np.float32)
+    level = cv2.cvtColor(fine, cv2.COLOR_BGR2GRAY).ravel()
+    typical = float(np.partition(level, level.size // 2)[level.size // 2])
+    wash = np.clip(level.reshape(fine.shape[:2]) * (1.0 / max(typical, 1.0)), 1.0, _MAX_WASH)
 
     # Paper noise, robustly: ink is clipped at zero, so use the 90th percentile of the
     # paper's ink (1.28 sigma of a Gaussian) away from ink edges, not a standard deviation.
@@ -171,5 +173,5 @@ def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
     paper_px = max(cv2.countNonZero(paper_mask), 1)
     hot = float((wash > _GLARE_WASH).mean())
     glare = max(clipped / paper_px if clipped < 0.7 * paper_px else 0.0, hot)
-    paper_bgr = fine.reshape(-1, 3).mean(axis=0)
+    paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
     return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash)
