@@ -30,6 +30,9 @@ WORK_SHORT_SIDE = 80
 _MIN_INPUT_SIDE = 16
 _MIN_ASPECT, _MAX_ASPECT, _TYPICAL_ASPECT = 1.3, 1.65, 1.47
 
+# Paper darker than this in every channel: a phone screen when no mark is a symbol,
+# otherwise a card in a deep shadow (read, but with a doubt).
+_MIN_PAPER_LEVEL = 55.0
 # Not a face: paper noisier than this (wood, cloth, a printed pattern), more marks than this.
 _MAX_PAPER_NOISE = 0.15
 _MAX_MARKS = 14
@@ -37,7 +40,7 @@ _MAX_MARKS = 14
 # being a stroke thinner than _STROKE or less solid than _NUMBER_SOLIDITY.
 _NUMBER_FIT = 0.25
 _STROKE = 0.32
-_NUMBER_SOLIDITY = 0.8
+_NUMBER_SOLIDITY = 0.82
 _SOLID_FILL = 0.9
 _POOR_FIT = 0.05
 _SOFTMAX_SLOPE = 12.0
@@ -116,8 +119,6 @@ def _face_problem(card: BalancedCard, seg: Segmentation) -> str:
     brightest = max(b, g, r)
     saturation = (brightest - min(b, g, r)) / max(brightest, 1.0)
     paper_fraction = cv2.countNonZero(card.paper_mask) / card.paper_mask.size
-    if brightest < 25.0:
-        return "too dark to be a card face"
     if saturation > 0.85:
         return f"background is strongly coloured (saturation {saturation:.2f}), not white paper"
     if paper_fraction < 0.35:
@@ -252,6 +253,9 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
     colours, colour_conf, colour_fit = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs])))
     if _looks_like_number(seg, shape_fit):
         return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
+    dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL
+    if dark and float(shape_fit.max()) < _POOR_FIT:
+        return _not_face("too dark for paper and no mark is a symbol (a phone screen?)", 0.7)
 
     reasons: list[str] = []
     confidence = 1.0
@@ -281,6 +285,8 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
         card_doubts.append(("glare on the card may wash out a symbol", 0.45))
     if _near_pairs(seg, short):
         card_doubts.append(("two blobs closer than symbols are printed", 0.4))
+    if dark:
+        card_doubts.append(("card in a deep shadow", 0.45))
     if min(card_bgr.shape[:2]) < WORK_SHORT_SIDE:
         card_doubts.append(("card image smaller than 80 px", 0.6))
     for doubt, value in card_doubts:
