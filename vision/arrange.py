@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -141,72 +142,79 @@ def _rows_for_seats(
 ) -> list[PlacedRow]:
     centre = np.array(table_centre(seats, image_size_wh))
     positions = np.array([s.position_xy for s in seats], np.float64)
-    best: dict[int, tuple[float, list[int]]] = {}
-    for chain, seat in _split_by_seat(geo, chains, positions):
-        middle = geo.centres[chain].mean(axis=0)
-        f = np.array(facing(tuple(positions[seat]), tuple(centre)))
-        # A row runs along its player's edge: the player sits alongside it, in front of
-        # its cards, not off beyond one end (which a pool card near the edge could be).
-        axis = geo.short_axes[chain[0]]
-        along = (geo.centres[chain] - middle) @ axis
-        half_extent = float(np.max(np.abs(along))) if len(chain) > 1 else 0.0
-        reach = half_extent + _SEAT_REACH * float(np.mean(geo.shorts[chain]))
-        if abs(float((positions[seat] - middle) @ axis)) > reach:
-            continue
-        # A row lies in front of its player, not behind the middle of the table.
-        if float((middle - positions[seat]) @ f) >= float((centre - positions[seat]) @ f):
-            continue
-        distance = float(np.min(np.linalg.norm(geo.centres[chain] - positions[seat], axis=1)))
-        if seat not in best or distance < best[seat][0]:
-            best[seat] = (distance, chain)
-    rows = []
+    # A chain whose cards are nearest to several seats holds two players' rows touching
+    # along one edge: it is shared so that each piece's middle lies nearest its player.
+    candidates: dict[int, list[tuple[float, int, list[int]]]] = {}
+    owners = [sorted({_nearest(positions, geo.centres[k]) for k in chain}) for chain in chains]
+    for chain_id, chain in enumerate(chains):
+        for seat, piece in _share_chain(geo, chain, owners[chain_id], positions).items():
+            if _faces_seat(geo, piece, positions[seat], centre):
+                distance = float(np.min(np.linalg.norm(geo.centres[piece] - positions[seat], axis=1)))
+                candidates.setdefault(seat, []).append((distance, chain_id, piece))
+    # Each player's row is the nearest candidate; a shared chain whose other players
+    # have rows elsewhere is shared again among those who took a piece of it.
+    picks = {seat: min(options, key=lambda option: option[0]) for seat, options in candidates.items()}
+    rows = {seat: pick[2] for seat, pick in picks.items()}
+    for chain_id, chain in enumerate(chains):
+        sharers = [seat for seat, pick in picks.items() if pick[1] == chain_id]
+        if sharers and len(sharers) < len(owners[chain_id]):
+            rows.update(_share_chain(geo, chain, sharers, positions))
+    placed = []
     for index, seat in enumerate(seats):
-        if index not in best:
-            continue
-        f = facing(seat.position_xy, tuple(centre))
-        r = np.array(left_to_right(f))
-        ordered = sorted(best[index][1], key=lambda k: float(geo.centres[k] @ r))
-        rows.append(PlacedRow(seat.name, tuple(ordered)))
-    return rows
+        if index in rows:
+            r = np.array(left_to_right(facing(seat.position_xy, tuple(centre))))
+            ordered = sorted(rows[index], key=lambda k: float(geo.centres[k] @ r))
+            placed.append(PlacedRow(seat.name, tuple(ordered)))
+    return placed
 
 
-def _split_by_seat(
-    geo: _Geometry, chains: list[list[int]], positions: NDArray[np.float64]
-) -> list[tuple[list[int], int]]:
-    """Chains cut between players where two rows along one edge touch.
+def _nearest(positions: NDArray[np.float64], point: NDArray[np.float64]) -> int:
+    return int(np.argmin(np.linalg.norm(positions - point, axis=1)))
 
-    Each piece goes to the seat nearest its middle; of no cut and every way of making
-    one or two cuts, the one whose pieces' middles lie nearest their seats (weighted by
-    the pieces' cards) wins, so a cut is only made where it truly separates two rows.
+
+def _share_chain(
+    geo: _Geometry, chain: list[int], seats: list[int], positions: NDArray[np.float64]
+) -> dict[int, list[int]]:
+    """A chain cut into one piece per seat, in the seats' order along it, pieces' middles nearest their seats."""
+    axis = geo.short_axes[chain[0]]
+    along = geo.centres[chain] @ axis
+    order = np.argsort(along)
+    cards = [chain[k] for k in order]
+    along = along[order]
+    seats = sorted(seats, key=lambda seat: float(positions[seat] @ axis))
+    if len(seats) == 1:
+        return {seats[0]: cards}
+    n, k = len(cards), min(len(seats), 3)
+    if n < k:
+        return {}
+    best_cost, best_bounds = math.inf, None
+    for cuts in itertools.combinations(range(1, n), k - 1):
+        bounds = [0, *cuts, n]
+        cost = sum(
+            abs(float(along[a:b].mean()) - float(positions[seat] @ axis))
+            for (a, b), seat in zip(zip(bounds, bounds[1:]), seats)
+        )
+        if cost < best_cost:
+            best_cost, best_bounds = cost, bounds
+    return {seat: cards[a:b] for (a, b), seat in zip(zip(best_bounds, best_bounds[1:]), seats)}
+
+
+def _faces_seat(geo: _Geometry, cards: list[int], seat_xy: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:
+    """Whether cards can be a row of the player at ``seat_xy``.
+
+    A row runs along its player's edge: the player sits alongside it, in front of its
+    cards, not off beyond one end (where a pool card near the edge could be), and the
+    row lies on the player's side of the middle of the table.
     """
-    pieces = []
-    for chain in chains:
-        nearest = {int(np.argmin(np.linalg.norm(positions - geo.centres[k], axis=1))) for k in chain}
-        if len(nearest) == 1:
-            pieces.append((chain, nearest.pop()))
-            continue
-        best_cost, best_bounds = math.inf, [0, len(chain)]
-        n = len(chain)
-        options = [[]] + [[i] for i in range(1, n)] + [[i, j] for i in range(1, n) for j in range(i + 1, n)]
-        for cuts in options:
-            bounds = [0, *cuts, n]
-            seats = [_nearest_seat(geo, chain[a:b], positions) for a, b in zip(bounds, bounds[1:])]
-            if any(x == y for x, y in zip(seats, seats[1:])):
-                continue
-            cost = sum(
-                (b - a) * float(np.linalg.norm(geo.centres[chain[a:b]].mean(axis=0) - positions[seat]))
-                for (a, b), seat in zip(zip(bounds, bounds[1:]), seats)
-            )
-            if cost < best_cost:
-                best_cost, best_bounds = cost, bounds
-        for a, b in zip(best_bounds, best_bounds[1:]):
-            pieces.append((chain[a:b], _nearest_seat(geo, chain[a:b], positions)))
-    return pieces
-
-
-def _nearest_seat(geo: _Geometry, cards: list[int], positions: NDArray[np.float64]) -> int:
     middle = geo.centres[cards].mean(axis=0)
-    return int(np.argmin(np.linalg.norm(positions - middle, axis=1)))
+    axis = geo.short_axes[cards[0]]
+    along = (geo.centres[cards] - middle) @ axis
+    half_extent = float(np.max(np.abs(along))) if len(cards) > 1 else 0.0
+    reach = half_extent + _SEAT_REACH * float(np.mean(geo.shorts[cards]))
+    if abs(float((seat_xy - middle) @ axis)) > reach:
+        return False
+    f = np.array(facing(tuple(seat_xy), tuple(centre)))
+    return float((middle - seat_xy) @ f) < float((centre - seat_xy) @ f)
 
 
 def _rows_without_seats(geo: _Geometry, chains: list[list[int]], image_size_wh: tuple[int, int]) -> list[PlacedRow]:
