@@ -166,7 +166,7 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
         if not verdict_right:
             tally.wrong_verdicts_flagged += bool(row and row.uncertain_cards)
             tally.failures.append(f"{name}: {true_row['player']} row {sequence} true {true_row['cards']}")
-    if truth.get("rulebook"):
+    if truth.get("rulebook") or name.startswith("rulebook"):
         tally.rulebook_lengths.append([found_rows[r["player"]].verdict.valid_length if r["player"] in found_rows else None for r in truth["rows"]])
     tally.rankings += 1
     tally.rankings_right += [(r.player, r.place) for r in result.ranking] == [(r["player"], r["place"]) for r in truth["ranking"]]
