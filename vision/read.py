@@ -287,6 +287,10 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
         card_doubts.append(("two blobs closer than symbols are printed", 0.4))
     if dark:
         card_doubts.append(("card in a deep shadow", 0.45))
+    if "overlap at the edge" in seg.dropped:
+        card_doubts.append(("something overlaps the card's edge", 0.4))
+    if any(d in seg.dropped for d in ("hollow mark", "thin line", "too long for a symbol")):
+        card_doubts.append(("a mark that is no symbol lies on the card (washed out or overlapped?)", 0.4))
     if min(card_bgr.shape[:2]) < WORK_SHORT_SIDE:
         card_doubts.append(("card image smaller than 80 px", 0.6))
     for doubt, value in card_doubts:

@@ -25,6 +25,8 @@ __all__ = ["Blob", "Segmentation", "find_blobs"]
 _MIN_EXTENT, _DOUBT_EXTENT = 0.075, 0.11
 _MAX_EXTENT, _DOUBT_MAX_EXTENT = 0.82, 0.74
 _EDGE_MARGIN = 0.04
+# A blob reaching this far (share of the short side) in from the edge band is an overlap.
+_DEEP_EDGE = 0.2
 # Silhouettes are measured with at least this many pixels across.
 _MEASURE_PX = 40.0
 
@@ -118,7 +120,13 @@ def find_blobs(card: BalancedCard) -> Segmentation:
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
         if x <= band or y <= band or x + w >= width - band or y + h >= height - band:
-            dropped.append("edge")
+            # A solid blob reaching deep into the card from one side is an object or another
+            # card over this one (a frame or a strip along the edge is not).
+            depth = max(w if x <= band or x + w >= width - band else 0, h if y <= band or y + h >= height - band else 0)
+            deep = (depth >= _DEEP_EDGE * short and min(w, h) >= _DEEP_EDGE * short
+                    and not (w > 0.8 * (width - 2 * band) and h > 0.8 * (height - 2 * band))
+                    and cv2.contourArea(outline) >= 0.3 * w * h)
+            dropped.append("overlap at the edge" if deep else "edge")
             continue
         blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt))
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
@@ -147,7 +155,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         return []
     own = cv2.dilate(own, None)
     ink_roi = card.ink[y0:y1, x0:x1]
-    soft = cv2.bitwise_and(ink_roi, own)
+    soft = soft_roi = cv2.bitwise_and(ink_roi, own)
     # Cut at half of this blob's own ink level: the edge of a blurred step.
     cut = max(0.5 * level, low8)
     scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
@@ -157,10 +165,12 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return []
-    areas = [cv2.contourArea(c) for c in contours]
-    total = sum(areas)
-    parts = [c for c, a in zip(contours, areas) if a >= 0.12 * total and a > 4.0 * scale * scale]
-    core = cv2.bitwise_and(cv2.threshold(ink_roi, max(0.7 * level, low8), 255, cv2.THRESH_BINARY)[1], own)
+    # Parts of symbol size are kept even when small next to the rest: a blob may hold a
+    # small symbol joined to a big one by a shadow edge.
+    min_part = _MIN_EXTENT * short * scale
+    parts = [c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_part and cv2.contourArea(c) > 4.0 * scale * scale]
+    # The symbol's core (well inside its edge) gives its colour, free of edge blending.
+    core = cv2.threshold(soft_roi, max(0.7 * level, low8), 255, cv2.THRESH_BINARY)[1]
     bal_roi = card.balanced_bgr[y0:y1, x0:x1]
     mean_all = None
     blobs: list[Blob] = []
@@ -200,7 +210,9 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             mean = cv2.mean(bal_roi, cv2.bitwise_and(core, part_mask))
         else:
             if mean_all is None:
-                mean_all = cv2.mean(bal_roi, core) if cv2.countNonZero(core) else cv2.mean(bal_roi, own)
+                mean_all = cv2.mean(bal_roi, core)
+                if mean_all[0] == mean_all[1] == mean_all[2] == 0.0:
+                    mean_all = cv2.mean(bal_roi, own)
             mean = mean_all
         mean_bgr = np.array(mean[:3], np.float32) * (1.0 / PAPER_LEVEL)
         blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill))
