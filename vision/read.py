@@ -39,7 +39,7 @@ _MAX_MARKS = 14
 # A point card's printed number has a hole, or fits no shape better than _NUMBER_FIT while
 # being a stroke thinner than _STROKE or less solid than _NUMBER_SOLIDITY.
 _NUMBER_FIT = 0.25
-_STROKE = 0.32
+_STROKE = 0.34
 _NUMBER_SOLIDITY = 0.82
 _SOLID_FILL = 0.9
 _POOR_FIT = 0.05
@@ -133,15 +133,16 @@ def _face_problem(card: BalancedCard, seg: Segmentation) -> str:
 
 
 def _looks_like_number(seg: Segmentation, fit: NDArray[np.float64]) -> bool:
-    """A point card: one or two marks, each with a hole (0, 6, 8, 9) or fitting no symbol
-    shape while being a thin stroke or far from convex (1, 2, 3, 4, 5, 7)."""
-    if len(seg.blobs) > 2:
-        return False
-    return all(
-        blob.fill < _SOLID_FILL
-        or (f < _NUMBER_FIT and (blob.features.thickness < _STROKE or blob.features.solidity < _NUMBER_SOLIDITY))
-        for blob, f in zip(seg.blobs, fit)
+    """A point card or another printed thing: most marks are no symbol. A mark is
+    symbol-like when it fits a shape, or at least is a solid, compact, convex-ish blob
+    (other games' symbols); a printed digit has a hole (0, 6, 8, 9), is a thin stroke or is
+    far from convex (1, 2, 3, 4, 5, 7); a printed frame breaks into thin pieces."""
+    symbol_like = sum(
+        1 for blob, f in zip(seg.blobs, fit)
+        if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.features.thickness >= _STROKE
+                                                              and blob.features.solidity >= _NUMBER_SOLIDITY))
     )
+    return 2 * symbol_like < len(seg.blobs) or symbol_like == 0
 
 
 def _calibrated(weight: float) -> float:

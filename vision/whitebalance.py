@@ -22,7 +22,7 @@ __all__ = ["BalancedCard", "balance_card", "estimate_paper_bgr", "PAPER_LEVEL", 
 CELL_PX = 10
 _CELL_PX = CELL_PX
 # A pixel is paper-like when its channels agree (neutral) within this spread.
-_NEUTRAL_SPREAD = 0.22
+_NEUTRAL_SPREAD = 0.3
 # Glare: paper this much brighter than the card's typical paper (wash capped at _MAX_WASH).
 _MAX_WASH = 4.0
 _GLARE_WASH = 1.3
