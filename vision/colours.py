@@ -36,10 +36,10 @@ _CHROMATIC = {
     Colour.RED: (36.0, 12.0, 51.0, 16.0, 55.0, 16.0),
     Colour.YELLOW: (94.0, 12.0, 89.0, 12.0, 70.0, 14.0),
     Colour.GREEN: (146.0, 14.0, 61.0, 16.0, 40.0, 14.0),
-    Colour.BLUE: (285.0, 22.0, 42.0, 16.0, 28.0, 12.0),
+    Colour.BLUE: (285.0, 22.0, 44.0, 12.0, 28.0, 12.0),
 }
 # Chroma a chromatic ink shows at least, and black at most, on a balanced card.
-_CHROMA_SPLIT = 16.0
+_CHROMA_SPLIT = 20.0
 _CHROMA_SPREAD = 5.0
 
 
@@ -62,7 +62,7 @@ def bgr_to_lab(bgr: NDArray[np.floating]) -> NDArray[np.float32]:
 _HUE, _HUE_SPREAD, _LIGHT, _LIGHT_SPREAD, _CHROMA_MIN, _CHROMA_MIN_SPREAD = (
     np.array([1.0] + [_CHROMATIC[c][i] for c in COLOUR_ORDER[1:]]) for i in range(6)
 )
-_BLACK_MAX_LIGHTNESS, _BLACK_LIGHTNESS_SPREAD = 38.0, 10.0
+_BLACK_MAX_LIGHTNESS, _BLACK_LIGHTNESS_SPREAD = 30.0, 9.0
 
 
 def colour_scores(lab: NDArray[np.floating]) -> NDArray[np.float64]:

@@ -26,6 +26,7 @@ _NEUTRAL_SPREAD = 0.3
 # Glare: paper this much brighter than the card's typical paper (wash capped at _MAX_WASH).
 _MAX_WASH = 4.0
 _GLARE_WASH = 1.3
+_GLARE_CLIPPED = 0.15
 # Weight (in share-of-cell * 255 units) of the paper-colour prior in cells without paper.
 _PRIOR = 3.0
 # Balanced paper sits at this level; the range above it is headroom for glare.
@@ -167,11 +168,10 @@ def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
         noise = float(np.searchsorted(np.cumsum(hist), 0.9 * total)) / 1.28 / PAPER_LEVEL
     else:
         noise = 1.0
-    # Glare: paper clipped to white while other paper is not (not a card exposed too
-    # brightly all over), or a field much brighter than the card's typical paper.
-    clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255)))
-    paper_px = max(cv2.countNonZero(paper_mask), 1)
+    # Glare: a good share of the paper clipped to white (a spot washing symbols out), or
+    # paper much brighter than typical. A few clipped pixels only mean a bright exposure.
     hot = float((wash > _GLARE_WASH).mean())
-    glare = max(clipped / paper_px if clipped < 0.7 * paper_px else 0.0, hot)
+    clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255))) / max(cv2.countNonZero(paper_mask), 1)
+    glare = max(min(clipped, 1.0) if clipped >= _GLARE_CLIPPED else 0.0, hot)
     paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
     return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash)
