@@ -325,6 +325,11 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
                 print("Game over: " + ", ".join(f"{s['place']}. {s['player']} {s['points']}" for s in event.data["standings"]),
                       flush=True)
 
+    if window:
+        # Resizable (a table screen may want it full size), starting at the frame's size or what fits a laptop.
+        cv2.namedWindow("referee live", cv2.WINDOW_NORMAL | cv2.WINDOW_KEEPRATIO | cv2.WINDOW_GUI_NORMAL)
+        fit = min(1.0, 1600 / size_wh[0], 900 / size_wh[1])
+        cv2.resizeWindow("referee live", round(size_wh[0] * fit), round(size_wh[1] * fit))
     emit(game.start(0, 0.0))
     for item in frames:
         if not isinstance(item, Frame):

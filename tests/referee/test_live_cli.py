@@ -248,12 +248,14 @@ def test_a_crash_mid_game_is_resumed_without_loss(tmp_path, capsys) -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             time.sleep(0.05)
-            if db.exists():
-                with sqlite3.connect(db) as con:
+            try:
+                with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
                     body = [json.loads(b) for (b,) in con.execute("SELECT body FROM events ORDER BY seq")]
-                if any(e["type"] == "round_started" and e["round"] == 2 for e in body) and \
-                        sum(e["type"] == "card_laid" for e in body) >= len(first.layings) + 2:
-                    break
+            except sqlite3.OperationalError:  # not created yet
+                continue
+            if any(e["type"] == "round_started" and e["round"] == 2 for e in body) and \
+                    sum(e["type"] == "card_laid" for e in body) >= len(first.layings) + 2:
+                break
         process.send_signal(signal.SIGKILL)
     finally:
         process.wait(timeout=10)
