@@ -108,7 +108,7 @@ class Tally:
             "median_ms_per_photo": round(float(np.median(self.ms)), 1) if self.ms else None,
             "colour_confusion (true->read: n)": {f"{a}->{b}": n for (a, b), n in sorted(self.colour_confusion.items()) if a != b},
             "shape_confusion (true->read: n)": {f"{a}->{b}": n for (a, b), n in sorted(self.shape_confusion.items()) if a != b},
-            "failures": self.failures[:20],
+            "failures": self.failures,
         }
 
 

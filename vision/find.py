@@ -221,12 +221,13 @@ def _refine(frame_bgr: NDArray[np.uint8], contour: NDArray, scale: float, table:
     floor = cv2.resize(low + _SHADE_CONTRAST * 0.5 * (high - low), size, interpolation=cv2.INTER_LINEAR)
     otsu, _ = cv2.threshold(np.clip(white, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     mask = np.where(white > np.maximum(np.minimum(cut, otsu), floor), 255, 0).astype(np.uint8)
-    # Sharp edges cut touching cards apart, and a card from the hand lying on it; a soft
-    # shadow's edge and the grain of the paper stay under the Canny thresholds.
-    light = cv2.GaussianBlur(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    # Sharp edges cut touching cards apart, and a card from a hand or a pale stripe of
+    # the cloth beside it; a soft shadow's edge and the grain of the paper stay under the
+    # Canny thresholds, which follow the contrast of paper and table here.
+    smooth = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (5, 5), 0)
     contrast = float(np.median(high - low))
-    strong = max(60.0, 1.2 * contrast)
-    edges = cv2.Canny(light, strong / 2, strong)
+    strong = float(np.clip(1.0 * contrast, 40.0, 160.0))
+    edges = cv2.Canny(smooth, strong / 2, strong)
     mask[cv2.dilate(edges, np.ones((3, 3), np.uint8)) > 0] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     seed = np.zeros((y1 - y0, x1 - x0), np.uint8)
@@ -260,6 +261,10 @@ def _split_by_size(contour: NDArray, typical: tuple[float, float] | None) -> lis
     if typical is None:
         return [(quad, fill)] if quad is not None else []
     short_t, long_t = typical
+    if quad is not None:
+        short, long = _sides(quad)
+        if short < 1.25 * short_t and long < 1.3 * long_t:
+            return [(quad, fill)]  # as big as one card: one card
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
     across, along = min(rw, rh), max(rw, rh)
     count = int(round(along / short_t))
