@@ -43,6 +43,8 @@ class ShapeFeatures:
     fill_circle : area / minimum enclosing circle area.
     thickness : diameter of the largest inscribed circle / long side (circle 1, square 0.71
         of its diagonal, triangle 0.58, star 0.3, bar 0.2-0.4, a printed digit's stroke ~0.1).
+    center_xy : centre of the minimum enclosing circle, measured pixels: the centre of
+        every symbol shape (of an equilateral triangle too).
     long_side : long side of the minimum-area rectangle, measured pixels.
     short_side : short side of the minimum-area rectangle, measured pixels.
     """
@@ -55,6 +57,7 @@ class ShapeFeatures:
     long_side: float
     short_side: float
     thickness: float = 1.0
+    center_xy: tuple[float, float] = (0.0, 0.0)
 
     def as_array(self) -> NDArray[np.float64]:
         return np.array([self.solidity, self.extent, math.log(self.aspect), self.fill_circle, self.thickness])
@@ -83,7 +86,7 @@ def measure_shape(contour: NDArray[np.int32], inradius: float | None = None) -> 
     hull = cv2.convexHull(contour)
     hull_area = max(cv2.contourArea(hull), area)
     (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
-    (_, _), radius = cv2.minEnclosingCircle(hull)
+    (ccx, ccy), radius = cv2.minEnclosingCircle(hull)
     # Pixel contours trace pixel centres: half a pixel of area is lost all round.
     long_side, short_side = max(rw, rh) + 1.0, min(rw, rh) + 1.0
     perimeter = cv2.arcLength(contour, True)
@@ -101,6 +104,7 @@ def measure_shape(contour: NDArray[np.int32], inradius: float | None = None) -> 
         long_side=long_side,
         short_side=short_side,
         thickness=min(1.0, 2.0 * (inradius + 0.5) / long_side),
+        center_xy=(float(ccx), float(ccy)),
     )
 
 

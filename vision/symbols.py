@@ -153,7 +153,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         if max(w, h) >= _DOUBT_EXTENT * short and level > 0.75 * high8:
             doubt.append("faint blob near the ink threshold")
         return []
-    own = cv2.dilate(own, None)
+    # (no dilation: pixels just outside the blob are below the cut anyway)
     ink_roi = card.ink[y0:y1, x0:x1]
     soft = soft_roi = cv2.bitwise_and(ink_roi, own)
     # Cut at half of this blob's own ink level: the edge of a blurred step.
@@ -198,11 +198,8 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             reasons.append("small blob near the size limit")
         if extent > _DOUBT_MAX_EXTENT:
             reasons.append("large blob near the size limit")
-        moments = cv2.moments(part)
-        if moments["m00"] <= 0:
-            continue
-        cx = x0 + (moments["m10"] / moments["m00"] + 0.5) / scale - 0.5
-        cy = y0 + (moments["m01"] / moments["m00"] + 0.5) / scale - 0.5
+        cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5
+        cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
         if len(parts) > 1:
             reasons.append("blob split at its own ink level")
             if scale > 1:
