@@ -110,30 +110,30 @@ def measure_shape(contour: NDArray[np.int32], inradius: float | None = None) -> 
 
 # Per shape (rows in SHAPE_ORDER), per feature (solidity, extent, log aspect, fill_circle,
 # thickness): the mean at a symbol size of 0.22 of the card's short side, its change per unit
-# of size, and its spread. Fitted on symbols of rendered dev photos (medium and hard tiers,
+# of size, and its spread. Fitted on 9343 symbols of rendered dev photos (all tiers,
 # ``python -m vision.bench_read --fit-shapes``), spreads widened by 30% and floored so that no
 # single feature can veto a shape on its own.
 _SIZE0 = 0.22
 _MEAN = np.array([
-    [0.986, 0.788, 0.031, 0.891, 0.944],  # circle
-    [0.957, 0.575, 0.122, 0.495, 0.643],  # triangle
-    [0.971, 0.934, 0.091, 0.674, 0.887],  # square
-    [0.645, 0.462, 0.064, 0.474, 0.548],  # star
-    [0.953, 0.890, 1.119, 0.368, 0.339],  # bar
+    [0.986, 0.790, 0.018, 0.925, 0.959],  # circle
+    [0.956, 0.571, 0.106, 0.496, 0.649],  # triangle
+    [0.971, 0.938, 0.035, 0.686, 0.943],  # square
+    [0.633, 0.453, 0.046, 0.473, 0.551],  # star
+    [0.950, 0.891, 1.130, 0.364, 0.336],  # bar
 ])
 _SLOPE = np.array([
-    [0.011, 0.002, 0.163, -0.057, -0.313],  # circle
-    [-0.000, -0.214, 0.088, -0.236, -0.182],  # triangle
-    [-0.003, 0.152, 0.179, -0.333, -0.167],  # square
-    [-0.557, -0.430, 0.052, -0.423, -0.499],  # star
-    [-0.041, 0.157, 1.127, -0.354, -0.355],  # bar
+    [0.008, -0.006, 0.047, 0.021, -0.040],  # circle
+    [0.012, -0.191, 0.086, -0.227, -0.179],  # triangle
+    [0.028, 0.177, 0.041, -0.272, -0.017],  # square
+    [-0.437, -0.351, 0.040, -0.325, -0.419],  # star
+    [-0.021, 0.159, 0.702, -0.223, -0.248],  # bar
 ])
 _SPREAD = np.array([
-    [0.015, 0.030, 0.143, 0.107, 0.118],  # circle
-    [0.015, 0.030, 0.118, 0.040, 0.050],  # triangle
-    [0.015, 0.047, 0.147, 0.043, 0.130],  # square
-    [0.069, 0.054, 0.113, 0.054, 0.058],  # star
-    [0.020, 0.040, 0.252, 0.087, 0.078],  # bar
+    [0.015, 0.030, 0.100, 0.044, 0.050],  # circle
+    [0.015, 0.030, 0.100, 0.040, 0.050],  # triangle
+    [0.015, 0.030, 0.100, 0.040, 0.057],  # square
+    [0.055, 0.043, 0.100, 0.040, 0.050],  # star
+    [0.021, 0.036, 0.235, 0.083, 0.073],  # bar
 ])
 
 
