@@ -168,28 +168,37 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
             clean.append((CardQuad(quad / scale, fill), contour))
         else:
             pending.append(contour)
-    typical = _typical_size([quad for quad, _ in clean])
+    singles = [quad for quad, _ in clean]
     quads = []
     for quad, contour in clean:
         # Two cards lying edge to edge look like one big card: look again at full size.
+        typical = _typical_near(singles, quad.center_xy, exclude=quad)
         if typical is not None and quad.size_wh[0] > 1.25 * typical[0]:
             pending.append(contour)
         else:
             quads.append(quad)
-    found = [quad for contour in pending for quad in _refine(frame_bgr, contour, scale, table, paper, cast, typical)]
+    found = []
+    for contour in pending:
+        x, y, w, h = cv2.boundingRect(contour)
+        typical = _typical_near(singles, ((x + w / 2) / scale, (y + h / 2) / scale))
+        found.extend(_refine(frame_bgr, contour, scale, table, paper, cast, typical))
     for quad in found:
         if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
             quads.append(quad)
     return quads
 
 
-def _typical_size(quads: list[CardQuad]) -> tuple[float, float] | None:
-    """A typical card's short and long side in frame pixels, leaning to the smaller cards
-    (a pair of touching cards must not set the size)."""
-    if len(quads) < 2:
+def _typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude: CardQuad | None = None,
+                  count: int = 4) -> tuple[float, float] | None:
+    """A card's short and long side near a point, in frame pixels: the median of the
+    nearest cards found (cards far from the camera of a tilted view look smaller)."""
+    others = [q for q in quads if q is not exclude]
+    if not others:
         return None
-    sizes = np.array([q.size_wh for q in quads])
-    return float(np.percentile(sizes[:, 0], 35)), float(np.percentile(sizes[:, 1], 35))
+    point = np.array(point_xy)
+    nearest = sorted(others, key=lambda q: float(np.linalg.norm(np.array(q.center_xy) - point)))[:count]
+    sizes = np.array([q.size_wh for q in nearest])
+    return float(np.median(sizes[:, 0])), float(np.median(sizes[:, 1]))
 
 
 _SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
@@ -276,7 +285,7 @@ def _split_by_size(contour: NDArray, typical: tuple[float, float] | None) -> lis
         and abs(along / across - single_aspect) > 0.12
     )
     if not is_row:
-        return [(quad, fill)] if quad is not None else []
+        return []  # neither one card nor cards side by side: a card with a hand or cloth on it
     box = order_corners(cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float32))
     a, b, c, d = box  # a-b is a short edge of the region; the cards follow one another from a-b to d-c
     area = cv2.contourArea(contour) / max(rw * rh, 1.0)
