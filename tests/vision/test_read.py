@@ -212,3 +212,35 @@ def test_every_reading_is_consistent(card_art):
     assert reading.criteria == Criteria.from_symbols((s.shape, s.colour) for s in reading.symbols)
     assert all(isinstance(s.shape, Shape) and isinstance(s.colour, Colour) for s in reading.symbols)
     assert 0.0 <= reading.confidence <= 1.0
+
+
+@pytest.mark.parametrize("squash", ["long_side", "short_side"])
+def test_a_near_square_quad_from_a_tilted_view_is_read(card_art, squash):
+    # A tilted view foreshortens one side; the warped quad comes out nearly square and the
+    # reader must restore the card's proportions, whichever side was foreshortened.
+    syms = _nine_grid(card_art, [("circle", "red"), ("square", "blue"), ("triangle", "green"), ("bar", "black"),
+                                 ("star", "yellow"), ("square", "red")])
+    image = card_art.light(card_art.draw(syms), noise=2.0, blur=0.5)
+    h, w = image.shape[:2]
+    size_wh = (w, int(w * 1.05)) if squash == "long_side" else (int(h * 0.95), w)
+    squashed = cv2.resize(image, size_wh, interpolation=cv2.INTER_AREA)
+    if squash == "short_side":
+        squashed = np.ascontiguousarray(np.rot90(cv2.resize(image, (w, int(w * 0.95)), interpolation=cv2.INTER_AREA)))
+    reading = read_card(squashed)
+    assert reading.criteria == Criteria(colours=5, shapes=5, symbols=6), reading.reason
+
+
+def test_a_card_in_a_deep_shadow_is_read_but_flagged(card_art):
+    syms = _nine_grid(card_art, [("circle", "red"), ("square", "black"), ("star", "blue")])
+    image = card_art.light(card_art.draw(syms), cast=(0.15, 0.15, 0.17), noise=1.0)
+    reading = read_card(image)
+    assert reading.criteria == Criteria(colours=3, shapes=3, symbols=3), reading.reason
+    assert reading.confidence < 0.5
+
+
+def test_an_object_over_the_card_edge_lowers_confidence(card_art):
+    syms = _nine_grid(card_art, [("circle", "red"), ("square", "blue"), ("star", "green"), ("bar", "black")])
+    image = card_art.draw(syms)
+    cv2.ellipse(image, (0, 100), (30, 22), 0, 0, 360, (40, 60, 90), -1)  # a finger from the left
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert reading.confidence < 0.5, reading
