@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
 
 WORK_LONG_SIDE = 960
-_ASPECT_RANGE = (1.2, 1.8)  # a card's long:short side, with room for tilt and fitting error
+_ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
 _CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
 
