@@ -13,6 +13,7 @@ place and keeps its identity.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -76,7 +77,7 @@ class _Track:
     corners_xy: NDArray[np.float32]
     first_t: float
     last_seen_t: float
-    path: deque = field(default_factory=deque)  # (t, centre) sightings while lying still
+    path: deque = field(default_factory=deque)  # (t, x, y) sightings of the centre while lying still
     votes: Counter = field(default_factory=Counter)
     reading: CardReading | None = None
     read_frame: int = -1
@@ -154,27 +155,29 @@ class CardTracker:
         if not cards or not self._tracks:
             return {}
         tracks = list(self._tracks.values())
-        pairs = []
-        for k, card in enumerate(cards):
-            centre = card.corners_xy.mean(axis=0)
-            for track in tracks:
-                distance = float(np.linalg.norm(centre - track.centre))
-                if distance <= _MATCH_DISTANCE * track.short:
-                    # Settled cards first: a card being laid next to them must not steal them.
-                    pairs.append((distance / max(track.short, 1.0) - (0.2 if track.settled_t is not None else 0.0), k, track.id))
-        pairs.sort()
+        quads = np.stack([t.corners_xy for t in tracks]).astype(np.float64)
+        centres = quads.mean(axis=1)
+        shorts = (np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1) + np.linalg.norm(quads[:, 2] - quads[:, 3], axis=1)) / 2
+        shorts = np.maximum(shorts, 1.0)
+        found = np.stack([c.corners_xy for c in cards]).astype(np.float64).mean(axis=1)
+        distance = np.linalg.norm(found[:, None, :] - centres[None, :, :], axis=2) / shorts[None, :]
+        # Settled cards first: a card being laid next to them must not steal them.
+        settled = np.array([t.settled_t is not None for t in tracks])
+        cost = distance - 0.2 * settled[None, :]
         out: dict[int, int] = {}
-        used = set()
-        for _, k, track_id in pairs:
-            if k in out or track_id in used:
+        used: set[int] = set()
+        for k, j in zip(*np.unravel_index(np.argsort(cost, axis=None), cost.shape)):
+            if distance[k, j] > _MATCH_DISTANCE:
                 continue
-            out[k] = track_id
-            used.add(track_id)
+            if int(k) in out or int(j) in used:
+                continue
+            out[int(k)] = tracks[j].id
+            used.add(int(j))
         return out
 
     def _observe(self, track: _Track, card: DetectedCard, frame_index: int, t: float,
                  frame_bgr: NDArray[np.uint8] | None) -> None:
-        centre = card.corners_xy.mean(axis=0).astype(np.float64)
+        cx, cy = (float(v) for v in card.corners_xy.mean(axis=0))
         area = _area(card.corners_xy)
         whole = track.settled_t is None or abs(area - track.settled_area) <= _WHOLE_AREA * track.settled_area
         if t - track.last_seen_t > _MAX_GAP_S:
@@ -189,10 +192,10 @@ class CardTracker:
             track.reading = reading
             track.read_frame = frame_index
         still = self._still_radius(track)
-        while track.path and np.linalg.norm(track.path[0][1] - centre) > still:
+        while track.path and math.hypot(track.path[0][1] - cx, track.path[0][2] - cy) > still:
             track.path.popleft()
         # After a move the card must lie still afresh; only the start of the still stretch matters.
-        track.path.append((t, centre))
+        track.path.append((t, cx, cy))
         while len(track.path) > 2 and track.path[1][0] <= t - self.settle_s:
             track.path.popleft()
         if (track.settled_t is None and track.votes and track.path and t - track.path[0][0] >= self.settle_s - 1e-6):

@@ -306,6 +306,8 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
     tracker = CardTracker()
     tracked = TrackerUpdate((), ())
     sighting = None
+    rows: dict = {}
+    last_layout: tuple = ()
     prompt: str | None = None
     notice = ""
     frame = Frame(0, 0.0, None)  # type: ignore[arg-type]
@@ -340,7 +342,9 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         frame = item
         sighting = read_changes(frame.image_bgr, frame.t, frame.index, sighting, tracked.cards)
         tracked = tracker.update(sighting.cards, frame.index, frame.t, frame.image_bgr)
-        rows = rows_of(tracked.cards, seats, size_wh)
+        layout = tuple((c.id, c.criteria, c.corners_xy.tobytes()) for c in tracked.cards if c.is_settled)
+        if layout != last_layout:  # rows change only when settled cards do
+            rows, last_layout = rows_of(tracked.cards, seats, size_wh), layout
         seen = {player: [SeenCard(card.id, card.criteria) for card in row] for player, row in rows.items()}
         emit(game.observe(seen, frame.index, frame.t))
         processed += 1

@@ -81,6 +81,7 @@ def _speed(scale: float, fps: float, folder: Path) -> None:
     game = LiveGame([s.name for s in _seats(scale)])
     game.start(0, 0.0)
     steps = {"decode": [], "search and read": [], "track and rows": [], "game": []}
+    seats, rows, last_layout = _seats(scale), {}, ()
     index = 0
     while True:
         t0 = time.perf_counter()
@@ -92,7 +93,9 @@ def _speed(scale: float, fps: float, folder: Path) -> None:
         sighting = read_changes(image, t, index, sighting, tracked.cards)
         t2 = time.perf_counter()
         tracked = tracker.update(sighting.cards, index, t, image)
-        rows = rows_of(tracked.cards, _seats(scale), (image.shape[1], image.shape[0]))
+        layout = tuple((c.id, c.criteria, c.corners_xy.tobytes()) for c in tracked.cards if c.is_settled)
+        if layout != last_layout:  # as in the live loop: rows change only when settled cards do
+            rows, last_layout = rows_of(tracked.cards, seats, (image.shape[1], image.shape[0])), layout
         t3 = time.perf_counter()
         game.observe({p: [SeenCard(c.id, c.criteria) for c in row] for p, row in rows.items()}, index, t)
         t4 = time.perf_counter()
