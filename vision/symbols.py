@@ -93,12 +93,9 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     short = min(height, width)
     low_t, high_t = _thresholds(card.noise)
     low8, high8 = int(round(low_t * PAPER_LEVEL)), int(round(high_t * PAPER_LEVEL))
-    low = cv2.threshold(ink, low8, 255, cv2.THRESH_BINARY)[1]
     band = max(2, round(_EDGE_MARGIN * short))
-    low[:band] = 0
-    low[-band:] = 0
-    low[:, :band] = 0
-    low[:, -band:] = 0
+    low = np.zeros_like(ink)
+    low[band:-band, band:-band] = cv2.threshold(ink[band:-band, band:-band], low8, 255, cv2.THRESH_BINARY)[1]
     # Two-level hierarchy: a printed border line encloses the symbols but must not hide them.
     contours, hierarchy = cv2.findContours(low, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     outlines = [c for c, link in zip(contours, hierarchy[0]) if link[3] < 0] if contours else []

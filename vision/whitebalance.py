@@ -9,6 +9,7 @@ darker than that in some channel.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -82,11 +83,9 @@ def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[
     """
     inner = card_bgr[margin : card_bgr.shape[0] - margin, margin : card_bgr.shape[1] - margin]
     gray = cv2.cvtColor(inner, cv2.COLOR_BGR2GRAY)
-    hist = cv2.calcHist([gray], [0], None, [256], [0, 256]).ravel()
-    cum = np.cumsum(hist) / max(hist.sum(), 1.0)
-    lo = int(np.searchsorted(cum, 0.55))
-    hi = int(np.searchsorted(cum, 0.97))
-    mask = cv2.inRange(gray, lo, max(hi, lo))
+    n = gray.size
+    lo, hi = np.partition(gray.ravel(), (int(0.55 * (n - 1)), int(0.97 * (n - 1))))[[int(0.55 * (n - 1)), int(0.97 * (n - 1))]]
+    mask = cv2.inRange(gray, int(lo), int(max(hi, lo)))
     mean = cv2.mean(inner, mask=mask)
     return np.array(mean[:3], dtype=np.float32)
 
@@ -159,15 +158,10 @@ def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
     typical = float(np.partition(level, level.size // 2)[level.size // 2])
     wash = np.clip(level.reshape(fine.shape[:2]) * (1.0 / max(typical, 1.0)), 1.0, _MAX_WASH)
 
-    # Paper noise, robustly: ink is clipped at zero, so use the 90th percentile of the
-    # paper's ink (1.28 sigma of a Gaussian) away from ink edges, not a standard deviation.
-    inner = cv2.erode(fine_mask, None)
-    hist = cv2.calcHist([ink], [0], inner, [256], [0, 256]).ravel()
-    total = float(hist.sum())
-    if total > 0:
-        noise = float(np.searchsorted(np.cumsum(hist), 0.9 * total)) / 1.28 / PAPER_LEVEL
-    else:
-        noise = 1.0
+    # Paper noise away from ink edges. Ink is clipped at zero on paper, so for Gaussian noise
+    # of sigma s the clipped values have E[ink^2] = s^2 / 2.
+    mean, std = cv2.meanStdDev(ink, mask=cv2.erode(fine_mask, None))
+    noise = math.sqrt(2.0 * (float(mean[0, 0]) ** 2 + float(std[0, 0]) ** 2)) / PAPER_LEVEL
     # Glare: a good share of the paper clipped to white (a spot washing symbols out), or
     # paper much brighter than typical. A few clipped pixels only mean a bright exposure.
     hot = float((wash > _GLARE_WASH).mean())
