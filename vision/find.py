@@ -173,14 +173,14 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     for quad, contour in clean:
         # Two cards lying edge to edge look like one big card: look again at full size.
         typical = _typical_near(singles, quad.center_xy, exclude=quad)
-        if typical is not None and quad.size_wh[0] > 1.25 * typical[0]:
+        if typical is not None and quad.size_wh[0] > 1.25 * typical.short:
             pending.append(contour)
         else:
             quads.append(quad)
     found = []
     for contour in pending:
         x, y, w, h = cv2.boundingRect(contour)
-        typical = _typical_near(singles, ((x + w / 2) / scale, (y + h / 2) / scale))
+        typical = _typical_near(quads, ((x + w / 2) / scale, (y + h / 2) / scale))
         found.extend(_refine(frame_bgr, contour, scale, table, paper, cast, typical))
     for quad in found:
         if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
@@ -188,17 +188,35 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     return quads
 
 
+@dataclass(frozen=True)
+class _Typical:
+    """The cards found near a place: their median short and long side (frame pixels), and
+    whether their long sides run one way (the unit vector) or every which way (None)."""
+
+    short: float
+    long: float
+    long_axis: NDArray[np.float64] | None
+
+
 def _typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude: CardQuad | None = None,
-                  count: int = 4) -> tuple[float, float] | None:
-    """A card's short and long side near a point, in frame pixels: the median of the
-    nearest cards found (cards far from the camera of a tilted view look smaller)."""
+                  count: int = 4) -> _Typical | None:
+    """The size of the cards nearest a point (cards far from the camera of a tilted view
+    look smaller), from the cards found there."""
     others = [q for q in quads if q is not exclude]
     if not others:
         return None
     point = np.array(point_xy)
     nearest = sorted(others, key=lambda q: float(np.linalg.norm(np.array(q.center_xy) - point)))[:count]
     sizes = np.array([q.size_wh for q in nearest])
-    return float(np.median(sizes[:, 0])), float(np.median(sizes[:, 1]))
+    axes = np.array([_unit(q.corners_xy[2] - q.corners_xy[1]) for q in nearest])
+    axes *= np.sign(axes @ axes[0])[:, None]
+    mean_axis = axes.mean(axis=0)
+    aligned = len(nearest) >= 3 and np.linalg.norm(mean_axis) > 0.95
+    return _Typical(float(np.median(sizes[:, 0])), float(np.median(sizes[:, 1])), _unit(mean_axis) if aligned else None)
+
+
+def _unit(vector: NDArray) -> NDArray[np.float64]:
+    return np.asarray(vector, np.float64) / max(float(np.linalg.norm(vector)), 1e-9)
 
 
 _SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
@@ -260,34 +278,32 @@ def _refine(frame_bgr: NDArray[np.uint8], contour: NDArray, scale: float, table:
     return found
 
 
-def _split_by_size(contour: NDArray, typical: tuple[float, float] | None) -> list[tuple[NDArray[np.float32], float]]:
+def _split_by_size(contour: NDArray, typical: _Typical | None) -> list[tuple[NDArray[np.float32], float]]:
     """One quad per card in a region: cards lying edge to edge are cut by the cards' size.
 
-    A row of k touching cards is about k short sides long and one long side wide, which
-    tells it from one nearer, bigger card by its aspect.
+    A row of k touching cards is about k short sides long and one long side wide, with the
+    long sides of the cards around it running across it; a region far bigger than a card
+    that is no such row is a card with something on it, and no card.
     """
     quad, fill = _fit_quad(contour)
     if typical is None:
         return [(quad, fill)] if quad is not None else []
-    short_t, long_t = typical
-    if quad is not None:
-        short, long = _sides(quad)
-        if short < 1.25 * short_t and long < 1.3 * long_t:
-            return [(quad, fill)]  # as big as one card: one card
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
-    across, along = min(rw, rh), max(rw, rh)
-    count = int(round(along / short_t))
-    single_aspect = long_t / short_t
-    is_row = (
-        count >= 2
-        and abs(across / long_t - 1) < 0.2
-        and abs(along / (count * short_t) - 1) < 0.15
-        and abs(along / across - single_aspect) > 0.12
-    )
-    if not is_row:
-        return []  # neither one card nor cards side by side: a card with a hand or cloth on it
     box = order_corners(cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float32))
     a, b, c, d = box  # a-b is a short edge of the region; the cards follow one another from a-b to d-c
+    across, along = float(np.linalg.norm(b - a)), float(np.linalg.norm(d - a))
+    count = int(round(along / typical.short))
+    is_row = (
+        typical.long_axis is not None
+        and count >= 2
+        and abs(float(_unit(b - a) @ typical.long_axis)) > 0.94
+        and abs(across / typical.long - 1) < 0.15
+        and abs(along / (count * typical.short) - 1) < 0.12
+    )
+    if not is_row:
+        if quad is None or min(_sides(quad)) > 1.6 * typical.short:
+            return []
+        return [(quad, fill)]
     area = cv2.contourArea(contour) / max(rw * rh, 1.0)
     parts = []
     for k in range(count):
