@@ -1,0 +1,184 @@
+"""``referee serve`` and ``referee live --serve``: the scoreboard page for the phones and TVs in the room.
+
+``LiveWeb`` is what the live loop talks to: it draws nothing itself, encodes each
+annotated frame it is given once (and only while someone watches, at most
+``stream_fps`` times a second), publishes the game's state when it changes, and
+applies the page's actions (next round, point cards, mode) between frames, in the
+loop's own thread, so the game is never touched from two threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from referee.web import Hub, ScoreboardServer, game_state, is_loopback, parse_address
+
+__all__ = ["add_parsers", "add_serve_option", "start_live_web", "LiveWeb", "palette"]
+
+DEFAULT_ADDRESS = ("127.0.0.1", 8080)
+
+
+def add_parsers(commands: argparse._SubParsersAction) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="serve the history of past games as a web page",
+        description="Serve the games kept by 'referee live' as a web page (past games and their standings) "
+                    "until Ctrl-C. For the live table, use 'referee live ... --serve'.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    serve.add_argument("--db", metavar="FILE", type=Path, default=None,
+                       help="the games database (default: $XDG_DATA_HOME/table-referee/games.db)")
+    serve.add_argument("--serve", metavar="HOST:PORT", type=_address, default=DEFAULT_ADDRESS,
+                       help="where to listen (default: 127.0.0.1:8080; 0.0.0.0:8080 opens it to the local network)")
+    serve.set_defaults(run=_run_serve)
+
+
+def add_serve_option(parser: argparse.ArgumentParser) -> None:
+    """``--serve [HOST:PORT]`` for ``referee live``."""
+    parser.add_argument("--serve", metavar="HOST:PORT", nargs="?", type=_address, const=DEFAULT_ADDRESS, default=None,
+                        help="serve the scoreboard page (live view, standings, history) here; without a value "
+                             "127.0.0.1:8080; a non-loopback HOST such as 0.0.0.0 opens it to the local network")
+
+
+def _address(text: str) -> tuple[str, int]:
+    try:
+        return parse_address(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def palette() -> tuple[str, ...]:
+    """The overlay's player colours as CSS ``#rrggbb``, in seat order."""
+    from vision.annotate import PLAYER_BGR
+
+    return tuple(f"#{r:02x}{g:02x}{b:02x}" for b, g, r in PLAYER_BGR)
+
+
+def _open_server(address: tuple[str, int], hub: Hub | None, db_path: Path | None, token: str | None,
+                 command: str) -> ScoreboardServer:
+    host, port = address
+    try:
+        server = ScoreboardServer((host, port), hub, db_path, token, palette())
+    except OSError as error:
+        raise ServeError(f"--serve {host}:{port}: cannot listen there ({error.strerror or error})") from None
+    if not is_loopback(host):
+        print(f"referee {command}: warning: serving on {host}, open to the network: anyone on it can watch"
+              + ("; acting needs the token" if token else ""), file=sys.stderr)
+    return server
+
+
+class ServeError(ValueError):
+    """The scoreboard cannot be served where asked."""
+
+
+class LiveWeb:
+    """The live loop's side of the scoreboard; see the module docstring."""
+
+    def __init__(self, server: ScoreboardServer, hub: Hub, game: Any, mode: str, stream_fps: float = 15.0,
+                 max_width: int = 1280, quality: int = 80) -> None:
+        self.server, self.hub, self.game, self.mode = server, hub, game, mode
+        self.stream_fps, self.max_width, self.quality = stream_fps, max_width, quality
+        self.encodes = 0
+        self._next_frame_at = 0.0
+        self._scored = len(game.results)
+        self._publish_state()
+
+    def wants_frame(self) -> bool:
+        """Whether the next annotated frame should be drawn and encoded for the stream."""
+        return self.hub.has_viewers() and time.monotonic() >= self._next_frame_at
+
+    def publish_frame(self, annotated_bgr: Any) -> None:
+        """Encode the annotated frame once (scaled to ``max_width``) and hand it to every viewer."""
+        import cv2
+
+        self._next_frame_at = time.monotonic() + 1.0 / self.stream_fps
+        height, width = annotated_bgr.shape[:2]
+        if width > self.max_width:
+            size = (self.max_width, round(height * self.max_width / width))
+            annotated_bgr = cv2.resize(annotated_bgr, size, interpolation=cv2.INTER_AREA)
+        ok, jpeg = cv2.imencode(".jpg", annotated_bgr, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+        if ok:
+            self.encodes += 1
+            self.hub.publish_frame(jpeg.tobytes())
+
+    def step(self, emit: Callable[[Sequence[Any]], None], frame: int, t: float, mode: str) -> str:
+        """Apply the page's actions, publish what changed; returns the mode (the page may have toggled it)."""
+        self.mode = mode
+        for action in self.hub.take_actions():
+            try:
+                if action.kind == "next_round":
+                    emit(self.game.next_round(frame, t))
+                elif action.kind == "points":
+                    emit(self.game.set_points(action.points, frame, t))
+                elif action.kind == "mode":
+                    self.mode = "open" if self.mode == "hidden" else "hidden"
+                action.finish()
+            except ValueError as error:
+                action.finish(str(error))
+        self._publish_state()
+        return self.mode
+
+    def _publish_state(self) -> None:
+        from referee.live.game import round_scored_data
+
+        self.hub.publish_state(game_state(self.game, self.mode, self.server.palette))
+        results = self.game.results
+        if len(results) != self._scored:
+            self._scored = len(results)
+            if self.game.round in results:
+                self.hub.publish_event("round_scored", round_scored_data(self.game.round, results[self.game.round]))
+
+    def close(self) -> None:
+        """Publish the last state (a video's last round is scored after the loop), then stop serving."""
+        self._publish_state()
+        time.sleep(0.2)  # let the listeners' threads send it
+        self.server.close()
+
+
+def start_live_web(address: tuple[str, int], game: Any, db_path: Path | None, mode: str,
+                   command: str = "live") -> LiveWeb:
+    """Serve the live game at ``address``; prints the address and the token on stderr."""
+    from referee.cli.live import _Refused  # the live command's "refused before starting" (exit status 2)
+
+    token = secrets.token_urlsafe(12)
+    hub = Hub()
+    try:
+        server = _open_server(address, hub, db_path, token, command)
+    except ServeError as error:
+        raise _Refused(str(error)) from None
+    web = LiveWeb(server, hub, game, mode)
+    hub.accepts_actions = True
+    server.start()
+    print(f"referee {command}: scoreboard at {server.url} (watching is open to anyone who can reach it)", file=sys.stderr)
+    print(f"referee {command}: acting needs the token {token} (or open {server.url}?token={token})", file=sys.stderr,
+          flush=True)
+    return web
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from referee.live.store import default_db_path
+
+    path = args.db or default_db_path()
+    if not path.is_file():
+        print(f"referee serve: {path}: no games database (play a game with 'referee live' first)", file=sys.stderr)
+        return 2
+    try:
+        server = _open_server(args.serve, None, path, None, "serve")
+    except ServeError as error:
+        print(f"referee serve: {error}", file=sys.stderr)
+        return 2
+    server.start()
+    print(f"referee serve: past games at {server.url}history (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
