@@ -64,6 +64,9 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
     live.add_argument("--resume", action="store_true", help="continue the latest unfinished game in the database")
     live.add_argument("--give-up", metavar="SECONDS", type=float, default=60.0,
                       help="stop when a camera or stream stays lost this long (default: 60)")
+    from referee.cli.serve import add_serve_option
+
+    add_serve_option(live)
     live.set_defaults(run=_run_live)
 
 
@@ -258,10 +261,17 @@ def _live(args: argparse.Namespace) -> int:
             writer = cv2.VideoWriter(str(args.record), cv2.VideoWriter_fourcc(*codec), fps, size_wh)
             if not writer.isOpened():
                 raise _Refused(f"--record {args.record}: cannot open a {codec} video writer there")
+        web = None
+        if args.serve is not None:
+            from referee.cli.serve import start_live_web
+
+            web = start_live_web(args.serve, game, db_path, args.mode)
         try:
             _referee(frames, game, seats, size_wh, store, game_id, log, writer, window, args.mode, stop,
-                     score_at_end=args.video is not None)
+                     score_at_end=args.video is not None, web=web)
         finally:
+            if web is not None:
+                web.close()
             stop.set()
             if writer is not None:
                 writer.release()
@@ -288,7 +298,8 @@ def _peek(frames: Iterator[Any]) -> tuple[Any, Iterator[Any]]:
 
 
 def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tuple[int, int], store: Any, game_id: int,
-             log: _Log, writer: Any, window: bool, mode: str, stop: threading.Event, score_at_end: bool) -> None:
+             log: _Log, writer: Any, window: bool, mode: str, stop: threading.Event, score_at_end: bool,
+             web: Any = None) -> None:
     """The capture loop: frames in; events logged, kept and drawn.
 
     When a video file ends, a round still open is scored as it lies; a camera or
@@ -348,9 +359,14 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         seen = {player: [SeenCard(card.id, card.criteria) for card in row] for player, row in rows.items()}
         emit(game.observe(seen, frame.index, frame.t))
         processed += 1
-        if writer is not None or window:
+        if web is not None:  # the scoreboard page: its actions, then the state it shows
+            mode = web.step(emit, frame.index, frame.t, mode)
+        serving = web is not None and web.wants_frame()
+        if writer is not None or window or serving:
             view = LiveView({c.id: c.corners_xy for c in tracked.cards}, mode, prompt or "", window, notice)
             annotated = draw_live(frame.image_bgr, game, view)
+            if serving:
+                web.publish_frame(annotated)
             if writer is not None:
                 writer.write(annotated)
             if window:
