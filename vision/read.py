@@ -57,7 +57,7 @@ _DOUBT_CONFIDENCE = {
 }
 
 
-def to_working_size(card_bgr: NDArray[np.uint8], turn: bool = False) -> tuple[NDArray[np.uint8], tuple[float, float]]:
+def to_working_size(card_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], tuple[float, float]]:
     """Resize a card so that its short side is ``WORK_SHORT_SIDE``.
 
     The long side is rounded to a multiple of the white-balance grid cell (an aspect
@@ -68,9 +68,6 @@ def to_working_size(card_bgr: NDArray[np.uint8], turn: bool = False) -> tuple[ND
     Parameters
     ----------
     card_bgr : ndarray (H, W, 3) uint8
-    turn : bool
-        For a near-square input: take its short axis as the card's long axis (the quad's
-        long side was the foreshortened one).
 
     Returns
     -------
@@ -85,9 +82,9 @@ def to_working_size(card_bgr: NDArray[np.uint8], turn: bool = False) -> tuple[ND
         # restore a typical card's proportions rather than read squashed symbols.
         aspect = _TYPICAL_ASPECT
     long_work = max(CELL_PX, round(aspect * WORK_SHORT_SIDE / CELL_PX) * CELL_PX)
-    size_wh = (WORK_SHORT_SIDE, long_work) if (width <= height) != turn else (long_work, WORK_SHORT_SIDE)
+    size_wh = (WORK_SHORT_SIDE, long_work) if width <= height else (long_work, WORK_SHORT_SIDE)
     image = card_bgr
-    factor = min(size_wh) and min(width // size_wh[0], height // size_wh[1])
+    factor = min(width // size_wh[0], height // size_wh[1])
     if factor >= 2:
         # Integer-factor area averaging is fast and keeps the noise down; the rest is linear.
         image = image[: height - height % factor, : width - width % factor]
