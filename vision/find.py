@@ -185,7 +185,67 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     for quad in found:
         if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
             quads.append(quad)
-    return quads
+    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    search = 1.0 / scale + 2.0
+    return [CardQuad(snap_corners(gray, quad.corners_xy, search), quad.fill) for quad in quads]
+
+
+def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], search_px: float) -> NDArray[np.float32]:
+    """Corners moved onto the card's true outline, found at full resolution.
+
+    Along the middle of each side the outline is where the light drops most steeply
+    going outwards (paper to table), within ``search_px`` of the rough side; a robust
+    line through those points replaces the side, and neighbouring sides meet in the
+    corners. A side with too few clear points keeps its rough line.
+
+    Parameters
+    ----------
+    gray : ndarray (H, W) uint8, the full frame
+    corners_xy : ndarray (4, 2) float32, clockwise, rough
+    search_px : how far the outline may lie from the rough side
+
+    Returns
+    -------
+    corners_xy : ndarray (4, 2) float32, clockwise, first edge the same short side
+    """
+    centre = corners_xy.mean(axis=0)
+    samples = np.linspace(0.15, 0.85, 16, dtype=np.float32)
+    offsets = np.arange(-search_px, search_px + 0.01, 0.5, dtype=np.float32)
+    lines = []
+    for k in range(4):
+        p0, p1 = corners_xy[k], corners_xy[(k + 1) % 4]
+        direction = (p1 - p0) / max(float(np.linalg.norm(p1 - p0)), 1e-6)
+        normal = np.array([direction[1], -direction[0]], np.float32)
+        if float((p0 + p1) / 2 @ normal) < float(centre @ normal):
+            normal = -normal  # outwards
+        points = p0[None, :] + samples[:, None] * (p1 - p0)[None, :]
+        grid = points[:, None, :] + offsets[None, :, None] * normal[None, None, :]
+        profile = cv2.remap(gray, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        drop = -np.diff(profile.astype(np.float32), axis=1)  # light falling outwards
+        best = np.argmax(drop, axis=1)
+        strength = drop[np.arange(len(best)), best]
+        keep = strength >= max(8.0, 0.4 * float(np.median(strength)))
+        if keep.sum() < 5:
+            lines.append((p0, direction))
+            continue
+        along = offsets[best[keep]] + 0.25  # the drop lies between two samples
+        edge = points[keep] + along[:, None] * normal[None, :]
+        vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
+    snapped = np.array([_meet(lines[k - 1], lines[k]) for k in range(4)], np.float32)
+    if not np.all(np.isfinite(snapped)) or np.max(np.linalg.norm(snapped - corners_xy, axis=1)) > 3 * search_px:
+        return corners_xy
+    return snapped
+
+
+def _meet(a: tuple[NDArray, NDArray], b: tuple[NDArray, NDArray]) -> NDArray[np.float32]:
+    """Where two lines (point, direction) cross."""
+    (pa, da), (pb, db) = a, b
+    det = float(da[0] * db[1] - da[1] * db[0])
+    if abs(det) < 1e-6:
+        return np.array([np.nan, np.nan], np.float32)
+    t = float((pb[0] - pa[0]) * db[1] - (pb[1] - pa[1]) * db[0]) / det
+    return (pa + t * da).astype(np.float32)
 
 
 @dataclass(frozen=True)
