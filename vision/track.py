@@ -38,6 +38,7 @@ _MAX_GAP_S = 0.25  # a longer gap in sightings restarts the stillness clock
 _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only passing by
 _EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare table
 _REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frames
+UNREADABLE_AFTER_S = 1.5  # a card lying still this long without one reading is reported
 
 
 @dataclass(frozen=True)
@@ -65,10 +66,15 @@ class TrackedCard:
 
 @dataclass(frozen=True)
 class TrackerUpdate:
-    """Every tracked card after a frame, and the ids removed in it."""
+    """Every tracked card after a frame, the ids removed in it, and cards found unreadable in it.
+
+    ``unreadable`` holds (id, centre_xy, reason) for a face-up card that has lain
+    still for ``UNREADABLE_AFTER_S`` without one reading; each card is reported once.
+    """
 
     cards: tuple[TrackedCard, ...]
     removed: tuple[int, ...]
+    unreadable: tuple[tuple[int, tuple[float, float], str], ...] = ()
 
 
 @dataclass
@@ -86,6 +92,9 @@ class _Track:
     settled_area: float = 0.0
     table_bgr: NDArray[np.float32] | None = None
     table_tol: float = 40.0
+    still_since: float = 0.0  # when the card's latest still stretch began
+    reason: str = ""  # why the latest reading failed
+    warned: bool = False
 
     @property
     def centre(self) -> NDArray[np.float64]:
@@ -128,14 +137,20 @@ class CardTracker:
         """
         matches = self._match(cards)
         seen = set()
+        unreadable = []
         for k, card in enumerate(cards):
             track_id = matches.get(k)
             if track_id is None:
                 track_id = self._next_id
                 self._next_id += 1
                 self._tracks[track_id] = _Track(track_id, card.corners_xy.copy(), t, t)
-            self._observe(self._tracks[track_id], card, frame_index, t, frame_bgr)
+            track = self._tracks[track_id]
+            self._observe(track, card, frame_index, t, frame_bgr)
             seen.add(track_id)
+            if not track.votes and not track.warned and track.path and t - track.still_since >= UNREADABLE_AFTER_S:
+                track.warned = True
+                x, y = (float(v) for v in track.corners_xy.mean(axis=0))
+                unreadable.append((track.id, (x, y), track.reason or "no reading"))
         removed = []
         for track in list(self._tracks.values()):
             if track.id in seen:
@@ -148,7 +163,7 @@ class CardTracker:
                 del self._tracks[track.id]
                 removed.append(track.id)
         snapshot = tuple(self._snapshot(track, track.id not in seen) for track in self._tracks.values())
-        return TrackerUpdate(snapshot, tuple(removed))
+        return TrackerUpdate(snapshot, tuple(removed), tuple(unreadable))
 
     def _match(self, cards: Sequence[DetectedCard]) -> dict[int, int]:
         """Detection index -> track id, nearest pairs first, each used once."""
@@ -187,14 +202,20 @@ class CardTracker:
             return  # a partly covered card: keep its place, do not trust its shape or reading
         track.corners_xy = card.corners_xy.copy()
         reading = card.reading
+        if reading.criteria is None:
+            track.reason = reading.reason
         if reading.criteria is not None and reading is not track.reading:
             track.votes[reading.criteria] += max(reading.confidence, 0.05)
             track.reading = reading
             track.read_frame = frame_index
         still = self._still_radius(track)
+        moved = False
         while track.path and math.hypot(track.path[0][1] - cx, track.path[0][2] - cy) > still:
             track.path.popleft()
+            moved = True
         # After a move the card must lie still afresh; only the start of the still stretch matters.
+        if moved or not track.path:
+            track.still_since = track.path[0][0] if track.path else t
         track.path.append((t, cx, cy))
         while len(track.path) > 2 and track.path[1][0] <= t - self.settle_s:
             track.path.popleft()

@@ -353,6 +353,10 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         frame = item
         sighting = read_changes(frame.image_bgr, frame.t, frame.index, sighting, tracked.cards)
         tracked = tracker.update(sighting.cards, frame.index, frame.t, frame.image_bgr)
+        for _, (x, y), reason in tracked.unreadable:
+            notice = f"a card at ({x:.0f}, {y:.0f}) cannot be read: {reason}"
+            print(f"referee live: warning: {notice}", file=sys.stderr)
+            emit([Event("warning", frame.t, frame.index, {"message": notice})])
         layout = tuple((c.id, c.criteria, c.corners_xy.tobytes()) for c in tracked.cards if c.is_settled)
         if layout != last_layout:  # rows change only when settled cards do
             rows, last_layout = rows_of(tracked.cards, seats, size_wh), layout

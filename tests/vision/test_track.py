@@ -246,3 +246,14 @@ class TrackerMachine(RuleBasedStateMachine):
 
 TrackerMachine.TestCase.settings = settings(max_examples=30, stateful_step_count=30, deadline=None)
 test_tracker_state_machine = TrackerMachine.TestCase
+
+
+def test_a_card_that_lies_still_but_cannot_be_read_is_reported_once() -> None:
+    tracker = CardTracker()
+    card = DetectedCard(corners(SLOTS[3]), CardReading((), None, 0.0, True, "impossible reading: 4 colours on 2 symbols"))
+    reports = []
+    for k in range(45):
+        update = tracker.update([card], k, k / 15, frame([SLOTS[3]]))
+        reports += update.unreadable
+        assert not any(c.is_settled for c in update.cards)  # never laid without criteria
+    assert [(r[0], r[2]) for r in reports] == [(0, "impossible reading: 4 colours on 2 symbols")]
