@@ -29,7 +29,7 @@ from vision.find import CardQuad, find_cards
 from vision.pipeline import DetectedCard, read_quad
 from vision.records import CardReading
 
-__all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "Sighting", "rows_of", "read_changes", "read_frame_reusing", "SEARCH_INTERVAL_S"]
+__all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "Sighting", "rows_of", "read_changes", "SEARCH_INTERVAL_S", "UNREADABLE_AFTER_S"]
 
 _MATCH_DISTANCE = 0.55  # centre distance to keep an identity, in short sides
 _STILL_DISTANCE = 0.06  # centre wander allowed while lying still, in short sides
@@ -360,13 +360,6 @@ def _read_quads(frame_bgr: NDArray[np.uint8], quads: Sequence[CardQuad], settled
         if card is not None:
             out.append(card)
     return out
-
-
-def read_frame_reusing(frame_bgr: NDArray[np.uint8], known: Sequence[TrackedCard], frame_index: int) -> list[DetectedCard]:
-    """Like ``read_frame`` on the whole frame, but a settled card lying exactly where it lay keeps its last reading."""
-    settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
-    cards = _read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)
-    return sorted(cards, key=lambda card: (card.center_xy[1], card.center_xy[0]))
 
 
 def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard]) -> TrackedCard | None:
