@@ -208,32 +208,34 @@ def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], searc
     -------
     corners_xy : ndarray (4, 2) float32, clockwise, first edge the same short side
     """
-    centre = corners_xy.mean(axis=0)
+    corners = corners_xy.astype(np.float32)
+    starts, ends = corners, np.roll(corners, -1, axis=0)
+    directions = ends - starts
+    directions /= np.maximum(np.hypot(directions[:, 0], directions[:, 1]), 1e-6)[:, None]
+    normals = np.stack([directions[:, 1], -directions[:, 0]], axis=1)
+    outwards = np.sign(((starts + ends) / 2 - corners.mean(axis=0)) * normals).sum(axis=1)
+    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[:, None]
     samples = np.linspace(0.15, 0.85, 16, dtype=np.float32)
     offsets = np.arange(-search_px, search_px + 0.01, 0.5, dtype=np.float32)
+    points = starts[:, None, :] + samples[None, :, None] * (ends - starts)[:, None, :]  # (4, 16, 2)
+    grid = points[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]  # (4, 16, M, 2)
+    flat = grid.reshape(4 * len(samples), len(offsets), 2)
+    profile = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    drop = -np.diff(profile.astype(np.float32), axis=1).reshape(4, len(samples), -1)  # light falling outwards
+    best = np.argmax(drop, axis=2)
+    strength = np.take_along_axis(drop, best[..., None], axis=2)[..., 0]
     lines = []
     for k in range(4):
-        p0, p1 = corners_xy[k], corners_xy[(k + 1) % 4]
-        direction = (p1 - p0) / max(float(np.linalg.norm(p1 - p0)), 1e-6)
-        normal = np.array([direction[1], -direction[0]], np.float32)
-        if float((p0 + p1) / 2 @ normal) < float(centre @ normal):
-            normal = -normal  # outwards
-        points = p0[None, :] + samples[:, None] * (p1 - p0)[None, :]
-        grid = points[:, None, :] + offsets[None, :, None] * normal[None, None, :]
-        profile = cv2.remap(gray, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        drop = -np.diff(profile.astype(np.float32), axis=1)  # light falling outwards
-        best = np.argmax(drop, axis=1)
-        strength = drop[np.arange(len(best)), best]
-        keep = strength >= max(8.0, 0.4 * float(np.median(strength)))
+        keep = strength[k] >= max(8.0, 0.4 * float(np.median(strength[k])))
         if keep.sum() < 5:
-            lines.append((p0, direction))
+            lines.append((starts[k], directions[k]))
             continue
-        along = offsets[best[keep]] + 0.25  # the drop lies between two samples
-        edge = points[keep] + along[:, None] * normal[None, :]
+        along = offsets[best[k][keep]] + 0.25  # the drop lies between two samples
+        edge = points[k][keep] + along[:, None] * normals[k][None, :]
         vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
     snapped = np.array([_meet(lines[k - 1], lines[k]) for k in range(4)], np.float32)
-    if not np.all(np.isfinite(snapped)) or np.max(np.linalg.norm(snapped - corners_xy, axis=1)) > 3 * search_px:
+    if not np.all(np.isfinite(snapped)) or np.max(np.abs(snapped - corners)) > 3 * search_px:
         return corners_xy
     return snapped
 
@@ -265,8 +267,9 @@ def _typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude:
     others = [q for q in quads if q is not exclude]
     if not others:
         return None
-    point = np.array(point_xy)
-    nearest = sorted(others, key=lambda q: float(np.linalg.norm(np.array(q.center_xy) - point)))[:count]
+    centres = np.array([q.center_xy for q in others])
+    order = np.argsort(np.hypot(centres[:, 0] - point_xy[0], centres[:, 1] - point_xy[1]))
+    nearest = [others[k] for k in order[:count]]
     sizes = np.array([q.size_wh for q in nearest])
     axes = np.array([_unit(q.corners_xy[2] - q.corners_xy[1]) for q in nearest])
     axes *= np.sign(axes @ axes[0])[:, None]
