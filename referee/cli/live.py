@@ -376,6 +376,8 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
             if window:
                 cv2.imshow("referee live", annotated)
                 key = cv2.waitKey(1) & 0xFF
+                if cv2.getWindowProperty("referee live", cv2.WND_PROP_VISIBLE) < 1:
+                    return  # the window was closed: like q (the game stays open, to be resumed)
                 if prompt is not None:
                     prompt, points = _typed(prompt, key)
                     if points is not None:
