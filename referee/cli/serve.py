@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 from referee.web import Hub, ScoreboardServer, game_state, is_loopback, parse_address
 
-__all__ = ["add_parsers", "add_serve_option", "start_live_web", "LiveWeb", "palette"]
+__all__ = ["add_parsers", "add_serve_option", "start_live_web", "exposure_warning", "LiveWeb", "palette"]
 
 DEFAULT_ADDRESS = ("127.0.0.1", 8080)
 
@@ -67,10 +67,23 @@ def _open_server(address: tuple[str, int], hub: Hub | None, db_path: Path | None
         server = ScoreboardServer((host, port), hub, db_path, token, palette())
     except OSError as error:
         raise ServeError(f"--serve {host}:{port}: cannot listen there ({error.strerror or error})") from None
-    if not is_loopback(host):
-        print(f"referee {command}: warning: serving on {host}, open to the network: anyone on it can watch"
-              + ("; acting needs the token" if token else ""), file=sys.stderr)
+    warning = exposure_warning(host, token is not None)
+    if warning:
+        print(f"referee {command}: warning: {warning}", file=sys.stderr)
     return server
+
+
+def exposure_warning(host: str, has_token: bool) -> str:
+    """What to tell the user about serving on ``host`` (nothing for loopback).
+
+    >>> exposure_warning("127.0.0.1", True)
+    ''
+    >>> exposure_warning("0.0.0.0", True)
+    'serving on 0.0.0.0, open to the network: anyone on it can watch; acting needs the token'
+    """
+    if is_loopback(host):
+        return ""
+    return f"serving on {host}, open to the network: anyone on it can watch" + ("; acting needs the token" if has_token else "")
 
 
 class ServeError(ValueError):
@@ -86,7 +99,7 @@ class LiveWeb:
         self.stream_fps, self.max_width, self.quality = stream_fps, max_width, quality
         self.encodes = 0
         self._next_frame_at = 0.0
-        self._scored = len(game.results)
+        self._scored: dict[int, Any] = dict(game.results)  # round -> the result last announced
         self._publish_state()
 
     def wants_frame(self) -> bool:
@@ -127,12 +140,11 @@ class LiveWeb:
     def _publish_state(self) -> None:
         from referee.live.game import round_scored_data
 
+        for number, result in sorted(self.game.results.items()):
+            if self._scored.get(number) is not result:  # scored, or scored again with point cards
+                self._scored[number] = result
+                self.hub.publish_event("round_scored", round_scored_data(number, result))
         self.hub.publish_state(game_state(self.game, self.mode, self.server.palette))
-        results = self.game.results
-        if len(results) != self._scored:
-            self._scored = len(results)
-            if self.game.round in results:
-                self.hub.publish_event("round_scored", round_scored_data(self.game.round, results[self.game.round]))
 
     def close(self) -> None:
         """Publish the last state (a video's last round is scored after the loop), then stop serving."""
