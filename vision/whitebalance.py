@@ -2,9 +2,11 @@
 
 A card's paper is the one thing on it whose colour we know (white to off-white), so it is
 the reference: its colour sets the white balance, and its brightness field (light falling
-off, a soft shadow, a glare spot) is estimated on a coarse grid and divided out. What is
-left is a card whose paper is 1.0 in every channel wherever it lies; ink is whatever is
-darker than that in some channel.
+off, a soft shadow) is estimated on a grid of 5-pixel cells from the pixels that look like
+paper (neutral next to the paper colour, and close to the local paper level) and divided
+out. What is left is a card whose paper is ``PAPER_LEVEL`` in every channel wherever it
+lies; ink is whatever is darker than that in some channel, which keeps yellow (dark only
+in blue) as strong as black.
 """
 
 from __future__ import annotations
@@ -51,7 +53,13 @@ class BalancedCard:
     paper_mask : ndarray (H // 2, W // 2) uint8
         255 on the pixels used as paper for the field, at half resolution.
     noise : float
-        Standard deviation of ``ink`` over the paper pixels, in ``PAPER_LEVEL`` units.
+        Noise (a standard deviation) of ``ink`` over the paper pixels, as a share of
+        ``PAPER_LEVEL``.
+    glare : float
+        Share of the paper washed out by glare: clipped to white, or much brighter than the
+        card's typical paper (0 when none).
+    wash : ndarray (H // 5, W // 5) float32, optional
+        Per field cell, how much brighter the paper is than the card's typical paper (>= 1).
     """
 
     balanced_bgr: NDArray[np.uint8]
