@@ -1,0 +1,104 @@
+"""Where a frame shows card paper: bright and grey against smooth fields of the table's and the paper's light."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["paper_mask", "whiteness", "levels", "paper_where", "SHADE_CONTRAST"]
+
+CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
+SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
+
+
+def paper_mask(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Where the frame shows card paper: bright and nearly grey for the light around it.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+
+    Returns
+    -------
+    mask : ndarray (H, W) uint8, 255 on paper
+    """
+    white, _ = whiteness(frame_bgr)
+    table, paper = levels(white)
+    return paper_where(white, table, paper)
+
+
+def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None = None) -> tuple[NDArray[np.float32], tuple[float, float]]:
+    """Lightness less chroma, after taking out the light's cast: high on paper only."""
+    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
+    light = lab[..., 0].astype(np.float32)
+    a = lab[..., 1].astype(np.float32) - 128
+    b = lab[..., 2].astype(np.float32) - 128
+    if cast_ab is None:
+        # The cast of the light, taken from the brightest pixels (mostly paper).
+        sample = (slice(None, None, 3), slice(None, None, 3))
+        bright = light[sample] > np.percentile(light[sample], 90)
+        cast_ab = (float(np.median(a[sample][bright])), float(np.median(b[sample][bright])))
+    a -= cast_ab[0]
+    b -= cast_ab[1]
+    return light - CHROMA_WEIGHT * np.sqrt(a * a + b * b), cast_ab
+
+
+def paper_where(white: NDArray[np.float32], table: NDArray[np.float32], paper: NDArray[np.float32]) -> NDArray[np.uint8]:
+    # Paper lies nearer the paper level than the table level; both are smooth fields, so
+    # light falling off across the table and dark objects on it do not move the cut.
+    mask = np.where(white > table + 0.5 * (paper - table), 255, 0).astype(np.uint8)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def levels(white: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Smooth fields of the table's and of the paper's brightness over the frame.
+
+    Each is a quadratic surface fitted to statistics of small cells: the cells' medians
+    (mostly table) for the table, and the upper envelope of the cells' bright ends
+    (paper wherever there are cards) for the paper. The table level is also never
+    below the cells' local median.
+    """
+    h, w = white.shape
+    cell = 8
+    gh, gw = max(2, h // (4 * cell)), max(2, w // (4 * cell))
+    small = cv2.resize(white, (gw * cell, gh * cell), interpolation=cv2.INTER_AREA)
+    blocks = small.reshape(gh, cell, gw, cell).transpose(0, 2, 1, 3).reshape(gh * gw, cell * cell)
+    middle = np.median(blocks, axis=1)
+    high = np.percentile(blocks, 92, axis=1)
+    ys, xs = np.mgrid[0:gh, 0:gw]
+    u, v = (xs.ravel() + 0.5) / gw - 0.5, (ys.ravel() + 0.5) / gh - 0.5
+    basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
+    table_fit = (basis @ _robust_fit(basis, middle, upper=False)).reshape(gh, gw)
+    paper_fit = (basis @ _robust_fit(basis, high, upper=True)).reshape(gh, gw)
+    # Where the table meets a darker floor at the frame's edge the smooth fit sags:
+    # the local median of the cells follows the step.
+    local = cv2.blur(cv2.medianBlur(middle.reshape(gh, gw).astype(np.float32), 5), (3, 3))
+    table = np.maximum(table_fit, local)
+    paper = np.maximum(paper_fit, table + 20.0)
+    # A card in a shadow is darker than the paper level but still well above the table:
+    # where the cells nearby hold something that bright, take that as the paper level.
+    near = cv2.dilate(high.reshape(gh, gw).astype(np.float32), np.ones((3, 3), np.uint8))
+    shaded = (near < paper) & (near > table + SHADE_CONTRAST * (paper - table))
+    paper = np.where(shaded, near, paper)
+    # The fields are smooth: computed per cell, then spread over the pixels.
+    table = cv2.resize(table.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    paper = cv2.resize(paper.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    return table.astype(np.float32), paper.astype(np.float32)
+
+
+def _robust_fit(basis: NDArray[np.float64], values: NDArray[np.float64], upper: bool) -> NDArray[np.float64]:
+    """Least squares that drops outliers; with ``upper`` it climbs to the upper envelope."""
+    keep = values >= np.percentile(values, 70) if upper else np.ones(len(values), bool)
+    coef = np.zeros(basis.shape[1])
+    for _ in range(4):
+        if keep.sum() < basis.shape[1]:
+            break
+        coef, *_ = np.linalg.lstsq(basis[keep], values[keep], rcond=None)
+        fit = basis @ coef
+        spread = max(4.0, float(np.median(np.abs(values[keep] - fit[keep]))) * 3)
+        if upper:
+            keep = (values > fit - np.maximum(spread, 0.08 * np.abs(fit))) & (values < fit + 3 * spread)
+        else:
+            keep = np.abs(values - fit) < spread
+    return coef

@@ -1,0 +1,179 @@
+"""Card quadrilaterals: their corners in order, their fit to a region and to the outline, the warp."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "sides", "grow", "unit", "ASPECT_RANGE"]
+
+ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
+
+
+@dataclass(frozen=True)
+class CardQuad:
+    """A card-shaped paper region: corners clockwise on screen, first edge a short side.
+
+    ``corners_xy`` is (4, 2) float32 in full-frame pixels; ``fill`` is the share of
+    the quadrilateral covered by paper (low for a partly hidden card).
+    """
+
+    corners_xy: NDArray[np.float32]
+    fill: float
+
+    def __post_init__(self) -> None:
+        if self.corners_xy.shape != (4, 2):
+            raise ValueError(f"corners_xy must have shape (4, 2), got {self.corners_xy.shape}")
+
+    @property
+    def center_xy(self) -> tuple[float, float]:
+        x, y = self.corners_xy.mean(axis=0)
+        return float(x), float(y)
+
+    @property
+    def size_wh(self) -> tuple[float, float]:
+        """Mean short side and mean long side, in pixels."""
+        c = self.corners_xy
+        sides = np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)
+        return float((sides[0] + sides[2]) / 2), float((sides[1] + sides[3]) / 2)
+
+
+def fit_quad(contour: NDArray) -> tuple[NDArray[np.float32] | None, float]:
+    """The card-shaped quadrilateral around a region, and how much of it the region fills."""
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.03, 0.04, 0.06):
+        poly = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(poly) == 4:
+            break
+    else:
+        poly = cv2.boxPoints(cv2.minAreaRect(contour)).reshape(-1, 1, 2)
+    corners = order_corners(poly.reshape(4, 2).astype(np.float32))
+    short, long = sides(corners)
+    if short <= 0 or not ASPECT_RANGE[0] <= long / short <= ASPECT_RANGE[1]:
+        return None, 0.0
+    area = cv2.contourArea(corners)
+    return corners, float(cv2.contourArea(contour) / area) if area > 0 else 0.0
+
+
+def sides(corners: NDArray[np.float32]) -> tuple[float, float]:
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    return float((sides[0] + sides[2]) / 2), float((sides[1] + sides[3]) / 2)
+
+
+def grow(corners: NDArray[np.float32], pixels: float) -> NDArray[np.float32]:
+    centre = corners.mean(axis=0)
+    offsets = corners - centre
+    lengths = np.linalg.norm(offsets, axis=1, keepdims=True)
+    return (centre + offsets * (1 + pixels * 1.41 / np.maximum(lengths, 1e-6))).astype(np.float32)
+
+
+def unit(vector: NDArray) -> NDArray[np.float64]:
+    return np.asarray(vector, np.float64) / max(float(np.linalg.norm(vector)), 1e-9)
+
+
+def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], search_px: float) -> NDArray[np.float32]:
+    """Corners moved onto the card's true outline, found at full resolution.
+
+    Along the middle of each side the outline is where the light drops most steeply
+    going outwards (paper to table), within ``search_px`` of the rough side; a robust
+    line through those points replaces the side, and neighbouring sides meet in the
+    corners. A side with too few clear points keeps its rough line.
+
+    Parameters
+    ----------
+    gray : ndarray (H, W) uint8, the full frame
+    corners_xy : ndarray (4, 2) float32, clockwise, rough
+    search_px : how far the outline may lie from the rough side
+
+    Returns
+    -------
+    corners_xy : ndarray (4, 2) float32, clockwise, first edge the same short side
+    """
+    corners = corners_xy.astype(np.float32)
+    starts, ends = corners, np.roll(corners, -1, axis=0)
+    directions = ends - starts
+    directions /= np.maximum(np.hypot(directions[:, 0], directions[:, 1]), 1e-6)[:, None]
+    normals = np.stack([directions[:, 1], -directions[:, 0]], axis=1)
+    outwards = np.sign(((starts + ends) / 2 - corners.mean(axis=0)) * normals).sum(axis=1)
+    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[:, None]
+    samples = np.linspace(0.15, 0.85, 16, dtype=np.float32)
+    offsets = np.arange(-search_px, search_px + 0.01, 0.5, dtype=np.float32)
+    points = starts[:, None, :] + samples[None, :, None] * (ends - starts)[:, None, :]  # (4, 16, 2)
+    grid = points[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]  # (4, 16, M, 2)
+    flat = grid.reshape(4 * len(samples), len(offsets), 2)
+    profile = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    drop = -np.diff(profile.astype(np.float32), axis=1).reshape(4, len(samples), -1)  # light falling outwards
+    best = np.argmax(drop, axis=2)
+    strength = np.take_along_axis(drop, best[..., None], axis=2)[..., 0]
+    lines = []
+    for k in range(4):
+        keep = strength[k] >= max(8.0, 0.4 * float(np.median(strength[k])))
+        if keep.sum() < 5:
+            lines.append((starts[k], directions[k]))
+            continue
+        along = offsets[best[k][keep]] + 0.25  # the drop lies between two samples
+        edge = points[k][keep] + along[:, None] * normals[k][None, :]
+        vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
+    snapped = np.array([_meet(lines[k - 1], lines[k]) for k in range(4)], np.float32)
+    if not np.all(np.isfinite(snapped)) or np.max(np.abs(snapped - corners)) > 3 * search_px:
+        return corners_xy
+    return snapped
+
+
+def _meet(a: tuple[NDArray, NDArray], b: tuple[NDArray, NDArray]) -> NDArray[np.float32]:
+    """Where two lines (point, direction) cross."""
+    (pa, da), (pb, db) = a, b
+    det = float(da[0] * db[1] - da[1] * db[0])
+    if abs(det) < 1e-6:
+        return np.array([np.nan, np.nan], np.float32)
+    t = float((pb[0] - pa[0]) * db[1] - (pb[1] - pa[1]) * db[0]) / det
+    return (pa + t * da).astype(np.float32)
+
+
+def order_corners(corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Corners clockwise on screen (y down), starting so that the first edge is a short side.
+
+    Parameters
+    ----------
+    corners_xy : ndarray (4, 2) float32, in any order
+
+    Returns
+    -------
+    ndarray (4, 2) float32
+    """
+    center = corners_xy.mean(axis=0)
+    angles = np.arctan2(corners_xy[:, 1] - center[1], corners_xy[:, 0] - center[0])
+    ordered = corners_xy[np.argsort(angles)]  # clockwise on screen, since y points down
+    sides = np.linalg.norm(ordered - np.roll(ordered, -1, axis=0), axis=1)
+    if sides[0] + sides[2] > sides[1] + sides[3]:
+        ordered = np.roll(ordered, -1, axis=0)
+    # Of the two short edges, start with the one nearer the top of the screen, for a stable order.
+    if ordered[2:4, 1].mean() < ordered[0:2, 1].mean():
+        ordered = np.roll(ordered, -2, axis=0)
+    return ordered.astype(np.float32)
+
+
+def warp_card(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], short_side: int = 120) -> NDArray[np.uint8]:
+    """The card inside ``corners_xy`` as an upright portrait image.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+    corners_xy : ndarray (4, 2) float32, clockwise, first edge a short side
+    short_side : width of the output in pixels; the height keeps the card's aspect
+
+    Returns
+    -------
+    card_bgr : ndarray (h, short_side, 3) uint8
+    """
+    short, long = sides(corners_xy)
+    width = short_side
+    height = int(round(short_side * long / max(short, 1e-6)))
+    target = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32)
+    matrix = cv2.getPerspectiveTransform(corners_xy.astype(np.float32), target)
+    return cv2.warpPerspective(frame_bgr, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
