@@ -7,6 +7,8 @@ import math
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.cards import Colour, Criteria, Shape
 from vision.read import read_card
@@ -244,3 +246,23 @@ def test_an_object_over_the_card_edge_lowers_confidence(card_art):
     cv2.ellipse(image, (0, 100), (30, 22), 0, 0, 360, (40, 60, 90), -1)  # a finger from the left
     reading = read_card(card_art.light(image, noise=2.0))
     assert reading.confidence < 0.5, reading
+
+
+@settings(max_examples=25, deadline=None)
+@given(height=st.integers(16, 200), width=st.integers(16, 200), seed=st.integers(0, 2**32 - 1),
+       kind=st.sampled_from(["noise", "flat", "blocks"]))
+def test_any_image_gives_a_consistent_reading(height, width, seed, kind):
+    rng = np.random.default_rng(seed)
+    if kind == "noise":
+        image = rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
+    elif kind == "flat":
+        image = np.full((height, width, 3), rng.integers(0, 256, 3), np.uint8)
+    else:
+        small = rng.integers(0, 256, (4, 3, 3), dtype=np.uint8)
+        image = cv2.resize(small, (width, height), interpolation=cv2.INTER_NEAREST)
+    reading = read_card(image)
+    assert 0.0 <= reading.confidence <= 1.0
+    if reading.is_face and reading.criteria is not None:
+        assert reading.criteria == Criteria.from_symbols((s.shape, s.colour) for s in reading.symbols)
+    if not reading.is_face:
+        assert reading.criteria is None and reading.reason
