@@ -121,8 +121,61 @@ def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], searc
         lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
     snapped = np.array([_meet(lines[k - 1], lines[k]) for k in range(4)], np.float32)
     if not np.all(np.isfinite(snapped)) or np.max(np.abs(snapped - corners)) > 3 * search_px:
-        return corners_xy
-    return snapped
+        snapped = corners
+    return _reach_outline(gray, snapped)
+
+
+def _reach_outline(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Sides moved out to the card's outline where the region found was only part of it.
+
+    A part of a card in a shadow or under glare can be left out of the paper found;
+    beyond such a side the paper goes on. Each side moves to the outermost place, within
+    a quarter of the card's short side, where the light falls from the paper's level to
+    the table's and stays down.
+    """
+    short, _ = sides(corners)
+    inner, outer = 0.1 * short, 0.25 * short
+    offsets = np.arange(-inner, outer + 0.01, 1.0, dtype=np.float32)
+    starts, ends = corners, np.roll(corners, -1, axis=0)
+    directions = ends - starts
+    directions /= np.maximum(np.hypot(directions[:, 0], directions[:, 1]), 1e-6)[:, None]
+    normals = np.stack([directions[:, 1], -directions[:, 0]], axis=1)
+    outwards = np.sign(((starts + ends) / 2 - corners.mean(axis=0)) * normals).sum(axis=1)
+    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[:, None]
+    samples = np.linspace(0.2, 0.8, 12, dtype=np.float32)
+    points = starts[:, None, :] + samples[None, :, None] * (ends - starts)[:, None, :]
+    grid = points[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]
+    flat = grid.reshape(-1, len(offsets), 2)
+    profile = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    profile = profile.astype(np.float32).reshape(4, len(samples), -1)
+    inside = np.linspace(0.25, 0.75, 5, dtype=np.float32)
+    u, v = np.meshgrid(inside, inside)
+    a, b, c, d = corners
+    interior = (a * (1 - u[..., None]) * (1 - v[..., None]) + b * u[..., None] * (1 - v[..., None])
+                + c * u[..., None] * v[..., None] + d * (1 - u[..., None]) * v[..., None]).reshape(-1, 1, 2)
+    paper = float(np.percentile(cv2.remap(gray, interior[..., 0], interior[..., 1], cv2.INTER_LINEAR), 75))
+    lines = []
+    for k in range(4):
+        table = float(np.median(profile[k][:, -3:]))
+        if paper - table < 20:
+            lines.append((starts[k], directions[k]))
+            continue
+        below = profile[k] < table + 0.5 * (paper - table)
+        # The outline: below from here to the window's end, and above just inside.
+        stays = np.flip(np.cumprod(np.flip(below, axis=1), axis=1), axis=1).astype(bool)
+        first = np.argmax(stays, axis=1)
+        found = stays.any(axis=1) & (first > 0) & (first < len(offsets) - 3)
+        if found.sum() < 6:
+            lines.append((starts[k], directions[k]))
+            continue
+        along = offsets[first[found]] - 0.5
+        edge = points[k][found] + along[:, None] * normals[k][None, :]
+        vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
+    reached = np.array([_meet(lines[k - 1], lines[k]) for k in range(4)], np.float32)
+    if not np.all(np.isfinite(reached)) or np.max(np.abs(reached - corners)) > 0.4 * short:
+        return corners
+    return reached
 
 
 def _meet(a: tuple[NDArray, NDArray], b: tuple[NDArray, NDArray]) -> NDArray[np.float32]:
