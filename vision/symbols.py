@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.shapes import ShapeFeatures, measure_shape
+from vision.shapes import ShapeFeatures, measure_shape, shape_scores
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
 __all__ = ["Blob", "Segmentation", "find_blobs"]
@@ -29,6 +29,8 @@ _EDGE_MARGIN = 0.04
 _DEEP_EDGE = 0.2
 # Silhouettes are measured with at least this many pixels across.
 _MEASURE_PX = 40.0
+# A blob with less of its outline inked than this has a hole (glare, or a printed digit).
+_HOLED = 0.9
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,25 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
 
 
+def _best_fit(contour: NDArray[np.int32], mask: NDArray[np.uint8], short_px: float) -> float:
+    inradius = cv2.minMaxLoc(cv2.distanceTransform(mask, cv2.DIST_L2, 3))[1]
+    features = measure_shape(contour, inradius)
+    if features is None:
+        return -np.inf
+    return float(shape_scores(features.as_array()[None], np.array([features.long_side / short_px])).max())
+
+
+def _fits_better_whole(outer: NDArray[np.int32], whole: NDArray[np.uint8], parts: list[NDArray[np.int32]],
+                       shape_hw: tuple[int, ...], short_px: float) -> bool:
+    """Does the blob's whole outline fit a shape better than its parts do on average?"""
+    part_scores = []
+    for part in parts:
+        mask = np.zeros(shape_hw, np.uint8)
+        cv2.drawContours(mask, [part], -1, 255, -1)
+        part_scores.append(_best_fit(part, mask, short_px))
+    return _best_fit(outer, whole, short_px) > float(np.mean(part_scores))
+
+
 def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
                   box: tuple[int, int, int, int], short: int, low8: int, high8: int,
                   dropped: list[str], doubt: list[str]) -> list[Blob]:
@@ -153,6 +174,10 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     # (no dilation: pixels just outside the blob are below the cut anyway)
     ink_roi = card.ink[y0:y1, x0:x1]
     soft = soft_roi = cv2.bitwise_and(ink_roi, own)
+    if fill < _HOLED:
+        # A hole in a symbol is glare washing its middle out: take its whole outline, or
+        # the cut below would break the washed-out ring into pieces.
+        soft = cv2.max(soft, cv2.min(filled, int(level)))
     # Cut at half of this blob's own ink level: the edge of a blurred step.
     cut = max(0.5 * level, low8)
     scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
@@ -166,6 +191,15 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     # small symbol joined to a big one by a shadow edge.
     min_part = _MIN_EXTENT * short * scale
     parts = [c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_part and cv2.contourArea(c) > 4.0 * scale * scale]
+    washed = False
+    if len(parts) > 1:
+        # Two symbols joined by blur or a shadow edge, or one symbol whose middle glare
+        # washed out? Keep whichever reading fits the shapes better.
+        whole = cv2.threshold(cv2.resize(own, binary.shape[::-1], interpolation=cv2.INTER_LINEAR) if scale > 1 else own,
+                              127, 255, cv2.THRESH_BINARY)[1]
+        outer, _ = cv2.findContours(whole, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if len(outer) == 1 and _fits_better_whole(outer[0], whole, parts, binary.shape, short * scale):
+            parts, binary, washed = [outer[0]], whole, True
     # The symbol's core (well inside its edge) gives its colour, free of edge blending.
     core = cv2.threshold(soft_roi, max(0.7 * level, low8), 255, cv2.THRESH_BINARY)[1]
     bal_roi = card.balanced_bgr[y0:y1, x0:x1]
@@ -197,6 +231,8 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             reasons.append("large blob near the size limit")
         cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5
         cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
+        if washed:
+            reasons.append("blob split at its own ink level")
         if len(parts) > 1:
             reasons.append("blob split at its own ink level")
             if scale > 1:
