@@ -229,7 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
         query = urllib.parse.parse_qs(url.query)
         given = self.headers.get(TOKEN_HEADER) or (query.get("token") or [None])[0]
         if not self.board.token_ok(given):
-            self._error(HTTPStatus.FORBIDDEN, "refused: acting needs the token the referee printed at start")
+            self._error(HTTPStatus.FORBIDDEN, "acting needs the token the referee printed at start")
             return
         hub = self.board.hub
         if hub is None:
