@@ -29,6 +29,8 @@ _EDGE_MARGIN = 0.04
 _DEEP_EDGE = 0.2
 # Silhouettes are measured with at least this many pixels across.
 _MEASURE_PX = 40.0
+# Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
+_FAINT = 0.06
 # A blob with less of its outline inked than this has a hole (glare, or a printed digit).
 _HOLED = 0.9
 
@@ -128,7 +130,30 @@ def find_blobs(card: BalancedCard) -> Segmentation:
             dropped.append("overlap at the edge" if deep else "edge")
             continue
         blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt))
+    if _has_faint_mark(card.ink, band, short, blobs):
+        doubt.append("faint blob near the ink threshold")
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
+
+
+def _has_faint_mark(ink: NDArray[np.uint8], band: int, short: int, blobs: list[Blob]) -> bool:
+    """Is there a symbol-sized mark too faint to read (a symbol washed out by glare) away
+    from the symbols that were read?"""
+    faint = np.zeros_like(ink)
+    inner = ink[band:-band, band:-band]
+    faint[band:-band, band:-band] = cv2.threshold(inner, int(_FAINT * PAPER_LEVEL), 255, cv2.THRESH_BINARY)[1]
+    outlines, _ = cv2.findContours(faint, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    height, width = ink.shape
+    for outline in outlines:
+        x, y, w, h = cv2.boundingRect(outline)
+        if not _DOUBT_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short:
+            continue
+        if x <= band or y <= band or x + w >= width - band or y + h >= height - band:
+            continue
+        if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs):
+            continue
+        if cv2.contourArea(outline) >= 0.3 * w * h:
+            return True
+    return False
 
 
 def _best_fit(contour: NDArray[np.int32], mask: NDArray[np.uint8], short_px: float) -> float:
