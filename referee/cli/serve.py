@@ -98,6 +98,9 @@ class LiveWeb:
         self.server, self.hub, self.game, self.mode = server, hub, game, mode
         self.stream_fps, self.max_width, self.quality = stream_fps, max_width, quality
         self.encodes = 0
+        self.steps = 0  # frames the loop went through while serving
+        self.most_viewers = 0
+        self._first_step_at = self._last_step_at = 0.0
         self._next_frame_at = 0.0
         self._scored: dict[int, Any] = dict(game.results)  # round -> the result last announced
         self._publish_state()
@@ -110,7 +113,8 @@ class LiveWeb:
         """Encode the annotated frame once (scaled to ``max_width``) and hand it to every viewer."""
         import cv2
 
-        self._next_frame_at = time.monotonic() + 1.0 / self.stream_fps
+        now, period = time.monotonic(), 1.0 / self.stream_fps
+        self._next_frame_at = max(self._next_frame_at + period, now - period)  # keeps the cadence, never bursts
         height, width = annotated_bgr.shape[:2]
         if width > self.max_width:
             size = (self.max_width, round(height * self.max_width / width))
@@ -123,6 +127,11 @@ class LiveWeb:
     def step(self, emit: Callable[[Sequence[Any]], None], frame: int, t: float, mode: str) -> str:
         """Apply the page's actions, publish what changed; returns the mode (the page may have toggled it)."""
         self.mode = mode
+        self._last_step_at = time.monotonic()
+        if self.steps == 0:
+            self._first_step_at = self._last_step_at
+        self.steps += 1
+        self.most_viewers = max(self.most_viewers, self.hub.viewers)
         for action in self.hub.take_actions():
             try:
                 if action.kind == "next_round":
@@ -151,6 +160,14 @@ class LiveWeb:
         self._publish_state()
         time.sleep(0.2)  # let the listeners' threads send it
         self.server.close()
+        print(f"referee live: scoreboard closed: {self.summary()}", file=sys.stderr)
+
+    def summary(self) -> str:
+        """The loop's frame rate while serving, and what was served."""
+        span = self._last_step_at - self._first_step_at
+        rate = (self.steps - 1) / span if span > 0 else float("nan")
+        return (f"{self.steps} frames at {rate:.1f} frames/s, {self.encodes} stream frames encoded, "
+                f"at most {self.most_viewers} stream viewers, {self.server.viewers_dropped} dropped")
 
 
 def start_live_web(address: tuple[str, int], game: Any, db_path: Path | None, mode: str,
