@@ -68,9 +68,40 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     for quad in found:
         if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
             quads.append(quad)
+    for quad in _outlined_cards(white, scale, quads):
+        if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
+            quads.append(quad)
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     search = 1.0 / scale + 2.0
     return [CardQuad(snap_corners(gray, quad.corners_xy, search), quad.fill) for quad in quads]
+
+
+def _outlined_cards(white: NDArray[np.float32], scale: float, found: list[CardQuad]) -> list[CardQuad]:
+    """Cards whose paper is too close to the table's light to stand out, by their outline.
+
+    A closed ring of edges the size and shape of the cards found around it is taken as
+    a card (the reader then tells a face from anything else).
+    """
+    if not found:
+        return []
+    smooth = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
+    edges = cv2.dilate(cv2.Canny(smooth, 25, 60), np.ones((3, 3), np.uint8))
+    inside = np.where(edges == 0, 255, 0).astype(np.uint8)
+    contours, _ = cv2.findContours(inside, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    areas = [q.size_wh[0] * q.size_wh[1] * scale * scale for q in found]
+    cards = []
+    for contour in contours:
+        if not 0.5 * min(areas) <= cv2.contourArea(contour) <= 1.6 * max(areas):
+            continue
+        quad, fill = fit_quad(contour)
+        if quad is None or fill < _CLEAN_FILL:
+            continue
+        card = CardQuad(grow(quad, 1.5) / scale, fill)  # the ring of edges ate about a pixel and a half
+        typical = _typical_near(found, card.center_xy)
+        short, long = card.size_wh
+        if typical is not None and 0.8 < short / typical.short < 1.25 and 0.8 < long / typical.long < 1.25:
+            cards.append(card)
+    return cards
 
 
 @dataclass(frozen=True)
