@@ -142,9 +142,16 @@ def rendered_accuracy(tier: str, photos) -> tuple[dict, list[np.ndarray], list[d
         for kind, crop, card, centres in _crops(image, truth):
             crops.append(crop)
             reading = read_card(crop)
+            if kind == "held_card":
+                # A real face held in a hand: for the reader a face; the finder must drop it.
+                t["held cards"] += 1
+                t["held cards read as face"] += reading.is_face
+                continue
             if kind != "face":
                 t["non-cards"] += 1
                 t["non-cards rejected"] += not reading.is_face
+                t[f"non-cards rejected: {kind}"] += not reading.is_face
+                t[f"non-cards: {kind}"] += 1
                 continue
             want = card["criteria"]
             got = reading.criteria.as_dict() if reading.criteria else None
@@ -177,6 +184,9 @@ def rendered_accuracy(tier: str, photos) -> tuple[dict, list[np.ndarray], list[d
         **{f"{k} correct": round(t[k] / n, 4) for k in ("colours", "shapes", "symbols")},
         "read as face": round(t["read as face"] / n, 4),
         "non-cards": t["non-cards"], "non-cards rejected": round(t["non-cards rejected"] / max(t["non-cards"], 1), 4),
+        **{f"rejected {key.split(': ')[1]}": f"{t['non-cards rejected: ' + key.split(': ')[1]]}/{t[key]}"
+           for key in sorted(t) if key.startswith("non-cards: ")},
+        "held cards (faces in a hand, read as faces)": f"{t['held cards read as face']}/{t['held cards']}",
         "misread cards": t["errors"],
         "misread cards with confidence < 0.5": t["errors flagged"],
         "correct cards with confidence < 0.5": t["correct flagged"],
