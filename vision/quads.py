@@ -130,10 +130,10 @@ def _reach_outline(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> NDA
 
     A part of a card in a shadow or under glare can be left out of the paper found;
     beyond such a side the paper goes on. Each side moves to the outermost place, within
-    a quarter of the card's short side, where the light falls from the paper's level to
+    a quarter of the card's long side, where the light falls from the paper's level to
     the table's and stays down.
     """
-    short, _ = sides(corners)
+    short, long = sides(corners)
     inner, outer = 0.1 * short, 0.25 * short
     offsets = np.arange(-inner, outer + 0.01, 1.0, dtype=np.float32)
     starts, ends = corners, np.roll(corners, -1, axis=0)
@@ -160,7 +160,8 @@ def _reach_outline(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> NDA
         if paper - table < 20:
             lines.append((starts[k], directions[k]))
             continue
-        below = profile[k] < table + 0.5 * (paper - table)
+        level = table + 0.5 * (paper - table)
+        below = profile[k] < level
         # The outline: below from here to the window's end, and above just inside.
         stays = np.flip(np.cumprod(np.flip(below, axis=1), axis=1), axis=1).astype(bool)
         first = np.argmax(stays, axis=1)
@@ -168,12 +169,14 @@ def _reach_outline(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> NDA
         if found.sum() < 6:
             lines.append((starts[k], directions[k]))
             continue
-        along = offsets[first[found]] - 0.5
+        rows = np.flatnonzero(found)
+        above, under = profile[k][rows, first[found] - 1], profile[k][rows, first[found]]
+        along = offsets[first[found] - 1] + (above - level) / np.maximum(above - under, 1e-3)
         edge = points[k][found] + along[:, None] * normals[k][None, :]
         vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
     reached = np.array([_meet(lines[k - 1], lines[k]) for k in range(4)], np.float32)
-    if not np.all(np.isfinite(reached)) or np.max(np.abs(reached - corners)) > 0.4 * short:
+    if not np.all(np.isfinite(reached)) or np.max(np.abs(reached - corners)) > 0.4 * long:
         return corners
     return reached
 
