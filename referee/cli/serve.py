@@ -2,7 +2,9 @@
 
 ``LiveWeb`` is what the live loop talks to: it draws nothing itself, encodes each
 annotated frame it is given once (and only while someone watches, at most
-``stream_fps`` times a second), publishes the game's state when it changes, and
+``stream_fps`` times a second, and never spending more than ``stream_share`` of the
+loop's time on drawing and encoding for the stream, so a slow machine streams fewer
+frames rather than referee fewer), publishes the game's state when it changes, and
 applies the page's actions (next round, point cards, mode) between frames, in the
 loop's own thread, so the game is never touched from two threads.
 """
@@ -94,35 +96,43 @@ class LiveWeb:
     """The live loop's side of the scoreboard; see the module docstring."""
 
     def __init__(self, server: ScoreboardServer, hub: Hub, game: Any, mode: str, stream_fps: float = 15.0,
-                 max_width: int = 1280, quality: int = 80) -> None:
+                 stream_share: float = 0.2, max_width: int = 1280, quality: int = 80) -> None:
         self.server, self.hub, self.game, self.mode = server, hub, game, mode
-        self.stream_fps, self.max_width, self.quality = stream_fps, max_width, quality
+        self.stream_fps, self.stream_share, self.max_width, self.quality = stream_fps, stream_share, max_width, quality
         self.encodes = 0
         self.steps = 0  # frames the loop went through while serving
         self.most_viewers = 0
         self._first_step_at = self._last_step_at = 0.0
         self._next_frame_at = 0.0
+        self._asked_at = 0.0  # when the loop was last told to draw a frame for the stream
+        self._last_key: tuple = ()
         self._scored: dict[int, Any] = dict(game.results)  # round -> the result last announced
         self._publish_state()
 
     def wants_frame(self) -> bool:
         """Whether the next annotated frame should be drawn and encoded for the stream."""
-        return self.hub.has_viewers() and time.monotonic() >= self._next_frame_at
+        now = time.monotonic()
+        if not self.hub.has_viewers() or now < self._next_frame_at:
+            return False
+        self._asked_at = now
+        return True
 
     def publish_frame(self, annotated_bgr: Any) -> None:
         """Encode the annotated frame once (scaled to ``max_width``) and hand it to every viewer."""
         import cv2
 
-        now, period = time.monotonic(), 1.0 / self.stream_fps
-        self._next_frame_at = max(self._next_frame_at + period, now - period)  # keeps the cadence, never bursts
         height, width = annotated_bgr.shape[:2]
         if width > self.max_width:
             size = (self.max_width, round(height * self.max_width / width))
-            annotated_bgr = cv2.resize(annotated_bgr, size, interpolation=cv2.INTER_AREA)
+            annotated_bgr = cv2.resize(annotated_bgr, size, interpolation=cv2.INTER_LINEAR)  # INTER_AREA: 4x slower
         ok, jpeg = cv2.imencode(".jpg", annotated_bgr, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
         if ok:
             self.encodes += 1
             self.hub.publish_frame(jpeg.tobytes())
+        now, period = time.monotonic(), 1.0 / self.stream_fps
+        cost = now - self._asked_at if self._asked_at else 0.0  # drawing, scaling and encoding this frame
+        cadence = max(self._next_frame_at + period, now - period)  # keeps the rhythm, never bursts
+        self._next_frame_at = max(cadence, now + cost * (1 - self.stream_share) / self.stream_share)
 
     def step(self, emit: Callable[[Sequence[Any]], None], frame: int, t: float, mode: str) -> str:
         """Apply the page's actions, publish what changed; returns the mode (the page may have toggled it)."""
@@ -149,6 +159,12 @@ class LiveWeb:
     def _publish_state(self) -> None:
         from referee.live.game import round_scored_data
 
+        game = self.game
+        key = (game.round, game.phase, self.mode, game.row_ids(), game.row_criteria(),
+               tuple((number, id(result)) for number, result in game.results.items()))
+        if key == self._last_key:  # most frames change nothing the page shows
+            return
+        self._last_key = key
         for number, result in sorted(self.game.results.items()):
             if self._scored.get(number) is not result:  # scored, or scored again with point cards
                 self._scored[number] = result

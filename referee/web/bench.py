@@ -47,7 +47,7 @@ class _Viewer:
 
 def _watch_stream(host: str, port: int, viewer: _Viewer, stop: threading.Event, started: float) -> None:
     try:
-        connection = http.client.HTTPConnection(host, port, timeout=10)
+        connection = http.client.HTTPConnection(host, port, timeout=30)
         connection.request("GET", "/stream.mjpg")
         reply = connection.getresponse()
         while not stop.is_set():
@@ -68,7 +68,7 @@ def _watch_stream(host: str, port: int, viewer: _Viewer, stop: threading.Event, 
 
 def _watch_events(host: str, port: int, viewer: _Viewer, stop: threading.Event) -> None:
     try:
-        connection = http.client.HTTPConnection(host, port, timeout=10)
+        connection = http.client.HTTPConnection(host, port, timeout=30)
         connection.request("GET", "/events")
         reply = connection.getresponse()
         while not stop.is_set():

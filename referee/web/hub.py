@@ -180,7 +180,9 @@ class Hub:
 
     def take_actions(self) -> list[Action]:
         """The actions asked for since the last call, oldest first."""
-        taken = []
+        taken: list[Action] = []
+        if self._actions.empty():
+            return taken
         while True:
             try:
                 taken.append(self._actions.get_nowait())
