@@ -46,6 +46,7 @@ _POOR_FIT = 0.05
 _SOFTMAX_SLOPE = 12.0
 # Glare washing out more than this share of the paper, gaps below this share of the short side.
 _GLARE_SHARE = 0.02
+_STRONG_GLARE = 0.25
 _NEAR_GAP = 0.02
 
 # Confidence of a reading flagged for each kind of doubt.
@@ -280,7 +281,7 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
 
     card_doubts = [(d, _DOUBT_CONFIDENCE.get(d, 0.5)) for d in seg.doubt]
     if card.glare > _GLARE_SHARE:
-        card_doubts.append(("glare on the card may wash out a symbol", 0.45))
+        card_doubts.append(("glare on the card may wash out a symbol", 0.45 if card.glare > _STRONG_GLARE else 0.6))
     if _near_pairs(seg, short):
         card_doubts.append(("two blobs closer than symbols are printed", 0.4))
     if dark:
