@@ -93,3 +93,14 @@ def test_a_card_under_a_skin_coloured_hand_is_not_merged_with_it() -> None:
     found = find_cards(image)
     assert match(found, cards[1:], image.shape[:2])[0] > 0.85
     assert all(q.size_wh[0] < 100 for q in found)
+
+
+def test_cards_on_a_pale_table_are_found_by_their_outline() -> None:
+    cards = [card_corners((120, 150), (80, 120), 5), card_corners((300, 150), (80, 120), -8),
+             card_corners((480, 260), (80, 120), 60), card_corners((200, 300), (80, 120), 2)]
+    image = scene(cards, table_bgr=(200, 205, 208))
+    for corners in cards:  # the thin shadow a card's edge casts on the table
+        cv2.polylines(image, [corners.astype(np.int32)], True, (150, 150, 150), 2, cv2.LINE_AA)
+    found = find_cards(image)
+    assert len(found) == 4
+    assert min(match(found, cards, image.shape[:2])) > 0.85
