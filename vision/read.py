@@ -111,8 +111,9 @@ def _not_face(reason: str, confidence: float = 0.9) -> CardReading:
     return CardReading(symbols=(), criteria=None, confidence=confidence, is_face=False, reason=reason)
 
 
-def _face_problem(card: BalancedCard, seg: Segmentation) -> str:
-    """Why this is not a symbol card's face, or '' when it may be one."""
+def _paper_problem(card: BalancedCard) -> str:
+    """Why this card's background is no face's paper (a back, a phone, wood), or ''.
+    Decided before any segmentation: most cards in the pool are face down."""
     b, g, r = (float(v) for v in card.paper_bgr)
     brightest = max(b, g, r)
     saturation = (brightest - min(b, g, r)) / max(brightest, 1.0)
@@ -123,6 +124,11 @@ def _face_problem(card: BalancedCard, seg: Segmentation) -> str:
         return f"too little plain paper ({paper_fraction:.0%}) for a card face"
     if card.noise > _MAX_PAPER_NOISE:
         return f"background is textured (noise {card.noise:.2f}), not a card face"
+    return ""
+
+
+def _marks_problem(seg: Segmentation) -> str:
+    """Why these marks cannot be a face's symbols, or ''."""
     if not seg.blobs:
         return "no symbols found"
     if len(seg.blobs) > _MAX_MARKS:
@@ -179,11 +185,15 @@ class _Look:
     shape_conf: NDArray[np.float64]
     shape_fit: NDArray[np.float64]
     score: float
+    problem: str = ""
 
 
 def _look(card: BalancedCard, scale_xy: tuple[float, float]) -> _Look:
-    seg = find_blobs(card)
     short = min(card.ink.shape)
+    problem = _paper_problem(card)
+    if problem:
+        return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, problem)
+    seg = find_blobs(card)
     if not seg.blobs:
         return _Look(card, seg, scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf)
     features = np.stack([blob.features.as_array() for blob in seg.blobs])
@@ -210,6 +220,10 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
     side = max(CELL_PX, round(max(height, width) / min(height, width) * WORK_SHORT_SIDE / CELL_PX) * CELL_PX)
     base_wh = (WORK_SHORT_SIDE, side) if width <= height else (side, WORK_SHORT_SIDE)
     base = balance_card(cv2.resize(card_bgr, base_wh, interpolation=cv2.INTER_AREA))
+    problem = _paper_problem(base)
+    if problem:
+        return _Look(base, Segmentation((), 0.0), (base_wh[0] / width, base_wh[1] / height), WORK_SHORT_SIDE, [],
+                     np.zeros(0), np.zeros(0), -np.inf, problem)
     long_work = round(_TYPICAL_ASPECT * WORK_SHORT_SIDE / CELL_PX) * CELL_PX
     best = None
     for size_wh in ((WORK_SHORT_SIDE, long_work), (long_work, WORK_SHORT_SIDE)):
@@ -245,7 +259,7 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
     _check_input(card_bgr)
     best = _looks(card_bgr)
     card, seg, (scale_x, scale_y), short = best.card, best.seg, best.scale_xy, best.short
-    problem = _face_problem(card, seg)
+    problem = best.problem or _marks_problem(seg)
     if problem:
         return _not_face(problem)
     shapes, shape_conf, shape_fit = best.shapes, best.shape_conf, best.shape_fit
