@@ -161,7 +161,7 @@ def _refine(frame_bgr: NDArray[np.uint8], contour: NDArray, scale: float, table:
     # Canny thresholds, which follow the contrast of paper and table here.
     smooth = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (5, 5), 0)
     contrast = float(np.median(high - low))
-    strong = float(np.clip(1.0 * contrast, 40.0, 160.0))
+    strong = float(np.clip(1.4 * contrast, 50.0, 220.0))
     edges = cv2.Canny(smooth, strong / 2, strong)
     mask[cv2.dilate(edges, np.ones((3, 3), np.uint8)) > 0] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
