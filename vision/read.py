@@ -35,6 +35,8 @@ _MIN_ASPECT, _MAX_ASPECT, _TYPICAL_ASPECT = 1.3, 1.65, 1.47
 _MIN_PAPER_LEVEL = 55.0
 # Not a face: paper noisier than this (wood, cloth, a printed pattern), more marks than this.
 _MAX_PAPER_NOISE = 0.15
+# A face shows at least this share of plain paper (its symbols cover at most about half).
+_MIN_PAPER_SHARE = 0.35
 _MAX_MARKS = 14
 # A point card's printed number has a hole, or fits no shape better than _NUMBER_FIT while
 # being a stroke thinner than _STROKE or less solid than _NUMBER_SOLIDITY.
@@ -120,7 +122,7 @@ def _paper_problem(card: BalancedCard) -> str:
     paper_fraction = cv2.countNonZero(card.paper_mask) / card.paper_mask.size
     if saturation > 0.85:
         return f"background is strongly coloured (saturation {saturation:.2f}), not white paper"
-    if paper_fraction < 0.35:
+    if paper_fraction < _MIN_PAPER_SHARE:
         return f"too little plain paper ({paper_fraction:.0%}) for a card face"
     if card.noise > _MAX_PAPER_NOISE:
         return f"background is textured (noise {card.noise:.2f}), not a card face"
@@ -177,7 +179,7 @@ def _near_pairs(seg: Segmentation, short: int) -> int:
 class _Look:
     """One way of reading a card image: balanced card, blobs and their shapes."""
 
-    card: BalancedCard
+    card: BalancedCard | None
     seg: Segmentation
     scale_xy: tuple[float, float]
     short: int
@@ -188,7 +190,15 @@ class _Look:
     problem: str = ""
 
 
-def _look(card: BalancedCard, scale_xy: tuple[float, float]) -> _Look:
+def _no_paper(scale_xy: tuple[float, float]) -> _Look:
+    empty = np.zeros(0)
+    return _Look(None, Segmentation((), 0.0), scale_xy, WORK_SHORT_SIDE, [], empty, empty, -np.inf,
+                 f"too little plain paper (< {_MIN_PAPER_SHARE:.0%}) for a card face")
+
+
+def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
+    if card is None:
+        return _no_paper(scale_xy)
     short = min(card.ink.shape)
     problem = _paper_problem(card)
     if problem:
@@ -216,10 +226,12 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
     height, width = card_bgr.shape[:2]
     if max(height, width) / min(height, width) >= _MIN_ASPECT:
         work_bgr, scale_xy = to_working_size(card_bgr)
-        return _look(balance_card(work_bgr), scale_xy)
+        return _look(balance_card(work_bgr, _MIN_PAPER_SHARE), scale_xy)
     side = max(CELL_PX, round(max(height, width) / min(height, width) * WORK_SHORT_SIDE / CELL_PX) * CELL_PX)
     base_wh = (WORK_SHORT_SIDE, side) if width <= height else (side, WORK_SHORT_SIDE)
-    base = balance_card(cv2.resize(card_bgr, base_wh, interpolation=cv2.INTER_AREA))
+    base = balance_card(cv2.resize(card_bgr, base_wh, interpolation=cv2.INTER_AREA), _MIN_PAPER_SHARE)
+    if base is None:
+        return _no_paper((base_wh[0] / width, base_wh[1] / height))
     problem = _paper_problem(base)
     if problem:
         return _Look(base, Segmentation((), 0.0), (base_wh[0] / width, base_wh[1] / height), WORK_SHORT_SIDE, [],

@@ -113,7 +113,7 @@ def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: t
     return (num * 255.0 + _PRIOR * fallback) / (den[..., None] + _PRIOR)
 
 
-def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
+def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> BalancedCard | None:
     """White-balance a card from its own paper and divide out the light field.
 
     The paper is found on a half-resolution copy (the field is smooth, and this is the
@@ -124,10 +124,13 @@ def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
     card_bgr : ndarray (H, W, 3) uint8
         A rectified card at working size; sides that are multiples of ``CELL_PX`` are
         fastest.
+    min_paper : float
+        Stop early and return None when less than this share of the card looks like paper
+        (a card back, a phone): the full-resolution work is then skipped.
 
     Returns
     -------
-    BalancedCard
+    BalancedCard, or None when the card shows less paper than ``min_paper``.
     """
     h, w = card_bgr.shape[:2]
     half = cv2.resize(card_bgr, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
@@ -152,6 +155,8 @@ def balance_card(card_bgr: NDArray[np.uint8]) -> BalancedCard:
     local = cv2.resize(np.clip(grid_val * 0.8, 0, 255).astype(np.uint8), half.shape[1::-1],
                        interpolation=cv2.INTER_LINEAR)
     paper_mask = cv2.bitwise_and(mask, cv2.compare(hsv[..., 2], local, cv2.CMP_GT))
+    if cv2.countNonZero(paper_mask) < min_paper * paper_mask.size:
+        return None
     fine_mask = cv2.resize(paper_mask, (w, h), interpolation=cv2.INTER_NEAREST)
     fine = _grid_field(card_bgr, fine_mask, (grid_wh[0] * 2, grid_wh[1] * 2), paper0)
 
