@@ -103,6 +103,7 @@ class LiveWeb:
         self.steps = 0  # frames the loop went through while serving
         self.most_viewers = 0
         self._first_step_at = self._last_step_at = 0.0
+        self._first_cpu = self._last_cpu = 0.0  # the loop thread's own CPU time: other processes do not count
         self._next_frame_at = 0.0
         self._asked_at = 0.0  # when the loop was last told to draw a frame for the stream
         self._last_key: tuple = ()
@@ -137,9 +138,9 @@ class LiveWeb:
     def step(self, emit: Callable[[Sequence[Any]], None], frame: int, t: float, mode: str) -> str:
         """Apply the page's actions, publish what changed; returns the mode (the page may have toggled it)."""
         self.mode = mode
-        self._last_step_at = time.monotonic()
+        self._last_step_at, self._last_cpu = time.monotonic(), time.thread_time()
         if self.steps == 0:
-            self._first_step_at = self._last_step_at
+            self._first_step_at, self._first_cpu = self._last_step_at, self._last_cpu
         self.steps += 1
         self.most_viewers = max(self.most_viewers, self.hub.viewers)
         for action in self.hub.take_actions():
@@ -182,7 +183,9 @@ class LiveWeb:
         """The loop's frame rate while serving, and what was served."""
         span = self._last_step_at - self._first_step_at
         rate = (self.steps - 1) / span if span > 0 else float("nan")
-        return (f"{self.steps} frames at {rate:.1f} frames/s, {self.encodes} stream frames encoded, "
+        cpu_ms = 1000 * (self._last_cpu - self._first_cpu) / max(1, self.steps - 1)
+        return (f"{self.steps} frames at {rate:.1f} frames/s ({cpu_ms:.1f} ms of loop CPU a frame), "
+                f"{self.encodes} stream frames encoded, "
                 f"at most {self.most_viewers} stream viewers, {self.server.viewers_dropped} dropped")
 
 

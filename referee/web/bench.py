@@ -7,8 +7,9 @@ a nudge; ``--seconds`` long) is refereed by ``referee live --video ... --serve
 127.0.0.1:0`` in a child process, once per viewer count. Each viewer is a page's
 worth of connections from this process on loopback: the MJPEG stream and the
 Server-Sent Events, read as fast as they come. Reported per run: the referee's own
-frame rate while serving (the summary ``referee live`` prints when the scoreboard
-closes), the stream frames encoded, and what each viewer received. With ``--realtime`` the video is paced like a camera, so the question is
+frame rate while serving and its loop thread's CPU time per frame (from the summary
+``referee live`` prints when the scoreboard closes: the CPU time holds even when other
+work shares the machine), the stream frames encoded, and what each viewer received. With ``--realtime`` the video is paced like a camera, so the question is
 whether the referee still processes every frame at the video's rate.
 """
 
@@ -30,7 +31,8 @@ from typing import Sequence
 
 __all__ = ["main"]
 
-_SUMMARY = re.compile(r"scoreboard closed: (\d+) frames at ([\d.]+) frames/s, (\d+) stream frames encoded, "
+_SUMMARY = re.compile(r"scoreboard closed: (\d+) frames at ([\d.]+) frames/s \(([\d.]+) ms of loop CPU a frame\), "
+                      r"(\d+) stream frames encoded, "
                       r"at most (\d+) stream viewers, (\d+) dropped")
 
 
@@ -87,6 +89,7 @@ class _Run:
     frames: int
     wall_s: float
     loop_fps: float
+    cpu_ms: float
     encoded: int
     most_viewers: int
     dropped: int
@@ -140,12 +143,13 @@ def _referee(video: Path, seats: Path, folder: Path, viewers: int, realtime: boo
     found = next((m for m in map(_SUMMARY.search, lines) if m), None)
     if found is None:
         raise RuntimeError("referee live printed no scoreboard summary: " + "".join(lines)[-500:])
-    steps, rate, encoded, most, dropped = found.groups()
-    return _Run(viewers, int(steps), wall, float(rate), int(encoded), int(most), int(dropped), watched)
+    steps, rate, cpu_ms, encoded, most, dropped = found.groups()
+    return _Run(viewers, int(steps), wall, float(rate), float(cpu_ms), int(encoded), int(most), int(dropped), watched)
 
 
 def _report(run: _Run, fps: float, realtime: bool) -> str:
-    text = (f"{run.viewers:>3} viewers: referee loop {run.loop_fps:.1f} frames/s over {run.frames} frames"
+    text = (f"{run.viewers:>3} viewers: referee loop {run.loop_fps:.1f} frames/s over {run.frames} frames, "
+            f"{run.cpu_ms:.1f} ms of loop CPU a frame ({1000 / run.cpu_ms:.1f} frames/s on a free core)"
             f"{' (paced at %g fps)' % fps if realtime else ''}; {run.encoded} stream frames encoded, "
             f"at most {run.most_viewers} stream viewers at once, {run.dropped} dropped")
     if run.watched:
@@ -188,14 +192,19 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{frames} frames ({os.cpu_count()} cores here; the referee's OpenCV on one thread), "
               f"viewers on 127.0.0.1 reading the MJPEG stream and the events", flush=True)
         rates: dict[int, list[float]] = {count: [] for count in counts}
+        cpu: dict[int, list[float]] = {count: [] for count in counts}
         for _ in range(max(1, args.repeat)):
             for count in counts:  # interleaved, so a busy moment on the machine does not land on one count only
                 run = _referee(video, seats, folder, count, args.realtime, frames)
                 rates[count].append(run.loop_fps)
+                cpu[count].append(run.cpu_ms)
                 print(_report(run, args.fps, args.realtime), flush=True)
         base = statistics.median(rates[counts[0]])
         print("median referee frame rate: " + ", ".join(
             f"{count} viewers {statistics.median(r):.1f} frames/s ({statistics.median(r) / base:.0%})" for count, r in rates.items()))
+        print("median loop CPU a frame: " + ", ".join(
+            f"{count} viewers {statistics.median(c):.1f} ms ({1000 / statistics.median(c):.1f} frames/s on a free core)"
+            for count, c in cpu.items()))
         print(f"load average at the end: {', '.join(f'{v:.1f}' for v in os.getloadavg())}")
     return 0
 
