@@ -7,11 +7,11 @@ import sys
 from typing import Sequence
 
 from referee import __version__
-from referee.cli import check, history, live, schoten, score, serve
+from referee.cli import calibrate, check, history, live, schoten, score, serve
 
 __all__ = ["main", "build_parser"]
 
-_COMMANDS = (score, check, schoten, live, history, serve)
+_COMMANDS = (score, check, schoten, live, history, serve, calibrate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -70,7 +70,7 @@ def _run_check(args: argparse.Namespace) -> int:
             if args.json:
                 _print({"image": {"path": str(path)}, "error": str(error)})
             continue
-        result = referee_frame(frame, calibration.seats if calibration else None)
+        result = referee_frame(frame, calibration.seats if calibration else None, calibration.areas if calibration else None)
         if args.json:
             _print(result_json(result, str(path)))
         else:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.areas import TableAreas, row_candidates
 from calibration.seats import Seat
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
@@ -41,13 +42,21 @@ class TableResult:
     ranking: tuple[Rank, ...]
 
 
-def referee_frame(frame_bgr: NDArray[np.uint8], seats: Sequence[Seat] | None = None) -> TableResult:
-    """Read the frame, arrange the rows (by seats when given) and referee them."""
+def referee_frame(frame_bgr: NDArray[np.uint8], seats: Sequence[Seat] | None = None, areas: TableAreas | None = None) -> TableResult:
+    """Read the frame, arrange the rows (by seats when given) and referee them.
+
+    With ``areas`` (from a calibration), cards off the table top or in the middle pool are
+    listed but never put in a row.
+    """
     detected = read_frame(frame_bgr)
     cards = tuple(card for card in detected if card.reading.criteria is not None)
     unread = tuple(card for card in detected if card.reading.criteria is None)
     size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
-    placed = arrange_rows([card.corners_xy for card in cards], seats, size_wh)
+    candidates = row_candidates([card.center_xy for card in cards], areas)
+    placed = [
+        replace(row, cards=tuple(candidates[k] for k in row.cards))
+        for row in arrange_rows([cards[k].corners_xy for k in candidates], seats, size_wh)
+    ]
     rows = []
     for row in placed:
         criteria = [cards[k].reading.criteria for k in row.cards]

@@ -1,0 +1,170 @@
+"""Table geometry: the table top and the middle pool, as polygons in image pixels.
+
+The table top is the largest bright region that holds the cards (the room around a table
+is darker than its top, whatever the surface); the pool is where the thrown-back and
+face-down cards lie, in the middle. Both keep cards out of rows: a card whose centre lies
+outside the table or inside the pool is never a row candidate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["TableAreas", "find_table_area", "find_pool_area", "depth_in_table", "inside", "row_candidates"]
+
+_WORK_WIDTH = 320  # the table is found on a small copy of the frame
+_MIN_TABLE_SHARE = 0.15  # a bright region smaller than this share of the frame is no table top
+_ALL_TABLE = 0.97  # a top covering more of the frame than this has no edge in view
+_POLY_VERTICES = 12
+_POOL_DEPTH = 0.55  # cards nearer the middle than this share of the way to the table edge may be pool
+
+
+@dataclass(frozen=True)
+class TableAreas:
+    """The table top and the middle pool, each an (N, 2) float polygon in image pixels or None."""
+
+    table_xy: NDArray[np.float64] | None = None
+    pool_xy: NDArray[np.float64] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("table_xy", "pool_xy"):
+            value = getattr(self, name)
+            if value is not None and (value.ndim != 2 or value.shape[1] != 2 or len(value) < 3):
+                raise ValueError(f"{name} must be an (N >= 3, 2) polygon, got shape {value.shape}")
+
+
+def inside(polygon_xy: NDArray[np.float64] | None, point_xy: Sequence[float]) -> bool:
+    """Whether a point lies inside (or on) a polygon; False for no polygon."""
+    if polygon_xy is None:
+        return False
+    contour = np.asarray(polygon_xy, np.float32).reshape(-1, 1, 2)
+    return cv2.pointPolygonTest(contour, (float(point_xy[0]), float(point_xy[1])), False) >= 0
+
+
+def row_candidates(centres_xy: Sequence[Sequence[float]], areas: TableAreas | None) -> list[int]:
+    """Indices of the cards that may be in a row: centre on the table and outside the pool."""
+    if areas is None:
+        return list(range(len(centres_xy)))
+    keep = []
+    for index, centre in enumerate(centres_xy):
+        if areas.table_xy is not None and not inside(areas.table_xy, centre):
+            continue
+        if inside(areas.pool_xy, centre):
+            continue
+        keep.append(index)
+    return keep
+
+
+def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray] = ()) -> NDArray[np.float64] | None:
+    """The table top as a convex polygon (N, 2) in image pixels, or None when no top stands out or it fills the frame.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+    card_corners : the face-up cards' corners (4, 2); the table holds them all.
+    """
+    height, width = frame_bgr.shape[:2]
+    scale = min(1.0, _WORK_WIDTH / width)
+    small = cv2.resize(frame_bgr, (max(8, round(width * scale)), max(8, round(height * scale))), interpolation=cv2.INTER_AREA)
+    # Brightest channel: a saturated cloth is as bright as a grey one; blurred over stripes, grain and cards.
+    level = cv2.GaussianBlur(cv2.medianBlur(small.max(axis=2), 5), (0, 0), 2.0)
+    threshold, mask = cv2.threshold(level, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if count < 2:
+        return None
+    quads = [np.asarray(c, np.float64).reshape(4, 2) * scale for c in card_corners]
+    votes = np.zeros(count, np.int64)
+    for quad in quads:
+        x, y = quad.mean(axis=0)
+        votes[labels[min(int(y), labels.shape[0] - 1), min(int(x), labels.shape[1] - 1)]] += 1
+    votes[0] = -1
+    # The region holding most cards, else the largest.
+    best = int(np.argmax(votes)) if votes.max() > 0 else 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[best, cv2.CC_STAT_AREA] < _MIN_TABLE_SHARE * mask.size:
+        return None
+    points = np.argwhere(labels == best)[:, ::-1].astype(np.float64)
+    if quads:
+        points = np.vstack([points, *quads])
+    hull = cv2.convexHull(points.astype(np.float32))
+    if cv2.contourArea(hull) > _ALL_TABLE * mask.size:
+        return None  # the table fills the frame: no edge to keep cards inside
+    polygon = _simplify(hull.reshape(-1, 2).astype(np.float64)) / scale
+    polygon[:, 0] = np.clip(polygon[:, 0], 0, width - 1)
+    polygon[:, 1] = np.clip(polygon[:, 1], 0, height - 1)
+    return polygon
+
+
+def _simplify(hull_xy: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A convex hull with at most ``_POLY_VERTICES`` corners that still holds it."""
+    perimeter = cv2.arcLength(hull_xy.astype(np.float32).reshape(-1, 1, 2), True)
+    epsilon = 0.005 * perimeter
+    poly = hull_xy
+    while len(poly) > _POLY_VERTICES:
+        poly = cv2.approxPolyDP(hull_xy.astype(np.float32).reshape(-1, 1, 2), epsilon, True).reshape(-1, 2).astype(np.float64)
+        epsilon *= 1.5
+    # approxPolyDP cuts corners inwards by up to epsilon: push the outline out again.
+    centre = poly.mean(axis=0)
+    spans = np.linalg.norm(poly - centre, axis=1)
+    grow = 1.0 + epsilon / max(float(spans.min()), 1.0) if len(poly) < len(hull_xy) else 1.0
+    return centre + (poly - centre) * grow
+
+
+def depth_in_table(point_xy: Sequence[float], centre_xy: Sequence[float], table_xy: NDArray[np.float64]) -> float:
+    """How far out a point lies: 0 at the table's centre, 1 on its edge (along the ray from the centre)."""
+    c = np.asarray(centre_xy, np.float64)
+    offset = np.asarray(point_xy, np.float64) - c
+    distance = float(np.linalg.norm(offset))
+    if distance < 1e-9:
+        return 0.0
+    reach = ray_exit(c, offset / distance, table_xy)
+    return distance / reach if reach > 0 else math.inf
+
+
+def ray_exit(origin_xy: NDArray[np.float64], direction_xy: NDArray[np.float64], polygon_xy: NDArray[np.float64]) -> float:
+    """Distance along a unit ray from a point inside a polygon to where it leaves it (inf when it never does)."""
+    best = math.inf
+    n = len(polygon_xy)
+    for k in range(n):
+        a, b = polygon_xy[k], polygon_xy[(k + 1) % n]
+        edge = b - a
+        denom = direction_xy[0] * edge[1] - direction_xy[1] * edge[0]
+        if abs(denom) < 1e-12:
+            continue
+        rel = a - origin_xy
+        t = (rel[0] * edge[1] - rel[1] * edge[0]) / denom
+        u = (rel[0] * direction_xy[1] - rel[1] * direction_xy[0]) / denom
+        if t > 1e-9 and -1e-9 <= u <= 1 + 1e-9:
+            best = min(best, float(t))
+    return best
+
+
+def find_pool_area(
+    pool_corners: Sequence[NDArray], row_centres_xy: Sequence[Sequence[float]], centre_xy: Sequence[float],
+    table_xy: NDArray[np.float64],
+) -> NDArray[np.float64] | None:
+    """The middle pool: the hull of the cards lying loose near the table's middle, kept clear of every row card.
+
+    Parameters
+    ----------
+    pool_corners : corners (4, 2) of the cards that are in no row (and face-down cards, when known)
+    row_centres_xy : centres of the cards in rows; none of them may end up inside the pool
+    centre_xy : the table's middle
+    table_xy : the table top (N, 2)
+    """
+    quads = [np.asarray(q, np.float64).reshape(4, 2) for q in pool_corners]
+    quads = [q for q in quads if depth_in_table(q.mean(axis=0), centre_xy, table_xy) < _POOL_DEPTH]
+    while quads:
+        hull = cv2.convexHull(np.vstack(quads).astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        if not any(inside(hull, c) for c in row_centres_xy):
+            return hull if len(hull) >= 3 else None
+        # A row card inside: drop the loose card farthest from the middle and try again.
+        far = max(range(len(quads)), key=lambda k: float(np.linalg.norm(quads[k].mean(axis=0) - np.asarray(centre_xy))))
+        quads.pop(far)
+    return None

@@ -1,0 +1,56 @@
+"""A whole calibration proposed from one frame: seats, table top, pool and colour profile."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.areas import find_pool_area, find_table_area
+from calibration.config import Calibration
+from calibration.profile import ink_samples, learn_profile
+from calibration.propose import ProposalError, propose_seats, row_chains
+
+__all__ = ["calibrate_frame", "ProposalError"]
+
+
+def _points(polygon: NDArray[np.float64] | None) -> tuple[tuple[float, float], ...] | None:
+    return None if polygon is None else tuple((round(float(x), 1), round(float(y), 1)) for x, y in polygon)
+
+
+def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None = None) -> Calibration:
+    """The calibration this frame suggests (seats from the rows, table top, pool, colour profile).
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8, the table with the players' rows laid out
+    players : names, one per row, clockwise from the bottom of the image
+
+    Raises
+    ------
+    ProposalError
+        When no row is found, or ``players`` does not hold one name per row.
+    """
+    from vision.pipeline import read_frame
+
+    height, width = frame_bgr.shape[:2]
+    cards = [card for card in read_frame(frame_bgr) if card.reading.criteria is not None]
+    corners = [card.corners_xy for card in cards]
+    table = find_table_area(frame_bgr, corners)
+    seats = propose_seats(corners, (width, height), table, players)
+    if not seats:
+        raise ProposalError(
+            f"no rows found among {len(cards)} face-up cards: lay at least two cards side by side in front of "
+            "each player (or give the seats by hand in a YAML file)"
+        )
+    outline = table if table is not None else np.array([(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
+    centre = outline.mean(axis=0)
+    in_rows = {k for chain in row_chains(corners, centre, table, (width, height)) for k in chain}
+    pool = find_pool_area(
+        [corners[k] for k in range(len(cards)) if k not in in_rows],
+        [cards[k].center_xy for k in in_rows], centre, outline,
+    )
+    samples = ink_samples(frame_bgr, corners)
+    profile = learn_profile(samples) if samples else None
+    return Calibration(tuple(seats), (width, height), _points(table), _points(pool), profile)

@@ -1,0 +1,72 @@
+"""Table top and pool: found on synthetic frames, and keeping cards out of rows."""
+
+import cv2
+import numpy as np
+
+from calibration.areas import TableAreas, depth_in_table, find_pool_area, find_table_area, inside, row_candidates
+from referee.cli.table import referee_frame
+from tests.calibration.photos import face_up, photo, true_seats
+
+TABLE = np.array([[150, 100], [850, 120], [830, 700], [170, 690]], np.float64)
+
+
+def room_with_table(seed: int = 0) -> np.ndarray:
+    """A dark, noisy room with a brighter striped table top (1000x800)."""
+    rng = np.random.default_rng(seed)
+    frame = np.full((800, 1000, 3), (40, 50, 60), np.uint8)
+    cv2.fillPoly(frame, [TABLE.astype(np.int32)], (90, 150, 170))
+    for y in range(100, 700, 40):
+        cv2.line(frame, (0, y), (999, y), (60, 190, 90), 12)
+    frame[(cv2.fillPoly(np.zeros((800, 1000), np.uint8), [TABLE.astype(np.int32)], 255) == 0)] = (40, 50, 60)
+    return cv2.add(frame, rng.integers(0, 12, frame.shape, dtype=np.uint8))
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return inter / (cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter)
+
+
+def test_the_table_top_is_the_bright_region_in_the_darker_room() -> None:
+    found = find_table_area(room_with_table())
+    assert found is not None and iou(found, TABLE) > 0.93
+
+
+def test_a_frame_that_is_all_table_or_all_room_has_no_top() -> None:
+    assert find_table_area(np.full((400, 600, 3), 120, np.uint8)) is None
+
+
+def test_depth_runs_from_the_middle_to_the_edge() -> None:
+    square = np.array([[0, 0], [100, 0], [100, 100], [0, 100]], np.float64)
+    assert depth_in_table((50, 50), (50, 50), square) == 0.0
+    assert abs(depth_in_table((75, 50), (50, 50), square) - 0.5) < 1e-9
+    assert abs(depth_in_table((100, 100), (50, 50), square) - 1.0) < 1e-9
+
+
+def test_the_pool_never_swallows_a_row_card() -> None:
+    square = np.array([[0, 0], [1000, 0], [1000, 1000], [0, 1000]], np.float64)
+    card = lambda x, y: np.array([[x - 30, y - 45], [x + 30, y - 45], [x + 30, y + 45], [x - 30, y + 45]], np.float64)  # noqa: E731
+    loose = [card(450, 450), card(560, 520), card(500, 600), card(700, 500)]
+    pool = find_pool_area(loose, [(690, 420)], (500, 500), square)
+    assert pool is not None and inside(pool, (500, 520)) and not inside(pool, (690, 420))
+    # A card out near the edge is never pool.
+    assert not inside(find_pool_area(loose + [card(950, 500)], [], (500, 500), square), (930, 500))
+
+
+def test_row_candidates_leave_out_the_pool_and_the_floor() -> None:
+    areas = TableAreas(TABLE, np.array([[400, 300], [600, 300], [600, 500], [400, 500]], np.float64))
+    assert row_candidates([(500, 400), (200, 650), (950, 50), (300, 200)], areas) == [1, 3]
+    assert row_candidates([(1, 1), (2, 2)], None) == [0, 1]
+
+
+def test_a_pool_card_near_a_row_stays_out_of_it_with_the_areas() -> None:
+    # On the committed photo, with its true seats: a pool drawn around one row card keeps it out.
+    frame, truth = photo("easy/test-003")
+    seats = true_seats(truth)
+    plain = referee_frame(frame, seats)
+    row = plain.rows[0]
+    centre = np.array(plain.cards[row.cards[-1]].center_xy)
+    pool = np.array([centre + d for d in ((-5, -5), (5, -5), (5, 5), (-5, 5))])
+    fenced = referee_frame(frame, seats, TableAreas(None, pool))
+    assert [r.cards for r in fenced.rows if r.player == row.player] == [row.cards[:-1]]
+    assert len(fenced.cards) == len(plain.cards)  # still listed, only out of the row
+    assert face_up("easy/test-003")

@@ -1,0 +1,75 @@
+"""Seats proposed from the rows of a committed photo reproduce that table's true seats."""
+
+import numpy as np
+import pytest
+
+from calibration.areas import find_table_area
+from calibration.propose import ProposalError, propose_seats, seat_names
+from calibration.seats import Seat
+from tests.calibration.photos import face_up, photo, true_seats
+from vision.arrange import arrange_rows
+from vision.bench import match_cards
+
+# Tables whose every row the pipeline reads whole (rows of one card included): the easy tier
+# but one photo (a row it splits), and a medium one.
+REPRODUCIBLE = ["easy/dev-000", "easy/dev-002", "easy/dev-003", "easy/dev-004", "easy/rulebook", "easy/test-002",
+                "easy/test-003", "easy/test-004", "medium/test-002"]
+
+
+def rows_by_proposal(name: str, seats) -> dict[str, list]:
+    """Each proposed seat's row, as true card ids."""
+    frame, truth = photo(name)
+    corners = [card.corners_xy for card in face_up(name)]
+    matched = match_cards([c.astype(float) for c in corners], [np.array(c["corners"]) for c in truth["cards"]])
+    return {row.player: [truth["cards"][matched[k]]["id"] if k in matched else None for k in row.cards]
+            for row in arrange_rows(corners, seats, (frame.shape[1], frame.shape[0]))}
+
+
+@pytest.mark.parametrize("name", REPRODUCIBLE)
+def test_the_proposal_gives_every_true_row_to_its_true_seat(name) -> None:
+    frame, truth = photo(name)
+    corners = [card.corners_xy for card in face_up(name)]
+    seats = propose_seats(corners, (frame.shape[1], frame.shape[0]), find_table_area(frame, corners))
+    assert len(seats) == len(truth["seats"])
+    rows = rows_by_proposal(name, seats)
+    for true_row in truth["rows"]:
+        seat = next(s for s in true_seats(truth) if s.name == true_row["player"])
+        nearest = min(seats, key=lambda s: np.hypot(*np.subtract(s.position_xy, seat.position_xy)))
+        assert rows.get(nearest.name) == true_row["cards"], f"{true_row['player']}'s row went to {nearest.name}"
+
+
+def test_seats_are_named_clockwise_from_the_bottom_and_lie_in_the_image() -> None:
+    frame, _ = photo("easy/rulebook")
+    corners = [card.corners_xy for card in face_up("easy/rulebook")]
+    names = ["Anna", "Ben", "Cleo", "Dora", "Emil", "Frieda"]
+    seats = propose_seats(corners, (frame.shape[1], frame.shape[0]), players=names)
+    assert [s.name for s in seats] == names
+    angles = [np.arctan2(s.position_xy[1] - frame.shape[0] / 2, s.position_xy[0] - frame.shape[1] / 2) for s in seats]
+    turns = np.diff(np.unwrap(angles))
+    assert (turns > 0).all()  # clockwise on screen (y down)
+    assert seats[0].position_xy[1] > frame.shape[0] / 2  # the first sits at the bottom
+    for seat in seats:
+        assert 0 <= seat.position_xy[0] < frame.shape[1] and 0 <= seat.position_xy[1] < frame.shape[0]
+
+
+def test_a_row_of_cards_on_a_blank_image_gets_a_seat_on_its_outer_side() -> None:
+    # Three upright cards side by side below the middle of a 1000x800 image.
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    (seat,) = propose_seats(quads, (1000, 800))
+    assert seat == Seat("Player 1", seat.position_xy)
+    assert 400 < seat.position_xy[0] < 500 and seat.position_xy[1] > 680
+
+
+@pytest.mark.parametrize(
+    "count, players, message",
+    [
+        (3, ["Anna", "Ben"], "the table shows 3 rows, so 3 names expected, got 2"),
+        (1, ["Anna", "Ben"], "the table shows 1 row, so 1 name expected, got 2"),
+        (2, ["Anna", "Anna"], "expected distinct, non-empty names"),
+        (2, ["Anna", " "], "expected distinct, non-empty names"),
+    ],
+    ids=["too few", "too many", "twice", "empty"],
+)
+def test_a_wrong_list_of_players_is_refused(count, players, message) -> None:
+    with pytest.raises(ProposalError, match=message):
+        seat_names(count, players)
