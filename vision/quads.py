@@ -52,11 +52,27 @@ def fit_quad(contour: NDArray) -> tuple[NDArray[np.float32] | None, float]:
     else:
         poly = cv2.boxPoints(cv2.minAreaRect(contour)).reshape(-1, 1, 2)
     corners = order_corners(poly.reshape(4, 2).astype(np.float32))
+    if _skew_deg(corners) > _MAX_SKEW_DEG:
+        # One corner pulled off by something touching the card: its rectangle is closer.
+        corners = order_corners(cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32))
     short, long = sides(corners)
     if short <= 0 or not ASPECT_RANGE[0] <= long / short <= ASPECT_RANGE[1]:
         return None, 0.0
     area = cv2.contourArea(corners)
     return corners, float(cv2.contourArea(contour) / area) if area > 0 else 0.0
+
+
+_MAX_SKEW_DEG = 14.0  # opposite sides of a card seen at up to 35 degrees stay within this of parallel
+
+
+def _skew_deg(corners: NDArray[np.float32]) -> float:
+    """The larger angle between opposite sides of a quadrilateral, in degrees."""
+    edges = np.roll(corners, -1, axis=0) - corners
+    angles = []
+    for a, b in ((edges[0], -edges[2]), (edges[1], -edges[3])):
+        cos = float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9)
+        angles.append(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+    return max(angles)
 
 
 def sides(corners: NDArray[np.float32]) -> tuple[float, float]:
