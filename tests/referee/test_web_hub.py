@@ -222,3 +222,15 @@ def test_addresses_are_read(text, expected) -> None:
 def test_bad_addresses_are_refused(text) -> None:
     with pytest.raises(ValueError, match="expected HOST:PORT"):
         parse_address(text)
+
+
+def test_the_stream_takes_at_most_a_fifth_of_the_loop(live_web) -> None:
+    with live_web.hub.watch_frames():
+        assert live_web.wants_frame()
+        time.sleep(0.1)  # drawing the frame took 100 ms: the next one no sooner than 400 ms after
+        live_web.publish_frame(np.zeros((90, 160, 3), np.uint8))
+        assert not live_web.wants_frame()
+        time.sleep(0.1)
+        assert not live_web.wants_frame()
+        time.sleep(0.4)
+        assert live_web.wants_frame()
