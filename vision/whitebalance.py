@@ -177,7 +177,7 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     noise = math.sqrt(2.0 * (float(mean[0, 0]) ** 2 + float(std[0, 0]) ** 2)) / PAPER_LEVEL
     # Glare: a good share of the paper clipped to white (a spot washing symbols out), or
     # paper much brighter than typical. A few clipped pixels only mean a bright exposure.
-    hot = float((wash > _GLARE_WASH).mean())
+    hot = np.count_nonzero(wash > _GLARE_WASH) / wash.size
     clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255))) / max(cv2.countNonZero(paper_mask), 1)
     glare = max(min(clipped, 1.0) if clipped >= _GLARE_CLIPPED else 0.0, hot)
     paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
