@@ -65,15 +65,29 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
         x, y, w, h = cv2.boundingRect(contour)
         typical = _typical_near(quads, ((x + w / 2) / scale, (y + h / 2) / scale))
         found.extend(_refine(frame_bgr, contour, scale, table, paper, cast, typical))
-    for quad in found:
-        if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
-            quads.append(quad)
-    for quad in _outlined_cards(white, scale, quads):
-        if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in quads):
-            quads.append(quad)
+    quads = _add_new(quads, found)
+    quads = _add_new(quads, _outlined_cards(white, scale, quads))
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     search = 1.0 / scale + 2.0
-    return [CardQuad(snap_corners(gray, quad.corners_xy, search), quad.fill) for quad in quads]
+    snapped = []
+    for quad in quads:
+        # Only a card found short of its neighbours' size, or not filling its region,
+        # may lie partly in a shadow: only then is its outline looked for further out.
+        typical = _typical_near(quads, quad.center_xy, exclude=quad)
+        partial = quad.fill < _CLEAN_FILL or (
+            typical is not None and (quad.size_wh[0] < 0.92 * typical.short or quad.size_wh[1] < 0.92 * typical.long)
+        )
+        snapped.append(CardQuad(snap_corners(gray, quad.corners_xy, search, reach=partial), quad.fill))
+    return snapped
+
+
+def _add_new(quads: list[CardQuad], more: list[CardQuad]) -> list[CardQuad]:
+    """``quads`` and those of ``more`` whose centre lies in none of them."""
+    kept = list(quads)
+    for quad in more:
+        if not any(cv2.pointPolygonTest(q.corners_xy, quad.center_xy, False) >= 0 for q in kept):
+            kept.append(quad)
+    return kept
 
 
 def _outlined_cards(white: NDArray[np.float32], scale: float, found: list[CardQuad]) -> list[CardQuad]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -23,22 +23,15 @@ class CardQuad:
 
     corners_xy: NDArray[np.float32]
     fill: float
+    center_xy: tuple[float, float] = field(init=False, compare=False)
+    size_wh: tuple[float, float] = field(init=False, compare=False)  # mean short side, mean long side
 
     def __post_init__(self) -> None:
         if self.corners_xy.shape != (4, 2):
             raise ValueError(f"corners_xy must have shape (4, 2), got {self.corners_xy.shape}")
-
-    @property
-    def center_xy(self) -> tuple[float, float]:
         x, y = self.corners_xy.mean(axis=0)
-        return float(x), float(y)
-
-    @property
-    def size_wh(self) -> tuple[float, float]:
-        """Mean short side and mean long side, in pixels."""
-        c = self.corners_xy
-        sides = np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)
-        return float((sides[0] + sides[2]) / 2), float((sides[1] + sides[3]) / 2)
+        object.__setattr__(self, "center_xy", (float(x), float(y)))
+        object.__setattr__(self, "size_wh", sides(self.corners_xy))
 
 
 def fit_quad(contour: NDArray) -> tuple[NDArray[np.float32] | None, float]:
@@ -91,7 +84,8 @@ def unit(vector: NDArray) -> NDArray[np.float64]:
     return np.asarray(vector, np.float64) / max(float(np.linalg.norm(vector)), 1e-9)
 
 
-def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], search_px: float) -> NDArray[np.float32]:
+def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], search_px: float,
+                 reach: bool = True) -> NDArray[np.float32]:
     """Corners moved onto the card's true outline, found at full resolution.
 
     Along the middle of each side the outline is where the light drops most steeply
@@ -104,6 +98,8 @@ def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], searc
     gray : ndarray (H, W) uint8, the full frame
     corners_xy : ndarray (4, 2) float32, clockwise, rough
     search_px : how far the outline may lie from the rough side
+    reach : also look for the outline further out, where part of the card may have
+        been left out of the rough quadrilateral (see ``_reach_outline``)
 
     Returns
     -------
@@ -138,7 +134,7 @@ def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], searc
     snapped = np.array([_meet(lines[k - 1], lines[k]) for k in range(4)], np.float32)
     if not np.all(np.isfinite(snapped)) or np.max(np.abs(snapped - corners)) > 3 * search_px:
         snapped = corners
-    return _reach_outline(gray, snapped)
+    return _reach_outline(gray, snapped) if reach else snapped
 
 
 def _reach_outline(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> NDArray[np.float32]:
