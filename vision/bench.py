@@ -164,7 +164,7 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
         )
         tally.verdicts_right += verdict_right
         if not verdict_right:
-            tally.wrong_verdicts_flagged += bool(row and row.uncertain_cards)
+            tally.wrong_verdicts_flagged += bool(row and row.uncertain)
             tally.failures.append(f"{name}: {true_row['player']} row {sequence} true {true_row['cards']}")
     if truth.get("rulebook") or name.startswith("rulebook"):
         tally.rulebook_lengths.append([found_rows[r["player"]].verdict.valid_length if r["player"] in found_rows else None for r in truth["rows"]])

@@ -23,12 +23,21 @@ UNCERTAIN_BELOW = 0.5
 
 @dataclass(frozen=True)
 class TableRow:
-    """A player's row in a frame: card ids left to right, the verdict, and doubtful cards."""
+    """A player's row in a frame: card ids left to right, the verdict, and doubtful cards.
+
+    ``unread_cards`` counts face-up cards lying in the row that could not be read: the
+    verdict is then taken without them and is uncertain.
+    """
 
     player: str
     cards: tuple[int, ...]
     verdict: Verdict
     uncertain_cards: tuple[int, ...]
+    unread_cards: int = 0
+
+    @property
+    def uncertain(self) -> bool:
+        return bool(self.uncertain_cards or self.unread_cards)
 
 
 @dataclass(frozen=True)
@@ -52,18 +61,24 @@ def referee_frame(frame_bgr: NDArray[np.uint8], seats: Sequence[Seat] | None = N
     cards = tuple(card for card in detected if card.reading.criteria is not None)
     unread = tuple(card for card in detected if card.reading.criteria is None)
     size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
-    candidates = row_candidates([card.center_xy for card in cards], areas)
+    # Unread faces take their place in the rows too, so that a row is not silently
+    # shortened: its verdict is then taken without them, and flagged.
+    faces = cards + unread
+    candidates = row_candidates([card.center_xy for card in faces], areas)
     placed = [
         replace(row, cards=tuple(candidates[k] for k in row.cards))
-        for row in arrange_rows([cards[k].corners_xy for k in candidates], seats, size_wh)
+        for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh)
     ]
     rows = []
     for row in placed:
-        criteria = [cards[k].reading.criteria for k in row.cards]
+        readable = tuple(k for k in row.cards if k < len(cards))
+        if not readable:
+            continue
+        criteria = [cards[k].reading.criteria for k in readable]
         verdict = check_row(criteria)
-        deciding = row.cards if verdict.first_error is None else row.cards[: verdict.first_error.position + 1]
+        deciding = readable if verdict.first_error is None else readable[: verdict.first_error.position + 1]
         doubtful = tuple(k for k in deciding if cards[k].reading.confidence < UNCERTAIN_BELOW)
-        rows.append(TableRow(row.player, row.cards, verdict, doubtful))
+        rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable)))
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
@@ -105,8 +120,9 @@ def _row_json(row: TableRow) -> dict[str, Any]:
         "first_error": None if error is None else {
             "position": error.position, "card": row.cards[error.position], "criteria": list(error.criteria),
         },
-        "uncertain": bool(row.uncertain_cards),
+        "uncertain": row.uncertain,
         "uncertain_cards": list(row.uncertain_cards),
+        "unread_cards": row.unread_cards,
     }
 
 
@@ -139,6 +155,8 @@ def result_lines(result: TableResult, path: str) -> list[str]:
         if row.uncertain_cards:
             positions = ", ".join(str(row.cards.index(k) + 1) for k in row.uncertain_cards)
             words += f" (please look at card {positions}: read with doubt)"
+        if row.unread_cards:
+            words += " (a card in this row could not be read: please look)"
         lines.append(f"  {row.player}: {verdict.valid_length} valid of {len(row.cards)}; {words}")
     if result.ranking:
         lines.append("  Ranking: " + ", ".join(f"{r.place}. {r.player} ({r.valid_length}, {r.symbol_total} symbols)" for r in result.ranking))
@@ -162,7 +180,7 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
             valid_length=row.verdict.valid_length,
             error_index=None if row.verdict.first_error is None else row.verdict.first_error.position,
             error_text=error_words(result, row),
-            uncertain=bool(row.uncertain_cards),
+            uncertain=row.uncertain,
         )
         for row in result.rows
     ]
