@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.paper import SHADE_CONTRAST, levels, paper_mask, paper_where, whiteness
+from vision.paper import SHADE_CONTRAST, levels, paper_mask, paper_where, shade, whiteness
 from vision.quads import CardQuad, fit_quad, grow, order_corners, sides, snap_corners, unit, warp_card
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
@@ -39,6 +39,10 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     small = cv2.resize(frame_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
     white, cast = whiteness(small)
     table, paper = levels(white)
+    light = shade(small)
+    if light is not None:
+        # A card in a shadow is as much darker as the table around it.
+        table, paper = table * light, paper * light
     mask = paper_where(white, table, paper)
     min_short = _MIN_SHORT_SIDE_PX * scale
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["paper_mask", "whiteness", "levels", "paper_where", "SHADE_CONTRAST"]
+__all__ = ["paper_mask", "whiteness", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
 
 CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
@@ -102,3 +102,50 @@ def _robust_fit(basis: NDArray[np.float64], values: NDArray[np.float64], upper: 
         else:
             keep = np.abs(values - fit) < spread
     return coef
+
+
+def shade(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32] | None:
+    """How much light reaches each pixel, from the table's own colour: 1 where the table
+    is lit, less in a shadow (a hand, an arm, a mug); None on a grey table.
+
+    A shadow darkens the cloth but keeps its colour, so the pixels of the table's hue and
+    saturation, whatever their lightness, show the light falling on the table.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+
+    Returns
+    -------
+    shade : ndarray (H, W) float32 in [0.3, 1], or None
+    """
+    h, w = frame_bgr.shape[:2]
+    lab = cv2.cvtColor(frame_bgr[::2, ::2], cv2.COLOR_BGR2LAB).astype(np.float32)
+    light, a, b = lab[..., 0], lab[..., 1] - 128, lab[..., 2] - 128
+    chroma = np.hypot(a, b)
+    coloured = (chroma > 10) & (light > 20)
+    if coloured.mean() < 0.25:
+        return None
+    hue = np.degrees(np.arctan2(b, a)) % 360
+    counts, edges = np.histogram(hue[coloured], bins=36, range=(0, 360))
+    top = int(np.argmax(counts))
+    table_hue = (edges[top] + edges[top + 1]) / 2
+    near_hue = coloured & (np.abs((hue - table_hue + 180) % 360 - 180) < 15)
+    saturation = chroma / np.maximum(light, 1)
+    usual = float(np.median(saturation[near_hue]))
+    table = near_hue & (np.abs(saturation - usual) < 0.35 * usual)
+    if table.mean() < 0.15:
+        return None
+    cell = 12
+    gh, gw = max(1, table.shape[0] // cell), max(1, table.shape[1] // cell)
+    valid = cv2.resize(table[: gh * cell, : gw * cell].astype(np.float32), (gw, gh), interpolation=cv2.INTER_AREA)
+    value = cv2.resize((light * table)[: gh * cell, : gw * cell], (gw, gh), interpolation=cv2.INTER_AREA)
+    kernel = (5, 5)
+    level = cv2.blur(value, kernel) / np.maximum(cv2.blur(valid, kernel), 1e-3)
+    known = cv2.blur(valid, kernel) > 0.05
+    if known.sum() < 4:
+        return None
+    lit = float(np.percentile(level[known], 90))
+    level = np.where(known, level, lit)
+    field = np.clip(level / max(lit, 1.0), 0.3, 1.0).astype(np.float32)
+    return cv2.resize(cv2.blur(field, (3, 3)), (w, h), interpolation=cv2.INTER_LINEAR)

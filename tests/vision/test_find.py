@@ -104,3 +104,24 @@ def test_cards_on_a_pale_table_are_found_by_their_outline() -> None:
     found = find_cards(image)
     assert len(found) == 4
     assert min(match(found, cards, image.shape[:2])) > 0.85
+
+
+def test_a_card_in_a_deep_shadow_on_coloured_cloth_is_found() -> None:
+    cards = [card_corners((120, 150), (80, 120), 5), card_corners((300, 150), (80, 120), -8),
+             card_corners((480, 200), (80, 120), 3), card_corners((200, 300), (80, 120), 2)]
+    image = scene(cards, table_bgr=(60, 140, 70)).astype(np.float32)
+    image[:, 400:] *= 0.45  # an arm's shadow over the third card: darker than the lit cloth
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    found = find_cards(image)
+    assert match(found, cards[2:3], image.shape[:2])[0] > 0.8
+
+
+def test_the_light_on_the_table_is_read_from_the_cloth_colour() -> None:
+    from vision.paper import shade
+
+    image = scene([card_corners((120, 150), (80, 120), 5)], table_bgr=(60, 140, 70)).astype(np.float32)
+    image[:, 400:] *= 0.5
+    light = shade(np.clip(image, 0, 255).astype(np.uint8))
+    assert light[:, :300].mean() > 0.9 and light[:, 480:].mean() < 0.65
+    grey = scene([], table_bgr=(120, 120, 120))
+    assert shade(grey) is None
