@@ -1,9 +1,9 @@
 """``referee serve`` and ``referee live --serve``: the scoreboard page for the phones and TVs in the room.
 
 ``LiveWeb`` is what the live loop talks to: it draws nothing itself, encodes each
-annotated frame it is given once (and only while someone watches, at most
-``stream_fps`` times a second, and never spending more than ``stream_share`` of the
-loop's time on drawing and encoding for the stream, so a slow machine streams fewer
+annotated frame it is given once, in its own thread (and only while someone watches,
+at most ``stream_fps`` times a second, and never letting the loop spend more than
+``stream_share`` of its time drawing for the stream, so a slow machine streams fewer
 frames rather than referee fewer), publishes the game's state when it changes, and
 applies the page's actions (next round, point cards, mode) between frames, in the
 loop's own thread, so the game is never touched from two threads.
@@ -32,7 +32,6 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
         help="serve the history of past games as a web page",
         description="Serve the games kept by 'referee live' as a web page (past games and their standings) "
                     "until Ctrl-C. For the live table, use 'referee live ... --serve'.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     serve.add_argument("--db", metavar="FILE", type=Path, default=None,
                        help="the games database (default: $XDG_DATA_HOME/table-referee/games.db)")
@@ -108,6 +107,10 @@ class LiveWeb:
         self._asked_at = 0.0  # when the loop was last told to draw a frame for the stream
         self._last_key: tuple = ()
         self._scored: dict[int, Any] = dict(game.results)  # round -> the result last announced
+        self._to_encode: Any = None  # the newest annotated frame not yet encoded
+        self._encode_ready = threading.Condition()
+        self._encoder = threading.Thread(target=self._encode_frames, name="scoreboard-encoder", daemon=True)
+        self._encoder.start()
         self._publish_state()
 
     def wants_frame(self) -> bool:
@@ -119,21 +122,36 @@ class LiveWeb:
         return True
 
     def publish_frame(self, annotated_bgr: Any) -> None:
-        """Encode the annotated frame once (scaled to ``max_width``) and hand it to every viewer."""
-        import cv2
+        """Hand the annotated frame (which nobody may change afterwards) to the encoder thread.
 
-        height, width = annotated_bgr.shape[:2]
-        if width > self.max_width:
-            size = (self.max_width, round(height * self.max_width / width))
-            annotated_bgr = cv2.resize(annotated_bgr, size, interpolation=cv2.INTER_LINEAR)  # INTER_AREA: 4x slower
-        ok, jpeg = cv2.imencode(".jpg", annotated_bgr, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
-        if ok:
-            self.encodes += 1
-            self.hub.publish_frame(jpeg.tobytes())
+        The encoder takes the newest frame only: one it had no time for is skipped, never queued.
+        """
+        with self._encode_ready:
+            self._to_encode = annotated_bgr
+            self._encode_ready.notify()
         now, period = time.monotonic(), 1.0 / self.stream_fps
-        cost = now - self._asked_at if self._asked_at else 0.0  # drawing, scaling and encoding this frame
+        cost = now - self._asked_at if self._asked_at else 0.0  # the loop's time drawing this frame
         cadence = max(self._next_frame_at + period, now - period)  # keeps the rhythm, never bursts
         self._next_frame_at = max(cadence, now + cost * (1 - self.stream_share) / self.stream_share)
+
+    def _encode_frames(self) -> None:
+        """The encoder thread: scale to ``max_width``, encode once, hand the JPEG to every viewer."""
+        import cv2
+
+        while not self.hub.closed.is_set():
+            with self._encode_ready:
+                self._encode_ready.wait_for(lambda: self._to_encode is not None or self.hub.closed.is_set(), 0.5)
+                image_bgr, self._to_encode = self._to_encode, None
+            if image_bgr is None:
+                continue
+            height, width = image_bgr.shape[:2]
+            if width > self.max_width:
+                size = (self.max_width, round(height * self.max_width / width))
+                image_bgr = cv2.resize(image_bgr, size, interpolation=cv2.INTER_LINEAR)  # INTER_AREA: 4x slower
+            ok, jpeg = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+            if ok:
+                self.encodes += 1
+                self.hub.publish_frame(jpeg.tobytes())
 
     def step(self, emit: Callable[[Sequence[Any]], None], frame: int, t: float, mode: str) -> str:
         """Apply the page's actions, publish what changed; returns the mode (the page may have toggled it)."""
@@ -177,6 +195,9 @@ class LiveWeb:
         self._publish_state()
         time.sleep(0.2)  # let the listeners' threads send it
         self.server.close()
+        with self._encode_ready:
+            self._encode_ready.notify()
+        self._encoder.join(timeout=2)
         print(f"referee live: scoreboard closed: {self.summary()}", file=sys.stderr)
 
     def summary(self) -> str:

@@ -297,6 +297,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.connection.settimeout(self.board.write_timeout_s)
+        # Room for a few frames in the kernel: a frame goes out in one write, one interpreter-lock handover per viewer.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
 
     def _stream_frames(self, hub: Hub) -> None:
         viewer = hub.watch_frames()
