@@ -22,7 +22,8 @@ _WORK_WIDTH = 320  # the table is found on a small copy of the frame
 _MIN_TABLE_SHARE = 0.15  # a bright region smaller than this share of the frame is no table top
 _ALL_TABLE = 0.97  # a top covering more of the frame than this has no edge in view
 _POLY_VERTICES = 12
-_POOL_DEPTH = 0.55  # cards nearer the middle than this share of the way to the table edge may be pool
+_POOL_DEPTH = 0.45  # cards nearer the middle than this share of the way to the table edge may be pool
+_POOL_CARDS = 2  # a pool area needs at least this many loose cards (one may be a short row)
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def find_pool_area(
     """
     quads = [np.asarray(q, np.float64).reshape(4, 2) for q in pool_corners]
     quads = [q for q in quads if depth_in_table(q.mean(axis=0), centre_xy, table_xy) < _POOL_DEPTH]
-    while quads:
+    while len(quads) >= _POOL_CARDS:
         hull = cv2.convexHull(np.vstack(quads).astype(np.float32)).reshape(-1, 2).astype(np.float64)
         if not any(inside(hull, c) for c in row_centres_xy):
             return hull if len(hull) >= 3 else None

@@ -24,7 +24,7 @@ from referee.cards import Colour
 
 __all__ = [
     "ColourProfile", "InkSample", "learn_profile", "ink_samples", "paper_whites", "light_drift",
-    "CONFUSABLE_BELOW", "DRIFT_LIMIT", "confusable_pairs",
+    "CONFUSABLE_BELOW", "DRIFT_LIMIT", "confusable_pairs", "profile_under_light",
 ]
 
 # Lab distance (CIE76) between two inks' learned centres below which they are told apart poorly.
@@ -212,3 +212,21 @@ def light_drift(profile: ColourProfile, whites_bgr: NDArray[np.floating]) -> flo
         return 0.0
     reference = _ab(np.array(profile.white_bgr))[0]
     return float(np.median(np.linalg.norm(_ab(whites) - reference, axis=1)))
+
+
+def profile_under_light(
+    profile: ColourProfile | None, whites_bgr: NDArray[np.floating], limit: float = DRIFT_LIMIT
+) -> tuple[ColourProfile | None, float]:
+    """The profile to read this frame with, and the light drift: None (the nominal inks,
+    balanced on each card's own paper) once the cards' white has drifted past ``limit``.
+
+    For the live referee: call it on the tracked cards' whites every second or so, warn
+    once when it turns None, and read with what it returns.
+
+    >>> profile_under_light(None, np.zeros((0, 3)))
+    (None, 0.0)
+    """
+    if profile is None:
+        return None, 0.0
+    drift = light_drift(profile, whites_bgr)
+    return (profile if drift <= limit else None), drift

@@ -27,6 +27,7 @@ _SEAT_OUT = 1.2  # without a table top, a player sits this many long sides beyon
 # Rows lie out from the middle: at least this share of the way from the table's middle to
 # its edge (a lone card further still), where thrown-back pool cards rarely land.
 _ROW_DEPTH, _LONE_DEPTH = 0.5, 0.6
+_OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
 # Cards of one row: axes within this angle, centres at most this many short sides apart
 # along the row (room for a wide gap) and this many long sides across.
 _LINK_TURN_DEG, _LINK_STEP, _LINK_ACROSS = 30.0, 1.9, 0.6
@@ -118,7 +119,8 @@ def row_chains(
         width, height = image_size_wh or (2 * centre_xy[0], 2 * centre_xy[1])
         outline = np.array([(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
     depth = np.array([depth_in_table(c, centre_xy, outline) for c in cards.centres])
-    outer = [k for k in range(len(cards.centres)) if depth[k] >= _ROW_DEPTH]
+    # Off the table top (a card on the floor, on a shelf): never a row.
+    outer = [k for k in range(len(cards.centres)) if _ROW_DEPTH <= depth[k] <= (_OFF_TABLE if table_xy is not None else np.inf)]
     parent = {k: k for k in outer}
 
     def root(k: int) -> int:

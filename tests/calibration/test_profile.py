@@ -5,7 +5,7 @@ import pytest
 
 from calibration.profile import (
     CONFUSABLE_BELOW, DRIFT_LIMIT, ColourProfile, InkSample, confusable_pairs, ink_samples, learn_profile, light_drift,
-    paper_whites,
+    paper_whites, profile_under_light,
 )
 from referee.cards import Colour
 from tests.calibration.photos import face_up, photo
@@ -71,6 +71,8 @@ def test_a_lamp_switched_on_drifts_the_white_and_brightness_alone_does_not() -> 
     warm = np.array([[150, 190, 235], [140, 180, 225]])  # a 2700 K bulb: blue down, red up
     assert light_drift(profile, warm) > DRIFT_LIMIT
     assert light_drift(profile, np.zeros((0, 3))) == 0.0
+    assert profile_under_light(profile, warm)[0] is None and profile_under_light(profile, warm)[1] > DRIFT_LIMIT
+    assert profile_under_light(profile, np.array([[200, 205, 210]]))[0] is profile
 
 
 def test_a_profile_learned_from_a_committed_photo_knows_every_ink_and_its_own_white() -> None:
