@@ -106,10 +106,12 @@ def _outlined_cards(white: NDArray[np.float32], scale: float, found: list[CardQu
     edges = cv2.dilate(cv2.Canny(smooth, 25, 60), np.ones((3, 3), np.uint8))
     inside = np.where(edges == 0, 255, 0).astype(np.uint8)
     contours, _ = cv2.findContours(inside, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    areas = [q.size_wh[0] * q.size_wh[1] * scale * scale for q in found]
+    sizes = np.array([q.size_wh for q in found]) * scale
+    low, high = 0.7 * sizes.min(axis=0), 1.4 * sizes.max(axis=0)
     cards = []
     for contour in contours:
-        if not 0.5 * min(areas) <= cv2.contourArea(contour) <= 1.6 * max(areas):
+        _, (w, h), _ = cv2.minAreaRect(contour)
+        if not (low[0] <= min(w, h) <= high[0] and low[1] <= max(w, h) <= high[1]):
             continue
         quad, fill = fit_quad(contour)
         if quad is None or fill < _CLEAN_FILL:
@@ -140,14 +142,15 @@ def _typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude:
     if not others:
         return None
     centres = np.array([q.center_xy for q in others])
-    order = np.argsort(np.hypot(centres[:, 0] - point_xy[0], centres[:, 1] - point_xy[1]))
-    nearest = [others[k] for k in order[:count]]
-    sizes = np.array([q.size_wh for q in nearest])
-    axes = np.array([unit(q.corners_xy[2] - q.corners_xy[1]) for q in nearest])
+    order = np.argsort(np.hypot(centres[:, 0] - point_xy[0], centres[:, 1] - point_xy[1]))[:count]
+    sizes = np.array([others[k].size_wh for k in order])
+    axes = np.array([others[k].corners_xy[2] - others[k].corners_xy[1] for k in order], np.float64)
+    axes /= np.maximum(np.hypot(axes[:, 0], axes[:, 1]), 1e-9)[:, None]
     axes *= np.sign(axes @ axes[0])[:, None]
     mean_axis = axes.mean(axis=0)
-    aligned = len(nearest) >= 3 and np.linalg.norm(mean_axis) > 0.95
-    return _Typical(float(np.median(sizes[:, 0])), float(np.median(sizes[:, 1])), unit(mean_axis) if aligned else None)
+    aligned = len(order) >= 3 and np.hypot(*mean_axis) > 0.95
+    middle = np.sort(sizes, axis=0)[(len(sizes) - 1) // 2 : len(sizes) // 2 + 1].mean(axis=0)
+    return _Typical(float(middle[0]), float(middle[1]), unit(mean_axis) if aligned else None)
 
 
 def _refine(frame_bgr: NDArray[np.uint8], contour: NDArray, scale: float, table: NDArray[np.float32],

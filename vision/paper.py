@@ -120,7 +120,7 @@ def shade(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32] | None:
     shade : ndarray (H, W) float32 in [0.3, 1], or None
     """
     h, w = frame_bgr.shape[:2]
-    lab = cv2.cvtColor(frame_bgr[::2, ::2], cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.cvtColor(np.ascontiguousarray(frame_bgr[::4, ::4]), cv2.COLOR_BGR2LAB).astype(np.float32)
     light, a, b = lab[..., 0], lab[..., 1] - 128, lab[..., 2] - 128
     chroma = np.hypot(a, b)
     coloured = (chroma > 10) & (light > 20)
@@ -136,7 +136,7 @@ def shade(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32] | None:
     table = near_hue & (np.abs(saturation - usual) < 0.35 * usual)
     if table.mean() < 0.15:
         return None
-    cell = 12
+    cell = 6
     gh, gw = max(1, table.shape[0] // cell), max(1, table.shape[1] // cell)
     valid = cv2.resize(table[: gh * cell, : gw * cell].astype(np.float32), (gw, gh), interpolation=cv2.INTER_AREA)
     value = cv2.resize((light * table)[: gh * cell, : gw * cell], (gw, gh), interpolation=cv2.INTER_AREA)
