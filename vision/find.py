@@ -108,11 +108,16 @@ def _outlined_cards(white: NDArray[np.float32], scale: float, found: list[CardQu
     contours, _ = cv2.findContours(inside, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     sizes = np.array([q.size_wh for q in found]) * scale
     low, high = 0.7 * sizes.min(axis=0), 1.4 * sizes.max(axis=0)
+    known = np.zeros(white.shape, np.uint8)
+    for quad in found:
+        cv2.fillConvexPoly(known, np.round(quad.corners_xy * scale).astype(np.int32), 255)
     cards = []
     for contour in contours:
-        _, (w, h), _ = cv2.minAreaRect(contour)
+        (cx, cy), (w, h), _ = cv2.minAreaRect(contour)
         if not (low[0] <= min(w, h) <= high[0] and low[1] <= max(w, h) <= high[1]):
             continue
+        if known[min(int(cy), known.shape[0] - 1), min(int(cx), known.shape[1] - 1)]:
+            continue  # a card found already
         quad, fill = fit_quad(contour)
         if quad is None or fill < _CLEAN_FILL:
             continue
