@@ -32,16 +32,14 @@ def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None 
     """Lightness less chroma, after taking out the light's cast: high on paper only."""
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
     light = lab[..., 0].astype(np.float32)
-    a = lab[..., 1].astype(np.float32) - 128
-    b = lab[..., 2].astype(np.float32) - 128
     if cast_ab is None:
         # The cast of the light, taken from the brightest pixels (mostly paper).
-        sample = (slice(None, None, 3), slice(None, None, 3))
-        bright = light[sample] > np.percentile(light[sample], 90)
-        cast_ab = (float(np.median(a[sample][bright])), float(np.median(b[sample][bright])))
-    a -= cast_ab[0]
-    b -= cast_ab[1]
-    return light - CHROMA_WEIGHT * np.sqrt(a * a + b * b), cast_ab
+        sample = lab[::3, ::3].reshape(-1, 3).astype(np.float32)
+        bright = sample[sample[:, 0] > np.percentile(sample[:, 0], 90)]
+        cast_ab = (float(np.median(bright[:, 1])) - 128, float(np.median(bright[:, 2])) - 128)
+    a = lab[..., 1].astype(np.float32) - (128 + cast_ab[0])
+    b = lab[..., 2].astype(np.float32) - (128 + cast_ab[1])
+    return cv2.addWeighted(light, 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
 
 
 def paper_where(white: NDArray[np.float32], table: NDArray[np.float32], paper: NDArray[np.float32]) -> NDArray[np.uint8]:
