@@ -33,7 +33,8 @@ __all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "Sighting", "rows_of",
 
 _MATCH_DISTANCE = 0.55  # centre distance to keep an identity, in short sides
 _STILL_DISTANCE = 0.06  # centre wander allowed while lying still, in short sides
-_WHOLE_AREA = 0.2  # a reading counts in the vote only when the area is this close to the settled area
+_SAME_SIDES = 0.12  # a sighting is of the whole card when every side is this close to the card's own
+_PARTIAL_AREA = 0.85  # a card not yet laid is partly covered when it shows less than this share of its outline
 _MAX_GAP_S = 0.25  # a longer gap in sightings restarts the stillness clock
 _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only passing by
 _EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare table
@@ -89,7 +90,8 @@ class _Track:
     read_frame: int = -1
     settled_t: float | None = None
     settled_frame: int | None = None
-    settled_area: float = 0.0
+    ref_sides: NDArray[np.float64] | None = None  # the outline's side lengths while lying still (or settled)
+    whole_seen: int = 0  # whole sightings in the current still stretch
     table_bgr: NDArray[np.float32] | None = None
     table_tol: float = 40.0
     still_since: float = 0.0  # when the card's latest still stretch began
@@ -106,9 +108,19 @@ class _Track:
         return float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2)
 
 
-def _area(corners_xy: NDArray) -> float:
-    x, y = corners_xy[:, 0].astype(np.float64), corners_xy[:, 1].astype(np.float64)
-    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+def _sides(corners_xy: NDArray) -> NDArray[np.float64]:
+    c = corners_xy.astype(np.float64)
+    return np.hypot(*(np.roll(c, -1, axis=0) - c).T)
+
+
+def _smaller(sides: NDArray[np.float64], reference: NDArray[np.float64]) -> bool:
+    """Clearly less of the card shows than before (a hand over part of it), not more (a card coming into view)."""
+    return bool((sides[0] + sides[2]) * (sides[1] + sides[3]) < _PARTIAL_AREA * (reference[0] + reference[2]) * (reference[1] + reference[3]))
+
+
+def _same_shape(sides: NDArray[np.float64], reference: NDArray[np.float64]) -> bool:
+    """The same outline, maybe moved (a nudge): every side within ``_SAME_SIDES`` of the reference's."""
+    return bool(np.all(np.abs(sides - reference) <= _SAME_SIDES * reference))
 
 
 class CardTracker:
@@ -193,13 +205,21 @@ class CardTracker:
     def _observe(self, track: _Track, card: DetectedCard, frame_index: int, t: float,
                  frame_bgr: NDArray[np.uint8] | None) -> None:
         cx, cy = (float(v) for v in card.corners_xy.mean(axis=0))
-        area = _area(card.corners_xy)
-        whole = track.settled_t is None or abs(area - track.settled_area) <= _WHOLE_AREA * track.settled_area
+        sides = _sides(card.corners_xy)
         if t - track.last_seen_t > _MAX_GAP_S:
             track.path.clear()
+            track.whole_seen = 0
         track.last_seen_t = t
-        if not whole:
-            return  # a partly covered card: keep its place, do not trust its shape or reading
+        if track.ref_sides is not None and not _same_shape(sides, track.ref_sides) and (
+            track.settled_t is not None
+            or (track.whole_seen >= 2 and _inside((cx, cy), track.corners_xy)
+                and (_smaller(sides, track.ref_sides) or self._near_still_place(track, cx, cy)))
+        ):
+            # A partly covered card (a hand over it) or an outline bent for a frame (a neighbour
+            # moving close by): the card is still there and has not moved, but this outline and
+            # reading are not to be trusted.
+            self._settle_if_still(track, frame_index, t, frame_bgr)
+            return
         track.corners_xy = card.corners_xy.copy()
         reading = card.reading
         if reading.criteria is None:
@@ -216,13 +236,28 @@ class CardTracker:
         # After a move the card must lie still afresh; only the start of the still stretch matters.
         if moved or not track.path:
             track.still_since = track.path[0][0] if track.path else t
+            track.whole_seen = len(track.path)
+            if track.settled_t is None:
+                track.ref_sides = sides
         track.path.append((t, cx, cy))
+        track.whole_seen += 1
         while len(track.path) > 2 and track.path[1][0] <= t - self.settle_s:
             track.path.popleft()
-        if (track.settled_t is None and track.votes and track.path and t - track.path[0][0] >= self.settle_s - 1e-6):
+        self._settle_if_still(track, frame_index, t, frame_bgr)
+
+    def _near_still_place(self, track: _Track, cx: float, cy: float) -> bool:
+        if not track.path:
+            return False
+        _, x0, y0 = track.path[0]
+        return math.hypot(cx - x0, cy - y0) <= 2 * self._still_radius(track)
+
+    def _settle_if_still(self, track: _Track, frame_index: int, t: float, frame_bgr: NDArray[np.uint8] | None) -> None:
+        if track.settled_t is not None or not track.votes or track.whole_seen < 2 or not track.path:
+            return
+        if t - track.path[0][0] >= self.settle_s - 1e-6:
             track.settled_t = t
             track.settled_frame = frame_index
-            track.settled_area = area
+            track.ref_sides = _sides(track.corners_xy)
             if frame_bgr is not None:
                 track.table_bgr, track.table_tol = self._surroundings(track, frame_bgr)
 

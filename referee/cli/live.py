@@ -361,7 +361,7 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         if layout != last_layout:  # rows change only when settled cards do
             rows, last_layout = rows_of(tracked.cards, seats, size_wh), layout
         seen = {player: [SeenCard(card.id, card.criteria) for card in row] for player, row in rows.items()}
-        emit(game.observe(seen, frame.index, frame.t))
+        emit(game.observe(seen, frame.index, frame.t, {card.id for card in tracked.cards}))
         processed += 1
         if web is not None:  # the scoreboard page: its actions, then the state it shows
             mode = web.step(emit, frame.index, frame.t, mode)

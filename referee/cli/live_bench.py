@@ -103,7 +103,8 @@ def _speed(scale: float, fps: float, folder: Path) -> None:
         if layout != last_layout:  # as in the live loop: rows change only when settled cards do
             rows, last_layout = rows_of(tracked.cards, seats, (image.shape[1], image.shape[0])), layout
         t3 = _clock()
-        game.observe({p: [SeenCard(c.id, c.criteria) for c in row] for p, row in rows.items()}, index, t)
+        game.observe({p: [SeenCard(c.id, c.criteria) for c in row] for p, row in rows.items()}, index, t,
+                     {c.id for c in tracked.cards})
         t4 = _clock()
         for name, dt in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
             steps[name].append(dt * 1000)
@@ -159,7 +160,8 @@ def _memory(minutes: float, fps: float) -> None:
         sighting = read_changes(image, t, index, sighting, tracked.cards)
         tracked = tracker.update(sighting.cards, index, t, image)
         rows = rows_of(tracked.cards, seats, BASE_WH)
-        for event in game.observe({p: [SeenCard(c.id, c.criteria) for c in row] for p, row in rows.items()}, index, t):
+        seen = {p: [SeenCard(c.id, c.criteria) for c in row] for p, row in rows.items()}
+        for event in game.observe(seen, index, t, {c.id for c in tracked.cards}):
             kinds[event.type] = kinds.get(event.type, 0) + 1
         if index % int(fps * 30) == 0:
             samples.append((t / 60, _rss_mb()))

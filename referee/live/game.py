@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 from referee.cards import Criteria
 from referee.game import ROUNDS_SRGE, Standing, standings
@@ -64,6 +64,7 @@ class LiveGame:
         self.rows: dict[str, list[_Entry]] = {p: [] for p in self.players}
         self.results: dict[int, RoundResult] = {}
         self._stale: set[int] = set()
+        self._tracked: set[int] | None = None
         self._placeholder = -1
 
     # --- what the camera sees -------------------------------------------------------------
@@ -73,9 +74,19 @@ class LiveGame:
             return self._start_round(frame, t)
         return []
 
-    def observe(self, rows: Mapping[str, Sequence[SeenCard]], frame: int, t: float) -> list[Event]:
-        """The events that follow from this frame's rows (players missing from ``rows`` have none)."""
-        fresh = {p: [c for c in rows.get(p, ()) if c.card_id not in self._stale] for p in self.players}
+    def observe(self, rows: Mapping[str, Sequence[SeenCard]], frame: int, t: float,
+                tracked: Collection[int] | None = None) -> list[Event]:
+        """The events that follow from this frame's rows (players missing from ``rows`` have none).
+
+        ``tracked``: the ids the tracker still follows. A laid card missing from its row
+        but still tracked (the rows glitched for a frame) keeps its place; without
+        ``tracked``, a card missing from its row has left it.
+        """
+        self._tracked = None if tracked is None else set(tracked)
+        # A card laid in one player's row is not laid again in another's (a glitch of the rows).
+        owner = {e.card_id: p for p, entries in self.rows.items() for e in entries if e.card_id >= 0}
+        fresh = {p: [c for c in rows.get(p, ()) if c.card_id not in self._stale and owner.get(c.card_id, p) == p]
+                 for p in self.players}
         if self.phase is Phase.OVER:
             return []
         if self.phase is Phase.SCORED:
@@ -99,7 +110,11 @@ class LiveGame:
     def _update_row(self, player: str, seen: Sequence[SeenCard], frame: int, t: float) -> list[Event]:
         old = self.rows[player]
         by_id = {e.card_id: e for e in old}
+        seen_ids = {c.card_id for c in seen}
         waiting = [e for e in old if e.card_id < 0]
+        # Still tracked but missing from the row this frame: kept where it was, like a card known from the log.
+        held = [e for e in old if e.card_id >= 0 and e.card_id not in seen_ids and self._tracked is not None
+                and e.card_id in self._tracked]
         new: list[_Entry] = []
         laid: list[_Entry] = []
         last = -1  # where in the old row the last card seen so far stands: order must be kept
@@ -118,7 +133,7 @@ class LiveGame:
                 last = max(last, old.index(entry))
             entry.criteria = card.criteria
             new.append(entry)
-        for entry in waiting:
+        for entry in sorted(waiting + held, key=old.index):
             new.insert(min(old.index(entry), len(new)), entry)
         events = []
         still_there = {e.card_id for e in new}

@@ -48,7 +48,7 @@ def check_round(events, script, points=(3, 9), timing=True, ordered=True):
     laid = [e for e in events if e["type"] == "card_laid"]
     got = [(e["player"], e["position"], e["criteria"]) for e in laid]
     want = [(l.player, l.position, l.card.criteria.as_dict()) for l in script.layings]
-    assert got == want if ordered else sorted(got, key=str) == sorted(want, key=str)
+    assert (got == want if ordered else sorted(got, key=str) == sorted(want, key=str)), (got, want)
     if timing:
         for event, lay in zip(laid, script.layings):
             assert 0.25 <= event["t"] - lay.settle_t <= 0.5, (event, lay)

@@ -1,16 +1,19 @@
 """``referee live`` on a committed fixture clip (``fixtures/video/``), against the clip's ground-truth timeline.
 
 Skipped until the clips are committed (``python -m fixtures.build_committed --only-video``).
+``LIVE_FIXTURE_CLIP=round-hard.mp4`` picks another clip (that one fails today: two touching
+cards at the end of a row are found as one quad, so the seventh card is never laid).
 """
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from referee.cli import main
 
-CLIP = Path(__file__).resolve().parents[2] / "fixtures" / "video" / "round-medium.mp4"
+CLIP = Path(__file__).resolve().parents[2] / "fixtures" / "video" / os.environ.get("LIVE_FIXTURE_CLIP", "round-medium.mp4")
 
 pytestmark = pytest.mark.skipif(not CLIP.with_suffix(".json").exists() or not CLIP.exists(),
                                 reason=f"no committed fixture clip at {CLIP}")

@@ -85,6 +85,21 @@ def test_a_removed_card_is_reported_with_its_position() -> None:
     assert [(e.type, e.data) for e in events] == [("card_removed", {"player": "Anna", "position": 2})]
 
 
+def test_a_card_still_tracked_keeps_its_place_when_the_rows_glitch() -> None:
+    game = LiveGame(["Anna", "Ben"])
+    game.start(0, 0.0)
+    game.observe({"Anna": seen(CLEAN[:3])}, 1, 0.1, tracked={0, 1, 2})
+    # For one frame the row is seen without its first two cards (a hand bent an outline), and
+    # one of them even shows up in Ben's row: the tracker still follows all three.
+    glitch = game.observe({"Anna": [SeenCard(2, CLEAN[2])], "Ben": [SeenCard(0, CLEAN[0])]}, 2, 0.2, tracked={0, 1, 2})
+    assert glitch == []
+    assert game.row_ids() == {"Anna": (0, 1, 2), "Ben": ()}
+    assert game.observe({"Anna": seen(CLEAN[:3])}, 3, 0.3, tracked={0, 1, 2}) == []
+    # Once the tracker lets a card go, it has left the row.
+    events = game.observe({"Anna": [SeenCard(0, CLEAN[0]), SeenCard(1, CLEAN[1])]}, 4, 0.4, tracked={0, 1})
+    assert [(e.type, e.data) for e in events] == [("card_removed", {"player": "Anna", "position": 2})]
+
+
 def test_five_rounds_make_a_game_with_standings() -> None:
     game = LiveGame(["Anna", "Ben"], {0: (1, 7)})
     events = game.start(0, 0.0)
