@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     acc.add_argument("--count", type=int, default=50)
     acc.add_argument("--start", type=int, default=0)
     acc.add_argument("--failures", action="store_true", help="list what went wrong, photo by photo")
-    speed = sub.add_parser("speed", help="median ms per frame, six-player table with a pool, per resolution")
+    speed = sub.add_parser("speed", help="median ms per frame (wall and CPU), a six-player table with a pool, per resolution")
     speed.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -231,12 +231,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _speed(repeat: int) -> int:
-    from fixtures.render import render_photo
-    from referee.cli.table import referee_frame
+    """Median wall and CPU milliseconds per frame, and where the time goes, per resolution.
 
-    frame, truth = render_photo(7, "medium")
+    CPU time (this process, one thread) is what other work on the machine distorts least.
+    """
+    from fixtures.render import render_rulebook_table
+    from referee.cli.table import referee_frame
+    from vision.find import find_cards
+    from vision.pipeline import read_quad
+
+    frame, truth = render_rulebook_table(7, "medium")  # six players, their rows and the pool
     seats = [Seat(s["name"], tuple(s["position"])) for s in truth["seats"]]
-    print(f"scene: {len(truth['cards'])} face-up cards, {len(truth['seats'])} seats, rendered at {frame.shape[1]}x{frame.shape[0]}")
+    print(f"scene: {len(truth['cards'])} face-up cards, {len(truth['seats'])} seats, rendered at "
+          f"{frame.shape[1]}x{frame.shape[0]}; os.getloadavg() = {os.getloadavg()[0]:.1f}")
     for width, height in ((1280, 720), (1920, 1080), (3840, 2160)):
         resized = cv2.resize(frame, (width, height), interpolation=cv2.INTER_AREA if width <= frame.shape[1] else cv2.INTER_LINEAR)
         scale = (width / frame.shape[1], height / frame.shape[0])
@@ -244,12 +251,22 @@ def _speed(repeat: int) -> int:
         start = time.perf_counter()
         referee_frame(resized, scaled)
         cold = 1000 * (time.perf_counter() - start)
-        times = []
+        wall, cpu, find_cpu, read_cpu = [], [], [], []
         for _ in range(repeat):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             referee_frame(resized, scaled)
-            times.append(1000 * (time.perf_counter() - start))
-        print(f"{width}x{height}: cold {cold:.1f} ms, warm median {np.median(times):.1f} ms (min {min(times):.1f}, n={repeat})")
+            wall.append(1000 * (time.perf_counter() - start))
+            cpu.append(1000 * (time.process_time() - start_cpu))
+            start_cpu = time.process_time()
+            quads = find_cards(resized)
+            find_cpu.append(1000 * (time.process_time() - start_cpu))
+            start_cpu = time.process_time()
+            for quad in quads:
+                read_quad(resized, quad)
+            read_cpu.append(1000 * (time.process_time() - start_cpu))
+        print(f"{width}x{height}: cold {cold:.1f} ms; warm median {np.median(wall):.1f} ms wall, "
+              f"{np.median(cpu):.1f} ms CPU (find {np.median(find_cpu):.1f}, read {np.median(read_cpu):.1f} "
+              f"for {len(quads)} quads, rest {np.median(cpu) - np.median(find_cpu) - np.median(read_cpu):.1f}); n={repeat}")
     return 0
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.paper import SHADE_CONTRAST, levels, paper_mask, paper_where, shade, whiteness
-from vision.quads import CardQuad, fit_quad, grow, order_corners, sides, snap_corners, unit, warp_card
+from vision.quads import CardQuad, fit_quad, grow, order_corners, sides, snap_all_corners, unit, warp_card
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
 
@@ -73,16 +73,16 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     quads = _add_new(quads, _outlined_cards(white, scale, quads))
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     search = 1.0 / scale + 2.0
-    snapped = []
+    partial = []
     for quad in quads:
         # Only a card found short of its neighbours' size, or not filling its region,
         # may lie partly in a shadow: only then is its outline looked for further out.
         typical = _typical_near(quads, quad.center_xy, exclude=quad)
-        partial = quad.fill < _CLEAN_FILL or (
+        partial.append(quad.fill < _CLEAN_FILL or (
             typical is not None and (quad.size_wh[0] < 0.92 * typical.short or quad.size_wh[1] < 0.92 * typical.long)
-        )
-        snapped.append(CardQuad(snap_corners(gray, quad.corners_xy, search, reach=partial), quad.fill))
-    return snapped
+        ))
+    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, partial)
+    return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 
 def _add_new(quads: list[CardQuad], more: list[CardQuad]) -> list[CardQuad]:

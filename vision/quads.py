@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "sides", "grow", "unit", "ASPECT_RANGE"]
+__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "ASPECT_RANGE"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
 
@@ -88,53 +88,91 @@ def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], searc
                  reach: bool = True) -> NDArray[np.float32]:
     """Corners moved onto the card's true outline, found at full resolution.
 
+    One card's worth of ``snap_all_corners``; see there.
+    """
+    return snap_all_corners(gray, [corners_xy], search_px, [reach])[0]
+
+
+def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]], search_px: float,
+                     reach: list[bool]) -> list[NDArray[np.float32]]:
+    """Every card's corners moved onto its true outline, found at full resolution.
+
     Along the middle of each side the outline is where the light drops most steeply
-    going outwards (paper to table), within ``search_px`` of the rough side; a robust
-    line through those points replaces the side, and neighbouring sides meet in the
-    corners. A side with too few clear points keeps its rough line.
+    going outwards (paper to table), within ``search_px`` of the rough side; a line
+    through those points (fitted twice, dropping points off the first line) replaces
+    the side, and neighbouring sides meet in the corners. A side with too few clear
+    points keeps its rough line. All cards are sampled at once.
 
     Parameters
     ----------
     gray : ndarray (H, W) uint8, the full frame
-    corners_xy : ndarray (4, 2) float32, clockwise, rough
+    quads_xy : list of ndarray (4, 2) float32, clockwise, rough
     search_px : how far the outline may lie from the rough side
-    reach : also look for the outline further out, where part of the card may have
-        been left out of the rough quadrilateral (see ``_reach_outline``)
+    reach : per card, also look for the outline further out, where part of the card may
+        have been left out of the rough quadrilateral (see ``_reach_outline``)
 
     Returns
     -------
-    corners_xy : ndarray (4, 2) float32, clockwise, first edge the same short side
+    list of ndarray (4, 2) float32, clockwise, first edge the same short side
     """
-    corners = corners_xy.astype(np.float32)
-    starts, ends = corners, np.roll(corners, -1, axis=0)
+    if not quads_xy:
+        return []
+    corners = np.array(quads_xy, np.float32)  # (N, 4, 2)
+    starts, ends = corners, np.roll(corners, -1, axis=1)
     directions = ends - starts
-    directions /= np.maximum(np.hypot(directions[:, 0], directions[:, 1]), 1e-6)[:, None]
-    normals = np.stack([directions[:, 1], -directions[:, 0]], axis=1)
-    outwards = np.sign(((starts + ends) / 2 - corners.mean(axis=0)) * normals).sum(axis=1)
-    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[:, None]
+    directions /= np.maximum(np.linalg.norm(directions, axis=2, keepdims=True), 1e-6)
+    normals = np.stack([directions[..., 1], -directions[..., 0]], axis=2)
+    outwards = (((starts + ends) / 2 - corners.mean(axis=1, keepdims=True)) * normals).sum(axis=2)
+    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[..., None]
     samples = np.linspace(0.15, 0.85, 16, dtype=np.float32)
     offsets = np.arange(-search_px, search_px + 0.01, 0.5, dtype=np.float32)
-    points = starts[:, None, :] + samples[None, :, None] * (ends - starts)[:, None, :]  # (4, 16, 2)
-    grid = points[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]  # (4, 16, M, 2)
-    flat = grid.reshape(4 * len(samples), len(offsets), 2)
+    points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
+    grid = points[..., None, :] + offsets[None, None, None, :, None] * normals[:, :, None, None, :]
+    flat = grid.reshape(-1, len(offsets), 2)
     profile = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    drop = -np.diff(profile.astype(np.float32), axis=1).reshape(4, len(samples), -1)  # light falling outwards
-    best = np.argmax(drop, axis=2)
-    strength = np.take_along_axis(drop, best[..., None], axis=2)[..., 0]
-    lines = []
-    for k in range(4):
-        keep = strength[k] >= max(8.0, 0.4 * float(np.median(strength[k])))
-        if keep.sum() < 5:
-            lines.append((starts[k], directions[k]))
-            continue
-        along = offsets[best[k][keep]] + 0.25  # the drop lies between two samples
-        edge = points[k][keep] + along[:, None] * normals[k][None, :]
-        vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
-    snapped = np.array([_meet(lines[k - 1], lines[k]) for k in range(4)], np.float32)
-    if not np.all(np.isfinite(snapped)) or np.max(np.abs(snapped - corners)) > 3 * search_px:
-        snapped = corners
-    return _reach_outline(gray, snapped) if reach else snapped
+    drop = -np.diff(profile.astype(np.float32), axis=1).reshape(*points.shape[:3], -1)  # light falling outwards
+    best = np.argmax(drop, axis=3)
+    strength = np.take_along_axis(drop, best[..., None], axis=3)[..., 0]
+    keep = strength >= np.maximum(8.0, 0.4 * np.median(strength, axis=2, keepdims=True))
+    edge = points + (offsets[best] + 0.25)[..., None] * normals[:, :, None, :]  # the drop lies between samples
+    origin, direction = _fit_lines(edge, keep)
+    usable = keep.sum(axis=2) >= 5
+    origin = np.where(usable[..., None], origin, starts)
+    direction = np.where(usable[..., None], direction, directions)
+    snapped = _meet_all(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
+    moved = np.abs(snapped - corners).reshape(len(corners), -1).max(axis=1)
+    bad = ~np.isfinite(snapped).reshape(len(corners), -1).all(axis=1) | (moved > 3 * search_px)
+    snapped[bad] = corners[bad]
+    return [_reach_outline(gray, quad) if far else quad for quad, far in zip(snapped, reach)]
+
+
+def _fit_lines(points: NDArray[np.float32], keep: NDArray[np.bool_]) -> tuple[NDArray, NDArray]:
+    """Total-least-squares lines through the kept points of every side, fitted twice
+    (the second time without points more than 1.5 px off the first line).
+
+    points : (N, 4, S, 2); keep : (N, 4, S). Returns origins and unit directions, (N, 4, 2).
+    """
+    weight = keep.astype(np.float32)
+    for _ in range(2):
+        total = np.maximum(weight.sum(axis=2, keepdims=True), 1e-6)
+        origin = (points * weight[..., None]).sum(axis=2, keepdims=True) / total[..., None]
+        centred = (points - origin) * weight[..., None]
+        sxx = (centred[..., 0] * centred[..., 0]).sum(axis=2)
+        syy = (centred[..., 1] * centred[..., 1]).sum(axis=2)
+        sxy = (centred[..., 0] * centred[..., 1]).sum(axis=2)
+        angle = 0.5 * np.arctan2(2 * sxy, sxx - syy)
+        direction = np.stack([np.cos(angle), np.sin(angle)], axis=-1).astype(np.float32)
+        normal = np.stack([-direction[..., 1], direction[..., 0]], axis=-1)
+        off = np.abs(((points - origin) * normal[:, :, None, :]).sum(axis=3))
+        weight = (keep & (off <= 1.5)).astype(np.float32)
+    return origin[:, :, 0, :], direction
+
+
+def _meet_all(pa: NDArray, da: NDArray, pb: NDArray, db: NDArray) -> NDArray[np.float32]:
+    """Where lines (pa, da) and (pb, db) cross, element by element; NaN where parallel."""
+    det = da[..., 0] * db[..., 1] - da[..., 1] * db[..., 0]
+    t = ((pb[..., 0] - pa[..., 0]) * db[..., 1] - (pb[..., 1] - pa[..., 1]) * db[..., 0]) / np.where(np.abs(det) < 1e-6, np.nan, det)
+    return (pa + t[..., None] * da).astype(np.float32)
 
 
 def _reach_outline(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> NDArray[np.float32]:
