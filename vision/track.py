@@ -118,6 +118,11 @@ def _smaller(sides: NDArray[np.float64], reference: NDArray[np.float64]) -> bool
     return bool((sides[0] + sides[2]) * (sides[1] + sides[3]) < _PARTIAL_AREA * (reference[0] + reference[2]) * (reference[1] + reference[3]))
 
 
+def _larger(sides: NDArray[np.float64], reference: NDArray[np.float64]) -> bool:
+    """More of the card shows than in the reference outline (the hand has moved off it)."""
+    return bool((sides[0] + sides[2]) * (sides[1] + sides[3]) > 1.05 * (reference[0] + reference[2]) * (reference[1] + reference[3]))
+
+
 def _same_shape(sides: NDArray[np.float64], reference: NDArray[np.float64]) -> bool:
     """The same outline, maybe moved (a nudge): every side within ``_SAME_SIDES`` of the reference's."""
     return bool(np.all(np.abs(sides - reference) <= _SAME_SIDES * reference))
@@ -212,7 +217,7 @@ class CardTracker:
         track.last_seen_t = t
         if track.ref_sides is not None and not _same_shape(sides, track.ref_sides) and (
             track.settled_t is not None
-            or (track.whole_seen >= 2 and _inside((cx, cy), track.corners_xy)
+            or (track.whole_seen >= 2 and _inside((cx, cy), track.corners_xy) and not _larger(sides, track.ref_sides)
                 and (_smaller(sides, track.ref_sides) or self._near_still_place(track, cx, cy)))
         ):
             # A partly covered card (a hand over it) or an outline bent for a frame (a neighbour
@@ -221,13 +226,6 @@ class CardTracker:
             self._settle_if_still(track, frame_index, t, frame_bgr)
             return
         track.corners_xy = card.corners_xy.copy()
-        reading = card.reading
-        if reading.criteria is None:
-            track.reason = reading.reason
-        if reading.criteria is not None and reading is not track.reading:
-            track.votes[reading.criteria] += max(reading.confidence, 0.05)
-            track.reading = reading
-            track.read_frame = frame_index
         still = self._still_radius(track)
         moved = False
         while track.path and math.hypot(track.path[0][1] - cx, track.path[0][2] - cy) > still:
@@ -239,8 +237,18 @@ class CardTracker:
             track.whole_seen = len(track.path)
             if track.settled_t is None:
                 track.ref_sides = sides
+                if moved:  # readings taken in a moving hand (blur, fingers) do not vote once it lies still
+                    track.votes.clear()
         track.path.append((t, cx, cy))
         track.whole_seen += 1
+        reading = card.reading
+        if reading.criteria is None:
+            track.reason = reading.reason
+        if reading.criteria is not None and reading is not track.reading:
+            # A doubtful reading counts far less than a sure one.
+            track.votes[reading.criteria] += max(reading.confidence, 0.05) ** 2
+            track.reading = reading
+            track.read_frame = frame_index
         while len(track.path) > 2 and track.path[1][0] <= t - self.settle_s:
             track.path.popleft()
         self._settle_if_still(track, frame_index, t, frame_bgr)

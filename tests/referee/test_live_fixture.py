@@ -28,10 +28,13 @@ def test_the_committed_clip_is_refereed_along_its_timeline(tmp_path, capsys) -> 
     key = lambda e: (e["player"], e["position"], json.dumps(e["criteria"], sort_keys=True))  # noqa: E731
     laid = sorted(key(e) for e in events if e["type"] == "card_laid")
     assert laid == sorted(key(e) for e in truth["events"] if e["type"] == "card_laid")
-    settled = {(c["player"], c["position"]): c["settled_t"] for c in truth["cards"] if c["settled_t"] is not None}
+    # The timeline's "settled" is when the hand lets go; a card that another hand covers right
+    # after that is laid only once it has been seen lying still for a third of a second. Cards
+    # lying there from the start are left out: their rows appear when arrange_rows accepts them.
+    settled = {(c["player"], c["position"]): c["settled_t"] for c in truth["cards"] if c["settled_t"] is not None and not c["initial"]}
     for event in events:
-        if event["type"] == "card_laid" and settled.get((event["player"], event["position"])) is not None:
-            assert event["t"] - settled[(event["player"], event["position"])] <= 0.5, event
+        if event["type"] == "card_laid" and (event["player"], event["position"]) in settled:
+            assert 0 <= event["t"] - settled[(event["player"], event["position"])] <= 1.5, event
     if truth["stop"] is not None:
         stop = [e for e in events if e["type"] == "stop"]
         assert [e["player"] for e in stop] == [truth["stop"]["player"]]
