@@ -103,6 +103,8 @@ def ink_samples(frame_bgr: NDArray[np.uint8], corners: Sequence[NDArray]) -> lis
         card_bgr = warp_card(frame_bgr, np.asarray(quad, np.float32), short_side=WORK_SHORT_SIDE)
         work_bgr, _ = to_working_size(card_bgr)
         card = balance_card(work_bgr)
+        if card is None:
+            continue
         blobs = [b for b in find_blobs(card).blobs if b.fill >= 0.9 and not b.doubt]
         if not blobs:
             continue

@@ -86,3 +86,13 @@ def test_a_video_file_frame_is_calibrated(tmp_path) -> None:
                            "--out", str(out), "--headless"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "frame 2" in out.read_text() and len(load_calibration(out).seats) == 2
+
+
+def test_a_stream_frame_is_calibrated_once_the_exposure_settled(tmp_path, capsys) -> None:
+    from tests.referee.test_live_cli import MjpegServer
+
+    frame, _ = photo("easy/test-004")
+    out = tmp_path / "table.yaml"
+    with MjpegServer([frame] * 40, fps=20) as server:
+        assert main(["calibrate", "--url", server.url, "--frame", "3", "--out", str(out), "--headless"]) == 0
+    assert "frame" in out.read_text() and len(load_calibration(out).seats) == 2
