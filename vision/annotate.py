@@ -88,6 +88,7 @@ class RowOverlay:
     error_index: int | None
     error_text: str
     uncertain: bool
+    colour: int | None = None  # the player's colour: their seat's number (default: the row's)
 
 
 def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArray[np.uint8]:
@@ -103,7 +104,7 @@ def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArr
             cv2.fillConvexPoly(dim, np.round(corners).astype(np.int32), 255)
     out[dim > 0] = (out[dim > 0] * 0.35).astype(np.uint8)
     for index, row in enumerate(rows):
-        colour = PLAYER_BGR[index % len(PLAYER_BGR)]
+        colour = PLAYER_BGR[(index if row.colour is None else row.colour) % len(PLAYER_BGR)]
         short = float(np.median([np.linalg.norm(c[0] - c[1]) for c in row.corners]))
         scale = max(0.5, short / 110)
         thickness = max(2, round(short / 25))

@@ -34,6 +34,7 @@ class TableRow:
     verdict: Verdict
     uncertain_cards: tuple[int, ...]
     unread_cards: int = 0
+    seat: int = 0  # the player's seat number (the row's number without seats): their colour
 
     @property
     def uncertain(self) -> bool:
@@ -78,7 +79,8 @@ def referee_frame(frame_bgr: NDArray[np.uint8], seats: Sequence[Seat] | None = N
         verdict = check_row(criteria)
         deciding = readable if verdict.first_error is None else readable[: verdict.first_error.position + 1]
         doubtful = tuple(k for k in deciding if cards[k].reading.confidence < UNCERTAIN_BELOW)
-        rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable)))
+        seat = [s.name for s in seats].index(row.player) if seats else len(rows)
+        rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat))
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
@@ -181,6 +183,7 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
             error_index=None if row.verdict.first_error is None else row.verdict.first_error.position,
             error_text=error_words(result, row),
             uncertain=row.uncertain,
+            colour=row.seat,
         )
         for row in result.rows
     ]
