@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from calibration.seats import Seat
+from referee.yamlfile import read_yaml
 
 __all__ = ["Calibration", "CalibrationError", "load_calibration", "parse_calibration", "SCHEMA_VERSION"]
 
@@ -69,19 +69,7 @@ class Calibration:
 
 def load_calibration(path: Path) -> Calibration:
     """The calibration in ``path``; a file holding only ``seats:`` is enough."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CalibrationError(f"{path}: no such calibration file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CalibrationError(f"{path}: cannot read the calibration file ({error})") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise CalibrationError(f"{path}: malformed YAML{where}: {getattr(error, 'problem', None) or error}") from None
-    return parse_calibration(doc, str(path))
+    return parse_calibration(read_yaml(path, CalibrationError, "calibration file"), str(path))
 
 
 def parse_calibration(doc: Any, where: str) -> Calibration:

@@ -6,12 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from referee.cards import Criteria, InvalidCardError
 from referee.game import ROUNDS_SRGE
 from referee.ranking import HouseRule
 from referee.round import Round
+from referee.yamlfile import read_yaml
 
 __all__ = ["InputFileError", "GameFile", "load_yaml", "load_round", "load_game", "parse_round"]
 
@@ -32,38 +31,9 @@ class GameFile:
     seeds: tuple[int | None, ...]
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key written twice in one mapping (YAML keeps the last)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, (str, int, float, bool, type(None))):
-                continue  # SafeLoader refuses unhashable keys itself
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"{key!r} is written twice", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep)
-
-
 def load_yaml(path: Path) -> Any:
     """The YAML document in ``path``, or an ``InputFileError`` that says what is wrong."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputFileError(f"{path}: cannot read the file ({error})") from None
-    try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or "not valid YAML"
-        raise InputFileError(f"{path}: malformed YAML{where}: {problem}") from None
+    return read_yaml(path, InputFileError)
 
 
 def load_round(path: Path) -> tuple[Round, int | None]:
