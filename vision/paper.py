@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 __all__ = ["paper_mask", "whiteness", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
 
 CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
+_PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
 SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
 
 
@@ -62,16 +63,23 @@ def levels(white: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.
     gh, gw = max(2, h // (4 * cell)), max(2, w // (4 * cell))
     small = cv2.resize(white, (gw * cell, gh * cell), interpolation=cv2.INTER_AREA)
     blocks = small.reshape(gh, cell, gw, cell).transpose(0, 2, 1, 3).reshape(gh * gw, cell * cell)
-    middle = np.percentile(blocks, 65, axis=1)  # the brighter part of a striped or checked cloth is table too
-    high = np.percentile(blocks, 92, axis=1)
+    low, median, bright, high = np.percentile(blocks, [20, 50, 65, 92], axis=1)
+    # On a striped or checked cloth the brighter part of each cell is table too: its cells
+    # spread widely even where no card lies.
+    patterned = float(np.median(bright - low)) > _PATTERN_SPREAD
+    middle = bright if patterned else median
     ys, xs = np.mgrid[0:gh, 0:gw]
     u, v = (xs.ravel() + 0.5) / gw - 0.5, (ys.ravel() + 0.5) / gh - 0.5
     basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
-    table_fit = (basis @ _robust_fit(basis, middle, upper=False)).reshape(gh, gw)
     paper_fit = (basis @ _robust_fit(basis, high, upper=True)).reshape(gh, gw)
+    table_fit = (basis @ _robust_fit(basis, middle, upper=False)).reshape(gh, gw)
     # Where the table meets a darker floor at the frame's edge the smooth fit sags:
-    # the local median of the cells follows the step.
-    local = cv2.blur(cv2.medianBlur(middle.reshape(gh, gw).astype(np.float32), 5), (3, 3))
+    # the local median of the cells follows the step. Cells that are mostly paper (a
+    # dense row of big cards) say nothing of the table and count as the fit there.
+    cells = middle.reshape(gh, gw)
+    papery = cells > table_fit + 0.5 * (paper_fit - table_fit)
+    cells = np.where(papery, table_fit, cells).astype(np.float32)
+    local = cv2.blur(cv2.medianBlur(cells, 5), (3, 3))
     table = np.maximum(table_fit, local)
     paper = np.maximum(paper_fit, table + 20.0)
     # A card in a shadow is darker than the paper level but still well above the table:
@@ -85,9 +93,12 @@ def levels(white: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.
     return table.astype(np.float32), paper.astype(np.float32)
 
 
-def _robust_fit(basis: NDArray[np.float64], values: NDArray[np.float64], upper: bool) -> NDArray[np.float64]:
-    """Least squares that drops outliers; with ``upper`` it climbs to the upper envelope."""
-    keep = values >= np.percentile(values, 70) if upper else np.ones(len(values), bool)
+def _robust_fit(basis: NDArray[np.float64], values: NDArray[np.float64], upper: bool,
+                keep: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
+    """Least squares that drops outliers; with ``upper`` it climbs to the upper envelope.
+    ``keep`` chooses the values to start from (default: all, or the top 30% with ``upper``)."""
+    if keep is None:
+        keep = values >= np.percentile(values, 70) if upper else np.ones(len(values), bool)
     coef = np.zeros(basis.shape[1])
     for _ in range(4):
         if keep.sum() < basis.shape[1]:
