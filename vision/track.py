@@ -245,8 +245,9 @@ class CardTracker:
         if reading.criteria is None:
             track.reason = reading.reason
         if reading.criteria is not None and reading is not track.reading:
-            # A doubtful reading counts far less than a sure one.
-            track.votes[reading.criteria] += max(reading.confidence, 0.05) ** 2
+            # A doubtful reading counts far less than a sure one; the latest reading goes
+            # last, so that of equal votes the newer wins (a card read in the hand first).
+            track.votes[reading.criteria] = track.votes.pop(reading.criteria, 0.0) + max(reading.confidence, 0.05) ** 2
             track.reading = reading
             track.read_frame = frame_index
         while len(track.path) > 2 and track.path[1][0] <= t - self.settle_s:
@@ -304,7 +305,7 @@ class CardTracker:
         return float(near.mean()) >= _EMPTY_SHARE
 
     def _snapshot(self, track: _Track, hidden: bool) -> TrackedCard:
-        criteria, votes = track.votes.most_common(1)[0] if track.votes else (None, 0.0)
+        criteria, votes = max(reversed(track.votes.items()), key=lambda kv: kv[1]) if track.votes else (None, 0.0)
         return TrackedCard(track.id, track.corners_xy.copy(), criteria, float(votes), track.settled_t,
                            track.settled_frame, hidden, track.reading)
 

@@ -19,12 +19,6 @@ pytestmark = pytest.mark.skipif(not CLIP.with_suffix(".json").exists() or not CL
                                 reason=f"no committed fixture clip at {CLIP}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect, issue 7: on round-medium the tracker lays Mona's 6th card with the criteria "
-    "read while it was still in the hand ([1, 2, 2], confidence 0.4) although every reading after it "
-    "settled is [2, 3, 3]; fails since the finder's 08:56-09:29 changes moved the in-hand outline",
-)
 def test_the_committed_clip_is_refereed_along_its_timeline(tmp_path, capsys) -> None:
     truth = json.loads(CLIP.with_suffix(".json").read_text())
     status = main(["live", "--video", str(CLIP), "--calibration", str(CLIP.with_suffix(".seats.yaml")), "--events", "-",
