@@ -47,15 +47,18 @@ def page(browser):
 class LiveRun:
     """``referee live --video ... --realtime --serve 127.0.0.1:0`` in a child process; its URL and token from stderr."""
 
-    def __init__(self, folder: Path) -> None:
-        script = script_round()
-        video = write_video(script, folder / "round.avi", fps=15)
-        seats = folder / "seats.yaml"
-        seats.write_text(seats_yaml())
+    def __init__(self, folder: Path, clip: Path | None = None) -> None:
+        if clip is None:
+            video = write_video(script_round(), folder / "round.avi", fps=15)
+            seats = folder / "seats.yaml"
+            seats.write_text(seats_yaml())
+            pacing = ["--realtime", "--points", "3,9"]
+        else:  # a committed fixture clip, read frame by frame as fast as the machine goes
+            video, seats, pacing = clip, clip.with_suffix(".seats.yaml"), []
         self.db = folder / "games.db"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee", "live", "--video", str(video), "--calibration", str(seats), "--realtime",
-             "--headless", "--points", "3,9", "--db", str(self.db), "--events", str(folder / "events.jsonl"),
+            [sys.executable, "-m", "referee", "live", "--video", str(video), "--calibration", str(seats), *pacing,
+             "--headless", "--db", str(self.db), "--events", str(folder / "events.jsonl"),
              "--serve", "127.0.0.1:0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.lines: list[str] = []
@@ -104,6 +107,27 @@ def test_the_page_shows_the_standings_of_a_video_and_updates_when_the_round_is_s
         expect(page.locator("#players li").first).to_have_attribute("data-player", "Anna")
         expect(ben.locator(".card.error")).to_have_text("4")  # Ben's first error, revealed now
         expect(page.locator("#scores tbody tr").first).to_contain_text("Anna")
+        assert run.close() == 0
+    finally:
+        run.close()
+
+
+CLIP = Path(__file__).resolve().parents[2] / "fixtures" / "video" / "round-medium.mp4"
+
+
+@pytest.mark.skipif(not CLIP.exists(), reason=f"the committed fixture clip is missing: {CLIP}")
+def test_the_page_follows_a_committed_fixture_clip_to_its_scored_round(page, tmp_path) -> None:
+    run = LiveRun(tmp_path, CLIP)
+    try:
+        page.goto(run.url, wait_until="domcontentloaded")
+        expect(page.locator("#title")).to_contain_text("Round 1 of 5")
+        mona = page.locator('#players li[data-player="Mona"]')
+        expect(mona.locator(".name")).to_have_text("Mona")
+        expect(page.locator('#players li[data-player="Olga"] .name')).to_have_text("Olga")
+        result = page.locator("#result")
+        expect(result).to_contain_text("Round 1 scored: 1. Mona 7 valid", timeout=60_000)
+        expect(result).to_contain_text("2. Olga 2 valid")
+        expect(page.locator("#title")).to_have_text("Round 1 of 5 - scored")
         assert run.close() == 0
     finally:
         run.close()
