@@ -159,7 +159,7 @@ def _typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude:
 
 
 def _refine(frame_bgr: NDArray[np.uint8], contour: NDArray, scale: float, table: NDArray[np.float32],
-            paper: NDArray[np.float32], cast: tuple[float, float], typical: tuple[float, float] | None) -> list[CardQuad]:
+            paper: NDArray[np.float32], cast: tuple[float, float], typical: _Typical | None) -> list[CardQuad]:
     """Cards in one unclear paper region, looked at again at full resolution.
 
     The region may be part of a card in a shadow, so the cut here also follows the
