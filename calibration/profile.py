@@ -166,12 +166,7 @@ def learn_profile(samples: Sequence[InkSample], labels: Sequence[Colour] | None 
 def _classify(labs: NDArray[np.float64], inks: Mapping[Colour, Sequence[float]] | None) -> tuple:
     from vision.colours import classify_colours
 
-    if inks is None:
-        return classify_colours(labs)
-    try:
-        return classify_colours(labs, inks=inks)
-    except TypeError:  # a reader without learned inks: the nominal labels stand
-        return classify_colours(labs)
+    return classify_colours(labs, inks)
 
 
 def _centres(labs: NDArray[np.float64], colours: Sequence[Colour], sure: NDArray[np.bool_]) -> dict[Colour, tuple[float, float, float]]:

@@ -10,6 +10,9 @@ the rest.
 
 from __future__ import annotations
 
+import math
+from typing import Mapping, Sequence
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -65,13 +68,39 @@ _HUE, _HUE_SPREAD, _LIGHT, _LIGHT_SPREAD, _CHROMA_MIN, _CHROMA_MIN_SPREAD = (
 _BLACK_MAX_LIGHTNESS, _BLACK_LIGHTNESS_SPREAD = 30.0, 9.0
 
 
-def colour_scores(lab: NDArray[np.floating]) -> NDArray[np.float64]:
+Inks = Mapping[Colour, Sequence[float]]
+
+
+def _model(inks: Inks | None) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Hue and lightness per colour, and black's lightness limit: the nominal model,
+    recentred on learned ink centres (balanced Lab, from a calibration) where ``inks`` gives
+    them. Spreads and chroma floors stay, so a washed-out mark fits no learned ink any
+    better than a nominal one."""
+    if not inks:
+        return _HUE, _LIGHT, _BLACK_MAX_LIGHTNESS
+    hue, light = _HUE.copy(), _LIGHT.copy()
+    black_max = _BLACK_MAX_LIGHTNESS
+    for k, colour in enumerate(COLOUR_ORDER):
+        if colour not in inks:
+            continue
+        lightness, a, b = (float(v) for v in inks[colour])
+        if colour is Colour.BLACK:
+            black_max = max(black_max, lightness + _BLACK_LIGHTNESS_SPREAD)
+            continue
+        hue[k] = math.degrees(math.atan2(b, a)) % 360.0
+        light[k] = lightness
+    return hue, light, black_max
+
+
+def colour_scores(lab: NDArray[np.floating], inks: Inks | None = None) -> NDArray[np.float64]:
     """Log-likelihood-like scores (N, 5) of each colour in ``COLOUR_ORDER``.
 
     Parameters
     ----------
     lab : ndarray (N, 3) float, L, a, b
+    inks : learned ink centres (balanced Lab) by colour, from a calibration; None: the nominal inks
     """
+    hue_centre, light_centre, black_max = _model(inks)
     lab = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
     lightness, a, b = lab[:, 0:1], lab[:, 1:2], lab[:, 2:3]
     chroma = np.hypot(a, b)
@@ -79,22 +108,25 @@ def colour_scores(lab: NDArray[np.floating]) -> NDArray[np.float64]:
     # log P(chromatic) and log P(neutral) from chroma, a logistic in log form.
     z = np.clip((chroma - _CHROMA_SPLIT) / _CHROMA_SPREAD, -30.0, 30.0)
     log_chromatic = -np.log1p(np.exp(-z))
-    gap = np.abs((hue - _HUE + 180.0) % 360.0 - 180.0) / _HUE_SPREAD
-    dl = (lightness - _LIGHT) / _LIGHT_SPREAD
+    gap = np.abs((hue - hue_centre + 180.0) % 360.0 - 180.0) / _HUE_SPREAD
+    dl = (lightness - light_centre) / _LIGHT_SPREAD
     # A washed-out ink (glare) keeps its hue but loses chroma: it fits its colour badly.
     dc = np.maximum(_CHROMA_MIN - chroma, 0.0) / _CHROMA_MIN_SPREAD
     scores = log_chromatic - 0.5 * (gap * gap + dl * dl + dc * dc)
-    dark = np.maximum(0.0, lightness[:, 0] - _BLACK_MAX_LIGHTNESS) / _BLACK_LIGHTNESS_SPREAD
+    dark = np.maximum(0.0, lightness[:, 0] - black_max) / _BLACK_LIGHTNESS_SPREAD
     scores[:, 0] = (log_chromatic[:, 0] - z[:, 0]) - 0.5 * dark * dark
     return scores
 
 
-def classify_colours(lab: NDArray[np.floating]) -> tuple[list[Colour], NDArray[np.float64], NDArray[np.float64]]:
+def classify_colours(
+    lab: NDArray[np.floating], inks: Inks | None = None
+) -> tuple[list[Colour], NDArray[np.float64], NDArray[np.float64]]:
     """The print colour of each symbol from its mean balanced Lab.
 
     Parameters
     ----------
     lab : ndarray (N, 3) float, L, a, b
+    inks : learned ink centres (balanced Lab) by colour, from a calibration; None: the nominal inks
 
     Returns
     -------
@@ -102,7 +134,7 @@ def classify_colours(lab: NDArray[np.floating]) -> tuple[list[Colour], NDArray[n
     confidence : ndarray (N,) float in [0, 1], softmax weight of the best colour
     fit : ndarray (N,) float in [0, 1], how well the best colour fits at all
     """
-    scores = colour_scores(lab)
+    scores = colour_scores(lab, inks)
     best = scores.argmax(axis=1)
     top = scores.max(axis=1, keepdims=True)
     confidence = 1.0 / np.exp(scores - top).sum(axis=1)

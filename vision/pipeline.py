@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -36,10 +37,10 @@ class DetectedCard:
         return float(x), float(y)
 
 
-def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad) -> DetectedCard | None:
+def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None) -> DetectedCard | None:
     """Read the card inside one quadrilateral; ``None`` when it is no symbol card's face."""
     card_bgr = warp_card(frame_bgr, quad.corners_xy, short_side=WORK_SHORT_SIDE)
-    reading = read_card(card_bgr)
+    reading = read_card(card_bgr, profile)
     if not reading.is_face:
         return None
     height, width = card_bgr.shape[:2]
@@ -55,16 +56,17 @@ def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad) -> DetectedCard | No
     return DetectedCard(quad.corners_xy, reading)
 
 
-def read_frame(frame_bgr: NDArray[np.uint8]) -> list[DetectedCard]:
+def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None) -> list[DetectedCard]:
     """Every face-up symbol card in the frame, read.
 
     Parameters
     ----------
     frame_bgr : ndarray (H, W, 3) uint8
+    profile : a calibration's colour profile (learned inks), or None for the nominal inks
 
     Returns
     -------
     cards : list of DetectedCard, ordered by their centres, top to bottom
     """
-    cards = [card for quad in find_cards(frame_bgr) if (card := read_quad(frame_bgr, quad)) is not None]
+    cards = [card for quad in find_cards(frame_bgr) if (card := read_quad(frame_bgr, quad, profile)) is not None]
     return sorted(cards, key=lambda card: (card.center_xy[1], card.center_xy[0]))

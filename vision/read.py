@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -245,7 +246,7 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
     return best
 
 
-def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
+def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     """Read a rectified card image.
 
     Parameters
@@ -254,6 +255,8 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
         One card warped to an upright rectangle (portrait or landscape, any rotation by
         multiples of 90 degrees, mirrored or not), short side preferably >= 80 px. A few
         pixels of table may show at the edges. Not modified.
+    profile : a calibration's colour profile (``calibration.profile.ColourProfile``: anything
+        with ``inks``, learned ink centres in balanced Lab by colour), or None for the nominal inks.
 
     Returns
     -------
@@ -275,7 +278,8 @@ def read_card(card_bgr: NDArray[np.uint8]) -> CardReading:
     if problem:
         return _not_face(problem)
     shapes, shape_conf, shape_fit = best.shapes, best.shape_conf, best.shape_fit
-    colours, colour_conf, colour_fit = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs])))
+    inks = None if profile is None else profile.inks
+    colours, colour_conf, colour_fit = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs])), inks)
     if _looks_like_number(seg, shape_fit):
         return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
     dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL

@@ -70,7 +70,8 @@ def _run_check(args: argparse.Namespace) -> int:
             if args.json:
                 _print({"image": {"path": str(path)}, "error": str(error)})
             continue
-        result = referee_frame(frame, calibration.seats if calibration else None, calibration.areas if calibration else None)
+        result = (referee_frame(frame, calibration.seats, calibration.areas, calibration.colours) if calibration
+                  else referee_frame(frame))
         if args.json:
             _print(result_json(result, str(path)))
         else:

@@ -52,13 +52,16 @@ class TableResult:
     ranking: tuple[Rank, ...]
 
 
-def referee_frame(frame_bgr: NDArray[np.uint8], seats: Sequence[Seat] | None = None, areas: TableAreas | None = None) -> TableResult:
+def referee_frame(
+    frame_bgr: NDArray[np.uint8], seats: Sequence[Seat] | None = None, areas: TableAreas | None = None, profile: Any = None
+) -> TableResult:
     """Read the frame, arrange the rows (by seats when given) and referee them.
 
     With ``areas`` (from a calibration), cards off the table top or in the middle pool are
-    listed but never put in a row.
+    listed but never put in a row; with ``profile`` (its colour profile) colours are named
+    by the learned inks.
     """
-    detected = read_frame(frame_bgr)
+    detected = read_frame(frame_bgr, profile)
     cards = tuple(card for card in detected if card.reading.criteria is not None)
     unread = tuple(card for card in detected if card.reading.criteria is None)
     size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
