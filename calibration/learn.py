@@ -47,7 +47,9 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
     outline = table if table is not None else np.array([(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
     centre = outline.mean(axis=0)
     in_rows = {k for chain in row_chains(corners, centre, table, (width, height)) for k in chain}
-    pool = find_pool_area(
+    # Without the table top, how far out a card lies is measured to the image's edge, which
+    # says too little about the middle: no pool then, rather than one over a short row.
+    pool = None if table is None else find_pool_area(
         [corners[k] for k in range(len(cards)) if k not in in_rows],
         [cards[k].center_xy for k in in_rows], centre, outline,
     )
