@@ -36,7 +36,7 @@ def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None 
     if cast_ab is None:
         # The cast of the light, taken from the brightest pixels (mostly paper).
         sample = lab[::3, ::3].reshape(-1, 3).astype(np.float32)
-        bright = sample[sample[:, 0] > np.percentile(sample[:, 0], 90)]
+        bright = sample[sample[:, 0] >= np.percentile(sample[:, 0], 90)]
         cast_ab = (float(np.median(bright[:, 1])) - 128, float(np.median(bright[:, 2])) - 128)
     a = lab[..., 1].astype(np.float32) - (128 + cast_ab[0])
     b = lab[..., 2].astype(np.float32) - (128 + cast_ab[1])

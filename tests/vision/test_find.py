@@ -125,3 +125,11 @@ def test_the_light_on_the_table_is_read_from_the_cloth_colour() -> None:
     assert light[:, :300].mean() > 0.9 and light[:, 480:].mean() < 0.65
     grey = scene([], table_bgr=(120, 120, 120))
     assert shade(grey) is None
+
+
+def test_a_plain_frame_has_no_cards_and_no_warnings() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert find_cards(np.full((300, 400, 3), 128, np.uint8)) == []
