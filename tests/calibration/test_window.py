@@ -1,7 +1,5 @@
 """The calibration window under a virtual display (Xvfb), driven by xdotool: drag a seat, rename one, save."""
 
-import ctypes
-import ctypes.util
 import os
 import shutil
 import subprocess
@@ -11,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.xscreen import screenshot, xvfb
 
 from calibration.config import load_calibration
 
@@ -27,48 +27,8 @@ pytestmark = [
 
 @pytest.fixture
 def display():
-    number = next(n for n in range(120, 240) if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists())
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{SCREEN_WH[0]}x{SCREEN_WH[1]}x24", "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while not Path(f"/tmp/.X11-unix/X{number}").exists():
-        assert time.monotonic() < deadline and server.poll() is None, "Xvfb did not start"
-        time.sleep(0.05)
-    yield f":{number}"
-    server.terminate()
-    server.wait(timeout=10)
-
-
-class _XImage(ctypes.Structure):
-    """The head of Xlib's XImage, up to the fields read here."""
-
-    _fields_ = [(name, ctypes.c_int) for name in ("width", "height", "xoffset", "format")] + [("data", ctypes.c_void_p)] + [
-        (name, ctypes.c_int) for name in ("byte_order", "bitmap_unit", "bitmap_bit_order", "bitmap_pad", "depth",
-                                          "bytes_per_line", "bits_per_pixel")]
-
-
-def screen_bgr(display: str) -> np.ndarray | None:
-    """The X screen as BGR through libX11's XGetImage (None when libX11 cannot be loaded)."""
-    name = ctypes.util.find_library("X11")
-    if name is None:
-        return None
-    x11 = ctypes.CDLL(name)
-    x11.XOpenDisplay.restype = ctypes.c_void_p
-    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
-    x11.XDefaultRootWindow.restype = ctypes.c_ulong
-    x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
-    x11.XGetImage.restype = ctypes.POINTER(_XImage)
-    x11.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
-                              ctypes.c_ulong, ctypes.c_int]
-    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
-    handle = x11.XOpenDisplay(display.encode())
-    try:
-        image = x11.XGetImage(handle, x11.XDefaultRootWindow(handle), 0, 0, SCREEN_WH[0], SCREEN_WH[1], 0xFFFFFFFF, 2).contents
-        assert image.bits_per_pixel == 32
-        raw = ctypes.string_at(image.data, image.bytes_per_line * image.height)
-        return np.frombuffer(raw, np.uint8).reshape(image.height, image.bytes_per_line // 4, 4)[:, : image.width, :3].copy()
-    finally:
-        x11.XCloseDisplay(handle)
+    with xvfb(SCREEN_WH, first=120) as name:
+        yield name
 
 
 def xdotool(display: str, *args: str) -> str:
@@ -108,7 +68,7 @@ def test_dragging_a_seat_in_the_window_moves_it_and_typing_renames_one(display, 
             time.sleep(0.05)
         xdotool(display, "mouseup", "1")
         time.sleep(0.4)
-        shot = screen_bgr(display)
+        shot = screenshot(display, SCREEN_WH)
         if shot is not None:  # the picked seat is drawn red where it was dropped, and no longer where it was
             red = lambda xy: int((np.abs(shot[int(float(xy[1])) - 6: int(float(xy[1])) + 7,  # noqa: E731
                                                  int(float(xy[0])) - 6: int(float(xy[0])) + 7].astype(int) - (60, 60, 255)).sum(axis=2) < 60).sum())

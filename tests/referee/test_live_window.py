@@ -14,6 +14,8 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.xscreen import screenshot, xvfb
+
 from referee.cli.live_synth import Script, script_round, seats_yaml, write_video
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,49 +27,10 @@ pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None or ctypes.util.find
                                 reason="needs Xvfb and libX11 (apt-get install xvfb)")
 
 
-class _XImage(ctypes.Structure):
-    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("xoffset", ctypes.c_int), ("format", ctypes.c_int),
-                ("data", ctypes.c_void_p), ("byte_order", ctypes.c_int), ("bitmap_unit", ctypes.c_int),
-                ("bitmap_bit_order", ctypes.c_int), ("bitmap_pad", ctypes.c_int), ("depth", ctypes.c_int),
-                ("bytes_per_line", ctypes.c_int), ("bits_per_pixel", ctypes.c_int)]
-
-
-def screenshot(display: str) -> np.ndarray:
-    """The whole X screen as a BGR image (ZPixmap, 32 bits a pixel, as Xvfb's 24-bit screens are)."""
-    x11 = ctypes.CDLL(ctypes.util.find_library("X11"))
-    x11.XOpenDisplay.restype = ctypes.c_void_p
-    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
-    x11.XDefaultRootWindow.restype = ctypes.c_ulong
-    x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
-    x11.XGetImage.restype = ctypes.POINTER(_XImage)
-    x11.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
-                              ctypes.c_ulong, ctypes.c_int]
-    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
-    handle = x11.XOpenDisplay(display.encode())
-    assert handle, f"cannot open display {display}"
-    try:
-        image = x11.XGetImage(handle, x11.XDefaultRootWindow(handle), 0, 0, SCREEN_WH[0], SCREEN_WH[1], 0xFFFFFFFF, 2)
-        xi = image.contents
-        assert xi.bits_per_pixel == 32
-        raw = ctypes.string_at(xi.data, xi.bytes_per_line * xi.height)
-        pixels = np.frombuffer(raw, np.uint8).reshape(xi.height, xi.bytes_per_line // 4, 4)
-        return pixels[:, : xi.width, :3].copy()
-    finally:
-        x11.XCloseDisplay(handle)
-
-
 @pytest.fixture
 def display():
-    number = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists())
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{SCREEN_WH[0]}x{SCREEN_WH[1]}x24", "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while not Path(f"/tmp/.X11-unix/X{number}").exists():
-        assert time.monotonic() < deadline and server.poll() is None, "Xvfb did not start"
-        time.sleep(0.05)
-    yield f":{number}"
-    server.terminate()
-    server.wait(timeout=10)
+    with xvfb(SCREEN_WH, first=90) as name:
+        yield name
 
 
 def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display, tmp_path) -> None:
@@ -90,7 +53,7 @@ def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display,
         # Watch the screen until the scored round shows (in hidden mode the error appears only then).
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and process.poll() is None:
-            shot = screenshot(display)
+            shot = screenshot(display, SCREEN_WH)
             if near(shot, ERROR_BGR) > 300:
                 break
             time.sleep(0.05)

@@ -1,0 +1,67 @@
+"""A virtual X screen for window tests: start Xvfb, and read the screen back as pixels."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import subprocess
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+__all__ = ["xvfb", "screenshot"]
+
+
+@contextmanager
+def xvfb(size_wh: tuple[int, int], first: int = 90) -> Iterator[str]:
+    """An Xvfb screen of ``size_wh`` on the first free display number from ``first``; yields ``":N"``."""
+    number = next(n for n in range(first, first + 150)
+                  if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists())
+    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{size_wh[0]}x{size_wh[1]}x24", "-nolisten", "tcp"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not Path(f"/tmp/.X11-unix/X{number}").exists():
+            assert time.monotonic() < deadline and server.poll() is None, "Xvfb did not start"
+            time.sleep(0.05)
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+class _XImage(ctypes.Structure):
+    """The head of Xlib's XImage, up to the fields read here."""
+
+    _fields_ = [(name, ctypes.c_int) for name in ("width", "height", "xoffset", "format")] + [("data", ctypes.c_void_p)] + [
+        (name, ctypes.c_int) for name in ("byte_order", "bitmap_unit", "bitmap_bit_order", "bitmap_pad", "depth",
+                                          "bytes_per_line", "bits_per_pixel")]
+
+
+def screenshot(display: str, size_wh: tuple[int, int]) -> np.ndarray | None:
+    """The X screen as BGR through libX11's XGetImage (ZPixmap, 32 bits a pixel, as Xvfb's
+    24-bit screens are); None when libX11 cannot be loaded."""
+    name = ctypes.util.find_library("X11")
+    if name is None:
+        return None
+    x11 = ctypes.CDLL(name)
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XDefaultRootWindow.restype = ctypes.c_ulong
+    x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+    x11.XGetImage.restype = ctypes.POINTER(_XImage)
+    x11.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
+                              ctypes.c_ulong, ctypes.c_int]
+    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    handle = x11.XOpenDisplay(display.encode())
+    assert handle, f"cannot open display {display}"
+    try:
+        image = x11.XGetImage(handle, x11.XDefaultRootWindow(handle), 0, 0, size_wh[0], size_wh[1], 0xFFFFFFFF, 2).contents
+        assert image.bits_per_pixel == 32
+        raw = ctypes.string_at(image.data, image.bytes_per_line * image.height)
+        return np.frombuffer(raw, np.uint8).reshape(image.height, image.bytes_per_line // 4, 4)[:, : image.width, :3].copy()
+    finally:
+        x11.XCloseDisplay(handle)
