@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.game import Standing, standings, winners
+from referee.cli.score import game_lines
+from referee.game import standings, winners
 from referee.roundfile import InputFileError
 from referee.schoten import Colour, SchotenInputError
 from referee.schoten_round import RoundResult, SchotenRound, play_round, rounds_in_game
@@ -119,18 +120,8 @@ def _run_game(args: argparse.Namespace) -> int:
             "winners": winners(tables[-1]) if finished else [],
         }))
         return 0
-    for number, (result, table) in enumerate(zip(results, tables), start=1):
-        print(f"== Round {number} of {total}: {result.round.first} starts ==")
-        print("\n".join(result_lines(result)))
-        print(f"Standings after round {number}:")
-        print("\n".join(_standing_lines(table)))
-        print()
-    if finished:
-        best = winners(tables[-1])
-        verb = "Winner" if len(best) == 1 else "Shared win"
-        print(f"{verb}: {' and '.join(best)} with {tables[-1][0].points} points")
-    else:
-        print(f"Game in progress: {len(results)} of {total} rounds played")
+    rounds = [(f"Round {n} of {total}: {r.round.first} starts", result_lines(r)) for n, r in enumerate(results, start=1)]
+    print("\n".join(game_lines(rounds, tables, total)))
     return 0
 
 
@@ -209,8 +200,3 @@ def result_lines(result: RoundResult) -> list[str]:
             parts.append(f"difference {score.difference}")
         lines.append(f"  {player:<{width}}  {score.total:>2} points: {'; '.join(parts)}")
     return lines
-
-
-def _standing_lines(table: list[Standing]) -> list[str]:
-    width = max(len(s.player) for s in table)
-    return [f"  {s.place}. {s.player:<{width}}  {s.points:>3} points" for s in table]

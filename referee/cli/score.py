@@ -13,7 +13,7 @@ from referee.round import RoundResult, score_round
 from referee.roundfile import InputFileError, load_game, load_round
 from referee.rows import describe_error
 
-__all__ = ["add_parsers", "result_json", "result_lines"]
+__all__ = ["add_parsers", "result_json", "result_lines", "game_lines"]
 
 _ROUND_EXAMPLE = """\
 example ROUND.yaml:
@@ -108,21 +108,23 @@ def _run_game(args: argparse.Namespace) -> int:
             "winners": winners(tables[-1]) if finished else [],
         }))
         return 0
-    for number, (result, table) in enumerate(zip(results, tables), start=1):
-        print(f"== Round {number} of {ROUNDS_SRGE} ==")
-        print("\n".join(result_lines(result)))
-        print(f"Standings after round {number}:")
-        print("\n".join(_standing_lines(table)))
-        print()
-    if finished:
-        best = winners(tables[-1])
-        if len(best) == 1:
-            print(f"Winner: {best[0]} with {tables[-1][0].points} points")
-        else:
-            print(f"Shared win: {' and '.join(best)} with {tables[-1][0].points} points and the same point cards")
-    else:
-        print(f"Game in progress: {len(results)} of {ROUNDS_SRGE} rounds played")
+    rounds = [(f"Round {n} of {ROUNDS_SRGE}", result_lines(r)) for n, r in enumerate(results, start=1)]
+    print("\n".join(game_lines(rounds, tables, ROUNDS_SRGE, shared=" and the same point cards")))
     return 0
+
+
+def game_lines(rounds: list[tuple[str, list[str]]], tables: list[list[Standing]], total: int, shared: str = "") -> list[str]:
+    """A game in words: each round (its heading and lines) with the standings after it, then
+    the winner, or how far the game has got. ``shared`` ends the line of a shared win."""
+    lines = []
+    for number, ((heading, round_lines), table) in enumerate(zip(rounds, tables), start=1):
+        lines += [f"== {heading} ==", *round_lines, f"Standings after round {number}:", *_standing_lines(table), ""]
+    if len(rounds) < total:
+        return [*lines, f"Game in progress: {len(rounds)} of {total} rounds played"]
+    best = winners(tables[-1])
+    if len(best) == 1:
+        return [*lines, f"Winner: {best[0]} with {tables[-1][0].points} points"]
+    return [*lines, f"Shared win: {' and '.join(best)} with {tables[-1][0].points} points{shared}"]
 
 
 def result_json(result: RoundResult) -> dict[str, Any]:
@@ -184,7 +186,8 @@ def result_lines(result: RoundResult) -> list[str]:
 def _standing_lines(table: list[Standing]) -> list[str]:
     width = max(len(s.player) for s in table)
     return [
-        f"  {s.place}. {s.player:<{width}}  {s.points:>3} points  (cards: {', '.join(map(str, sorted(s.cards, reverse=True)))})"
+        f"  {s.place}. {s.player:<{width}}  {s.points:>3} points"
+        + (f"  (cards: {', '.join(map(str, sorted(s.cards, reverse=True)))})" if s.cards else "")
         for s in table
     ]
 
