@@ -2,6 +2,7 @@
 
     python -m vision.bench accuracy --tier hard --split test --count 200
     python -m vision.bench accuracy DIR [DIR ...]          # NAME.jpg + NAME.json pairs
+    python -m vision.bench rows DIR [DIR ...]              # the arrangement alone, from the true cards
     python -m vision.bench speed
 
 Both pin OpenCV and BLAS to one thread and report medians. Never tune on the test split.
@@ -29,7 +30,7 @@ import numpy as np  # noqa: E402
 from calibration.seats import Seat  # noqa: E402
 from referee.cards import Colour, Shape  # noqa: E402
 
-__all__ = ["main", "match_cards", "Tally"]
+__all__ = ["main", "match_cards", "score_arrangement", "ArrangementTally", "Tally"]
 
 _VISIBLE_ENOUGH = 0.75  # a pool card hidden by more than a quarter may be skipped
 
@@ -78,6 +79,8 @@ class Tally:
     right_read_low_conf: int = 0
     rows: int = 0
     rows_right: int = 0
+    rows_all_found: int = 0
+    rows_all_found_right: int = 0
     verdicts_right: int = 0
     rankings: int = 0
     rankings_right: int = 0
@@ -101,6 +104,8 @@ class Tally:
             "low_confidence_share_of_wrong_reads_pct": pct(self.wrong_read_low_conf, wrong_reads),
             "low_confidence_share_of_right_reads_pct": pct(self.right_read_low_conf, self.triples_right),
             "row_accuracy_pct": pct(self.rows_right, self.rows),
+            "rows_with_all_cards_found": self.rows_all_found,
+            "row_accuracy_when_all_cards_found_pct (arrangement)": pct(self.rows_all_found_right, self.rows_all_found),
             "verdict_accuracy_pct": pct(self.verdicts_right, self.rows),
             "ranking_exact_pct": pct(self.rankings_right, self.rankings),
             "wrong_verdicts_flagged_uncertain_pct": pct(self.wrong_verdicts_flagged, self.rows - self.verdicts_right),
@@ -157,6 +162,12 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
         row = found_rows.get(true_row["player"])
         sequence = [true_of.get(k) for k in row.cards] if row else []
         tally.rows_right += sequence == true_row["cards"]
+        # Every card of the row found and read: a wrong row is then the arrangement's.
+        if set(true_row["cards"]) <= set(true_of.values()):
+            tally.rows_all_found += 1
+            tally.rows_all_found_right += sequence == true_row["cards"]
+            if sequence != true_row["cards"]:
+                tally.failures.append(f"{name}: arrangement: {true_row['player']} row {sequence} true {true_row['cards']} (all found)")
         error = true_row["first_error"]
         verdict_right = row is not None and row.verdict.valid_length == true_row["valid_length"] and (
             (row.verdict.first_error is None and error is None)
@@ -170,6 +181,89 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
         tally.rulebook_lengths.append([found_rows[r["player"]].verdict.valid_length if r["player"] in found_rows else None for r in truth["rows"]])
     tally.rankings += 1
     tally.rankings_right += [(r.player, r.place) for r in result.ranking] == [(r["player"], r["place"]) for r in truth["ranking"]]
+
+
+@dataclass
+class ArrangementTally:
+    """Rows and verdicts from the true cards: what the arrangement gets right with a perfect finder and reader."""
+
+    photos: int = 0
+    rows: int = 0
+    rows_fed: int = 0
+    rows_right: int = 0
+    verdicts_right: int = 0
+    rankings_right: int = 0
+    failures: list = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        def pct(a: int, b: int) -> float | None:
+            return round(100.0 * a / b, 2) if b else None
+
+        return {
+            "photos": self.photos,
+            "rows": self.rows,
+            "rows_with_a_card_not_fed (hidden)": self.rows - self.rows_fed,
+            "row_accuracy_pct": pct(self.rows_right, self.rows),
+            "row_accuracy_of_rows_fed_whole_pct": pct(self.rows_right, self.rows_fed),
+            "verdict_accuracy_pct": pct(self.verdicts_right, self.rows),
+            "ranking_exact_pct": pct(self.rankings_right, self.photos),
+            "failures": self.failures,
+        }
+
+
+def score_arrangement(tally: ArrangementTally, truth: dict[str, Any], seats: list[Seat], name: str,
+                      min_visible: float = _VISIBLE_ENOUGH) -> None:
+    """Arrange the true cards (those at least ``min_visible`` visible) and referee them.
+
+    The reader is taken as perfect: criteria come from the truth, verdicts and ranking
+    from the rules referee, so every wrong row is the arrangement's.
+    """
+    from referee.cards import Criteria
+    from referee.ranking import rank_players
+    from referee.rows import check_row
+    from vision.arrange import arrange_rows
+
+    fed = [c for c in truth["cards"] if c.get("visible_fraction", 1.0) >= min_visible]
+    size_wh = (truth["image"]["width"], truth["image"]["height"])
+    placed = arrange_rows([np.array(c["corners"], np.float64) for c in fed], seats, size_wh)
+    criteria = {c["id"]: Criteria(**c["criteria"]) for c in truth["cards"]}
+    found_rows = {row.player: [fed[k]["id"] for k in row.cards] for row in placed}
+    verdicts = {player: check_row([criteria[k] for k in cards]) for player, cards in found_rows.items()}
+    tally.photos += 1
+    fed_ids = {c["id"] for c in fed}
+    for true_row in truth["rows"]:
+        tally.rows += 1
+        tally.rows_fed += set(true_row["cards"]) <= fed_ids
+        sequence = found_rows.get(true_row["player"], [])
+        tally.rows_right += sequence == true_row["cards"]
+        verdict = verdicts.get(true_row["player"])
+        error = true_row["first_error"]
+        tally.verdicts_right += verdict is not None and verdict.valid_length == true_row["valid_length"] and (
+            (verdict.first_error is None) == (error is None)
+            and (error is None or verdict.first_error.position == error["position"])
+        )
+        if sequence != true_row["cards"]:
+            where = {c["id"]: c["where"] for c in truth["cards"]}
+            strays = [k for k in sequence if where.get(k) != "row" or k not in true_row["cards"]]
+            tally.failures.append(f"{name}: {true_row['player']} row {sequence} true {true_row['cards']}"
+                                  + (f" (not this row's: {strays})" if strays else ""))
+    ranking = rank_players({player: ([criteria[k] for k in cards], verdicts[player]) for player, cards in found_rows.items()})
+    tally.rankings_right += [(r.player, r.place) for r in ranking] == [(r["player"], r["place"]) for r in truth["ranking"]]
+
+
+def _truths_in(folders: list[Path]) -> Iterator[tuple[str, dict, list[Seat]]]:
+    """Each photo's truth and its seats file (NAME.seats.yaml, else the truth's seats), images not read."""
+    from calibration.config import load_calibration
+
+    for folder in folders:
+        for truth_path in sorted(folder.glob("*.json")):
+            truth = json.loads(truth_path.read_text())
+            seats_path = truth_path.with_suffix(".seats.yaml")
+            if seats_path.exists():
+                seats = list(load_calibration(seats_path).seats)
+            else:
+                seats = [Seat(s["name"], tuple(s["position"])) for s in truth["seats"]]
+            yield f"{folder.name}/{truth_path.stem}", truth, seats
 
 
 def _confusions(tally: Tally, symbols: tuple, true_symbols: list[dict[str, Any]]) -> None:
@@ -213,18 +307,36 @@ def main(argv: list[str] | None = None) -> int:
     acc.add_argument("--count", type=int, default=50)
     acc.add_argument("--start", type=int, default=0)
     acc.add_argument("--failures", action="store_true", help="list what went wrong, photo by photo")
+    rows = sub.add_parser("rows", help="rows, verdicts and ranking from the true cards: the arrangement alone")
+    rows.add_argument("folders", nargs="+", type=Path, help="folders of NAME.json (+ NAME.seats.yaml)")
+    rows.add_argument("--min-visible", type=float, default=_VISIBLE_ENOUGH,
+                      help="feed the true cards at least this visible; 0 feeds every face-up card (default: %(default)s)")
+    rows.add_argument("--failures", action="store_true", help="list the wrong rows, photo by photo")
     speed = sub.add_parser("speed", help="median ms per frame (wall and CPU), a six-player table with a pool, per resolution")
     speed.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if args.what == "speed":
         return _speed(args.repeat)
+    if args.what == "rows":
+        return _rows(args.folders, args.min_visible, args.failures)
     photos = _photos_in(args.folders) if args.folders else _rendered(args.tier, args.split, args.count, args.start)
     tally = Tally()
     for name, frame, truth in photos:
         score_photo(tally, frame, truth, name)
     summary = tally.summary()
     if not args.failures:
+        summary.pop("failures")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _rows(folders: list[Path], min_visible: float, failures: bool) -> int:
+    tally = ArrangementTally()
+    for name, truth, seats in _truths_in(folders):
+        score_arrangement(tally, truth, seats, name, min_visible)
+    summary = tally.summary()
+    if not failures:
         summary.pop("failures")
     print(json.dumps(summary, indent=2))
     return 0
