@@ -34,6 +34,11 @@ _GLARE_CLIPPED = 0.15
 _PRIOR = 3.0
 # Balanced paper sits at this level; the range above it is headroom for glare.
 PAPER_LEVEL = 200
+# Cameras encode light with about this gamma; glare is taken off in linear light on cards
+# whose paper somewhere is this much brighter than typical.
+_GAMMA = 2.2
+_UNGLARE_FROM = 1.05
+_TO_LINEAR = ((np.arange(256, dtype=np.float32) / PAPER_LEVEL) ** _GAMMA).reshape(1, 256).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,7 @@ def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[
 
 
 def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: tuple[int, int],
-                fallback: NDArray[np.float32]) -> NDArray[np.float32]:
+                fallback: NDArray[np.float32], sharp: bool = False) -> NDArray[np.float32]:
     """Normalised convolution on a coarse grid: the mean colour of the masked pixels of
     each cell, blurred over the neighbouring cells to fill holes (a large symbol), with a
     weak prior towards the card's paper colour where no paper is near.
@@ -108,9 +113,34 @@ def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: t
     # Exact multiples of the cell take OpenCV's fast integer INTER_AREA path.
     masked = cv2.resize(cv2.bitwise_and(card_bgr, card_bgr, mask=mask), grid_wh, interpolation=cv2.INTER_AREA)
     share = cv2.resize(mask, grid_wh, interpolation=cv2.INTER_AREA)
-    num = cv2.GaussianBlur(masked.astype(np.float32), (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
-    den = cv2.GaussianBlur(share.astype(np.float32), (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
-    return (num * 255.0 + _PRIOR * fallback) / (den[..., None] + _PRIOR)
+    masked, share = masked.astype(np.float32), share.astype(np.float32)
+    num = cv2.GaussianBlur(masked, (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
+    den = cv2.GaussianBlur(share, (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
+    wide = (num * 255.0 + _PRIOR * fallback) / (den[..., None] + _PRIOR)
+    if not sharp:
+        return wide
+    # Where a cell and its direct neighbours hold enough paper, trust them alone: a glare
+    # spot is a peak that the wide blur would flatten.
+    num3 = cv2.GaussianBlur(masked, (3, 3), 0.6, borderType=cv2.BORDER_REPLICATE)
+    den3 = cv2.GaussianBlur(share, (3, 3), 0.6, borderType=cv2.BORDER_REPLICATE)
+    near = num3 * 255.0 / np.maximum(den3, 1.0)[..., None]
+    trust = np.clip(den3 * (1.0 / 128.0) - 0.5, 0.0, 1.0)[..., None]
+    return trust * near + (1.0 - trust) * wide
+
+
+def _remove_glare(balanced: NDArray[np.uint8], wash: NDArray[np.float32]) -> NDArray[np.uint8]:
+    """Take the glare's added light off a balanced card.
+
+    Glare adds light (in linear units) rather than scaling it: where the paper is ``w``
+    times its typical brightness, dividing by the paper leaves ink ``w`` times too pale.
+    In linear light an ink of reflectance ``r`` under a glare that brightens the paper
+    ``w`` times divides to ``b = 1 - (1 - r) / w``, so ``r = 1 - w (1 - b)``.
+    """
+    h, w = balanced.shape[:2]
+    gain = cv2.resize(cv2.pow(wash, _GAMMA), (w, h), interpolation=cv2.INTER_LINEAR)
+    linear = cv2.LUT(balanced, _TO_LINEAR)
+    restored = np.maximum(1.0 - (1.0 - linear) * gain[..., None], 0.0)
+    return cv2.convertScaleAbs(cv2.pow(restored, 1.0 / _GAMMA), alpha=PAPER_LEVEL)
 
 
 def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> BalancedCard | None:
@@ -140,7 +170,8 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
 
     # Pass 1: neutral relative to the paper and not very dark: paper, also in a shadow.
     gains = tuple(float(PAPER_LEVEL / max(p, 1.0)) for p in paper0) + (0.0,)
-    hsv = cv2.cvtColor(cv2.multiply(half, gains, dtype=cv2.CV_8U), cv2.COLOR_BGR2HSV)
+    gained = cv2.multiply(half, gains, dtype=cv2.CV_8U)
+    hsv = cv2.cvtColor(gained, cv2.COLOR_BGR2HSV)
     mask = cv2.inRange(hsv, (0, 0, int(0.3 * PAPER_LEVEL)), (255, int(255 * _NEUTRAL_SPREAD), 255))
     # The edge band may show table, a rounded corner or a border line: never paper.
     mask[:margin] = 0
@@ -154,22 +185,28 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     grid_val = (grid * np.float32(gains[:3])).max(axis=2)
     local = cv2.resize(np.clip(grid_val * 0.8, 0, 255).astype(np.uint8), half.shape[1::-1],
                        interpolation=cv2.INTER_LINEAR)
-    paper_mask = cv2.bitwise_and(mask, cv2.compare(hsv[..., 2], local, cv2.CMP_GT))
+    # The darkest channel, not the brightest: a symbol washed out by glare stays darker
+    # than the paper around it in some channel, and must not become part of the field.
+    darkest = cv2.min(cv2.min(gained[..., 0], gained[..., 1]), gained[..., 2])
+    paper_mask = cv2.bitwise_and(mask, cv2.compare(darkest, local, cv2.CMP_GT))
     if cv2.countNonZero(paper_mask) < min_paper * paper_mask.size:
         return None
     fine_mask = cv2.resize(paper_mask, (w, h), interpolation=cv2.INTER_NEAREST)
-    fine = _grid_field(card_bgr, fine_mask, (grid_wh[0] * 2, grid_wh[1] * 2), paper0)
+    fine = _grid_field(card_bgr, fine_mask, (grid_wh[0] * 2, grid_wh[1] * 2), paper0, sharp=True)
 
     field = cv2.resize(np.clip(fine, 1, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
     balanced = cv2.divide(card_bgr, field, scale=PAPER_LEVEL)
-    b, g, r = cv2.split(balanced)
-    ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), cv2.min(cv2.min(b, g), r))
 
     # How much brighter than the card's typical paper each field cell is: glare adds light
     # and washes ink out, so reading there is less sure.
-    level = cv2.cvtColor(fine, cv2.COLOR_BGR2GRAY).ravel()
-    typical = float(np.partition(level, level.size // 2)[level.size // 2])
-    wash = np.clip(level.reshape(fine.shape[:2]) * (1.0 / max(typical, 1.0)), 1.0, _MAX_WASH)
+    # Per channel, as the brightest channel may clip under glare while the others rise.
+    cells = fine.reshape(-1, 3)
+    typical = np.partition(cells, cells.shape[0] // 2, axis=0)[cells.shape[0] // 2]
+    wash = np.clip((fine * (1.0 / np.maximum(typical, 1.0))).max(axis=2), 1.0, _MAX_WASH)
+    if float(wash.max()) > _UNGLARE_FROM:
+        balanced = _remove_glare(balanced, wash)
+    b, g, r = cv2.split(balanced)
+    ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), cv2.min(cv2.min(b, g), r))
 
     # Paper noise away from ink edges. Ink is clipped at zero on paper, so for Gaussian noise
     # of sigma s the clipped values have E[ink^2] = s^2 / 2.
