@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import ShapeFeatures, measure_shape, shape_scores
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
@@ -25,14 +26,21 @@ __all__ = ["Blob", "Segmentation", "find_blobs"]
 _MIN_EXTENT, _DOUBT_EXTENT = 0.075, 0.11
 _MAX_EXTENT, _DOUBT_MAX_EXTENT = 0.82, 0.74
 _EDGE_MARGIN = 0.04
-# A blob reaching this far (share of the short side) in from the edge band is an overlap.
+# A blob reaching this far (share of the short side) in from the edge band is an overlap;
+# so is one with this much ink (share of the short side squared) further in than _INNER.
 _DEEP_EDGE = 0.2
+_INNER, _DEEP_AREA = 0.12, 0.01
 # Silhouettes are measured with at least this many pixels across.
 _MEASURE_PX = 40.0
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
 _FAINT = 0.06
 # A blob with less of its outline inked than this has a hole (glare, or a printed digit).
 _HOLED = 0.9
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+# How well (exp(score / 4), 0-1) a piece cut off an edge blob fits a shape and a colour.
+_CLEAR_FIT = 0.3
+# Printed frames lie within _BORDER_ZONE of the edge; a line along the edge within _LINE_ZONE.
+_BORDER_ZONE, _LINE_ZONE = 0.06, 0.16
 
 
 @dataclass(frozen=True)
@@ -120,19 +128,107 @@ def find_blobs(card: BalancedCard) -> Segmentation:
             continue
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
-        if x <= band or y <= band or x + w >= width - band or y + h >= height - band:
-            # A solid blob reaching deep into the card from one side is an object or another
-            # card over this one (a frame or a strip along the edge is not).
-            depth = max(w if x <= band or x + w >= width - band else 0, h if y <= band or y + h >= height - band else 0)
-            deep = (depth >= _DEEP_EDGE * short and min(w, h) >= _DEEP_EDGE * short
-                    and not (w > 0.8 * (width - 2 * band) and h > 0.8 * (height - 2 * band))
-                    and cv2.contourArea(outline) >= 0.3 * w * h)
+        if _at_edge(box, band, width, height):
+            if cv2.contourArea(outline) < min_px * min_px:
+                dropped.append("edge")
+                continue
+            # Whatever reaches the edge is no symbol, but a symbol may touch it (a printed
+            # border line, a finger or a card over the edge): peel the thin lines off and
+            # keep the symbol-sized pieces that then stand free of the edge.
+            pieces, deep = _split_at_edge(low, outline, box, band, short)
             dropped.append("overlap at the edge" if deep else "edge")
+            if pieces and deep:
+                doubt.append("a symbol touches something over the card's edge")
+            for piece in pieces:
+                found = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
+                blobs.extend(blob for blob in found if _is_clear_symbol(blob))
             continue
         blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt))
     if _has_faint_mark(card.ink, band, short, blobs):
         doubt.append("faint blob near the ink threshold")
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
+
+
+def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int) -> bool:
+    x, y, w, h = box
+    return x <= band or y <= band or x + w >= width - band or y + h >= height - band
+
+
+def _is_deep(box: tuple[int, int, int, int], area: float, band: int, short: int, width: int, height: int) -> bool:
+    """A solid blob reaching deep into the card from one side: an object or another card
+    over this one (a frame or a strip of table along the edge is not)."""
+    x, y, w, h = box
+    depth = max(w if x <= band or x + w >= width - band else 0, h if y <= band or y + h >= height - band else 0)
+    return (depth >= _DEEP_EDGE * short and min(w, h) >= _DEEP_EDGE * short
+            and not (w > 0.8 * (width - 2 * band) and h > 0.8 * (height - 2 * band))
+            and area >= 0.3 * w * h)
+
+
+def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tuple[int, int, int, int], band: int,
+                   short: int) -> tuple[list[NDArray[np.int32]], bool]:
+    """Symbols joined to something at the card's edge, and whether that something reaches
+    deep into the card. Thin lines (a border line, a rounded corner's rim) vanish under a
+    one-pixel erosion; what then stands free of the edge band and is symbol-sized is grown
+    back within the ink and returned as outlines in card pixels."""
+    height, width = low.shape
+    x, y, w, h = box
+    x0, y0 = max(0, x - 1), max(0, y - 1)
+    x1, y1 = min(width, x + w + 1), min(height, y + h + 1)
+    # The blob's own ink: not the symbols inside a border line's frame.
+    _, parts = cv2.connectedComponents(low[y0:y1, x0:x1], connectivity=8)
+    px, py = outline[0, 0]
+    own = np.where(parts == parts[py - y0, px - x0], 255, 0).astype(np.uint8)
+    core = cv2.erode(own, _CROSS)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    pieces: list[NDArray[np.int32]] = []
+    deep = False
+    min_px = _MIN_EXTENT * short
+    for k in range(1, count):
+        cx, cy, cw, ch, area = stats[k]
+        piece_box = (cx + x0, cy + y0, cw, ch)
+        # (the erosion moved everything a pixel in from the band)
+        if _at_edge(piece_box, band + 1, width, height):
+            if not deep:
+                # Solid ink reaching well into the card from its edge: something lies over it.
+                inner = np.where(labels == k, 255, 0).astype(np.uint8)
+                d = round(_INNER * short)
+                ix0, iy0 = max(0, d - x0), max(0, d - y0)
+                ix1, iy1 = min(inner.shape[1], width - d - x0), min(inner.shape[0], height - d - y0)
+                deep = ix1 > ix0 and iy1 > iy0 and cv2.countNonZero(inner[iy0:iy1, ix0:ix1]) >= _DEEP_AREA * short * short
+            continue
+        if max(cw, ch) + 2 < min_px or _is_border_piece(piece_box, labels == k, short, width, height):
+            continue
+        grown = cv2.bitwise_and(cv2.dilate(np.where(labels == k, 255, 0).astype(np.uint8), _CROSS), own)
+        contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
+        pieces.extend(c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_px)
+    return pieces, deep
+
+
+def _is_border_piece(box: tuple[int, int, int, int], piece: NDArray[np.bool_], short: int, width: int,
+                     height: int) -> bool:
+    """A piece of a printed frame: close to the edge, or a line near the edge running
+    along it (symbols keep well off the edge; a frame line is thin and straight)."""
+    x, y, w, h = box
+    near = _BORDER_ZONE * short
+    if x < near or y < near or x + w > width - near or y + h > height - near:
+        return True
+    if max(w, h) < 3 * min(w, h):
+        return False
+    along = _LINE_ZONE * short
+    if w > h:
+        return y < along or y + h > height - along
+    return x < along or x + w > width - along
+
+
+def _is_clear_symbol(blob: Blob) -> bool:
+    """A piece cut off something at the edge counts only when it plainly is a symbol: a
+    solid mark that fits a shape and a print colour well (not a piece of a shadow, a
+    hand or a card back)."""
+    if blob.doubt or blob.fill < _HOLED:
+        return False
+    shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
+    colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
+    return shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT
 
 
 def _has_faint_mark(ink: NDArray[np.uint8], band: int, short: int, blobs: list[Blob]) -> bool:
