@@ -50,7 +50,8 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
     live.add_argument("--fps", metavar="N", type=float, default=None, help="camera frame rate to ask for, e.g. 30")
     live.add_argument("--realtime", action="store_true", help="pace a video file like a camera (frames may then be dropped)")
     live.add_argument("--calibration", metavar="FILE", type=Path, default=None,
-                      help="the table's seats (default: two players, 'bottom' and 'top', at the middle of those edges)")
+                      help="the table's calibration from 'referee calibrate': seats, table top, pool and colour profile "
+                      "(a file with only 'seats:' will do; default: two players, 'bottom' and 'top', at the middle of those edges)")
     live.add_argument("--events", metavar="FILE.jsonl", default=None, help="write the event log here ('-' for stdout, and nothing else there)")
     live.add_argument("--points", metavar="LIST", action="append", type=_points, default=None,
                       help="point cards, one per player, e.g. 0,1,3,3,7,9; give it once for every round or up to five times, once per round")
@@ -143,18 +144,25 @@ def _run_live(args: argparse.Namespace) -> int:
         return 2
 
 
-def _load_seats(args: argparse.Namespace, size_wh: tuple[int, int] | None) -> tuple:
+def _load_calibration(args: argparse.Namespace, size_wh: tuple[int, int] | None) -> Any:
+    """The whole calibration (seats, table top, pool, colour profile), or None without ``--calibration``."""
     from calibration.config import CalibrationError, load_calibration
 
     if args.calibration is None:
-        return ()
+        return None
     try:
         calibration = load_calibration(args.calibration)
         if size_wh is not None:
+            if calibration.image_size_wh is not None and tuple(calibration.image_size_wh) != tuple(size_wh):
+                w, h = calibration.image_size_wh
+                raise CalibrationError(
+                    f"{args.calibration}: image: calibrated for {w}x{h} frames, the source gives {size_wh[0]}x{size_wh[1]}; "
+                    "calibrate again with this camera setting (or ask the camera for that size with --size)"
+                )
             calibration.check_fits(size_wh, str(args.calibration))
     except CalibrationError as error:
         raise _Refused(str(error)) from None
-    return calibration.seats
+    return calibration
 
 
 def _default_seats(size_wh: tuple[int, int]) -> tuple:
@@ -202,7 +210,7 @@ def _live(args: argparse.Namespace) -> int:
     if args.record is not None and args.record.suffix.lower() not in (".mp4", ".avi", ".webm"):
         raise _Refused(f"--record {args.record}: expected a .mp4, .avi or .webm file name")
     if args.calibration is not None:
-        _load_seats(args, None)  # a bad calibration is refused before any source is opened
+        _load_calibration(args, None)  # a bad calibration is refused before any source is opened
     stop = threading.Event()
     fps = args.fps or 15.0
     try:
@@ -230,7 +238,8 @@ def _live(args: argparse.Namespace) -> int:
         if first is None:
             raise _Refused(f"{source}: no frames")
         size_wh = (first.image_bgr.shape[1], first.image_bgr.shape[0])
-        seats = _load_seats(args, size_wh) or _default_seats(size_wh)
+        calibration = _load_calibration(args, size_wh)
+        seats = calibration.seats if calibration is not None else _default_seats(size_wh)
         players = [seat.name for seat in seats]
         point_cards = _point_cards(args, players)
         if args.resume:
@@ -268,7 +277,7 @@ def _live(args: argparse.Namespace) -> int:
             web = start_live_web(args.serve, game, db_path, args.mode)
         try:
             _referee(frames, game, seats, size_wh, store, game_id, log, writer, window, args.mode, stop,
-                     score_at_end=args.video is not None, web=web)
+                     score_at_end=args.video is not None, web=web, calibration=calibration)
         finally:
             if web is not None:
                 web.close()
@@ -299,22 +308,28 @@ def _peek(frames: Iterator[Any]) -> tuple[Any, Iterator[Any]]:
 
 def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tuple[int, int], store: Any, game_id: int,
              log: _Log, writer: Any, window: bool, mode: str, stop: threading.Event, score_at_end: bool,
-             web: Any = None) -> None:
+             web: Any = None, calibration: Any = None) -> None:
     """The capture loop: frames in; events logged, kept and drawn.
 
-    When a video file ends, a round still open is scored as it lies; a camera or
-    stream that is quit or lost leaves the game open, to be resumed.
+    With a calibration, cards are read with its colour profile while the light holds
+    (a warning when it changes, and when it comes back) and cards off the table top or
+    in the pool are left out of the rows. When a video file ends, a round still open is
+    scored as it lies; a camera or stream that is quit or lost leaves the game open, to
+    be resumed.
     """
     import cv2
 
     from referee.cli.live_draw import LiveView, draw_live
+    from referee.cli.live_read import LightWatch, sight_cards
     from referee.cli.live_source import Frame
     from referee.cli.score import result_lines
     from referee.live.events import Event
     from referee.live.game import SeenCard
-    from vision.track import CardTracker, TrackerUpdate, read_changes, rows_of
+    from vision.track import CardTracker, TrackerUpdate, rows_of
 
     tracker = CardTracker()
+    areas = calibration.areas if calibration is not None else None
+    light = LightWatch(calibration.colours if calibration is not None else None)
     tracked = TrackerUpdate((), ())
     sighting = None
     rows: dict = {}
@@ -351,8 +366,13 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
             emit([Event("warning", item.t, item.index, {"message": item.message})])
             continue
         frame = item
-        sighting = read_changes(frame.image_bgr, frame.t, frame.index, sighting, tracked.cards)
+        sighting = sight_cards(frame.image_bgr, frame.t, frame.index, sighting, tracked.cards, light.profile, areas)
         tracked = tracker.update(sighting.cards, frame.index, frame.t, frame.image_bgr)
+        change = light.check(frame.image_bgr, frame.t, tracked.cards)
+        if change is not None:
+            notice = change.message
+            print(f"referee live: warning: {notice}", file=sys.stderr)
+            emit([Event("warning", frame.t, frame.index, {"message": notice, "light_drift": round(change.drift, 1)})])
         for _, (x, y), reason in tracked.unreadable:
             notice = f"a card at ({x:.0f}, {y:.0f}) cannot be read: {reason}"
             print(f"referee live: warning: {notice}", file=sys.stderr)

@@ -37,7 +37,8 @@ from referee.cli.live_synth import (  # noqa: E402
     BASE_WH, CARDS, SEATS, Hand, Laying, Script, _grain, _table, render_frame, script_round, seats_yaml, write_video,
 )
 from referee.live.game import LiveGame, SeenCard  # noqa: E402
-from vision.track import CardTracker, TrackerUpdate, read_changes, rows_of  # noqa: E402
+from referee.cli.live_read import sight_cards  # noqa: E402
+from vision.track import CardTracker, TrackerUpdate, rows_of  # noqa: E402
 
 __all__ = ["main"]
 
@@ -96,7 +97,7 @@ def _speed(scale: float, fps: float, folder: Path) -> None:
             break
         t1 = _clock()
         t = index / fps
-        sighting = read_changes(image, t, index, sighting, tracked.cards)
+        sighting = sight_cards(image, t, index, sighting, tracked.cards)
         t2 = _clock()
         tracked = tracker.update(sighting.cards, index, t, image)
         layout = tuple((c.id, c.criteria, c.corners_xy.tobytes()) for c in tracked.cards if c.is_settled)
@@ -157,7 +158,7 @@ def _memory(minutes: float, fps: float) -> None:
     for index in range(frames):
         t = index / fps
         image = render_frame(script, t, 1.0, table, grain)
-        sighting = read_changes(image, t, index, sighting, tracked.cards)
+        sighting = sight_cards(image, t, index, sighting, tracked.cards)
         tracked = tracker.update(sighting.cards, index, t, image)
         rows = rows_of(tracked.cards, seats, BASE_WH)
         seen = {p: [SeenCard(c.id, c.criteria) for c in row] for p, row in rows.items()}

@@ -22,7 +22,7 @@ from calibration.seats import Seat
 from referee.cards import Colour, Criteria, Shape
 
 __all__ = [
-    "SynthCard", "Laying", "Hand", "Nudge", "Script", "BASE_WH", "SEATS", "CARDS",
+    "SynthCard", "Laying", "Hand", "Nudge", "Script", "BASE_WH", "SEATS", "CARDS", "POOL",
     "script_round", "render_frame", "write_video", "seats_yaml",
 ]
 
@@ -39,6 +39,7 @@ _SYMBOL_BGR = {
 }
 # Each player sits at the edge a little beside their starting card (rows grow to their right).
 SEATS = (Seat("Anna", (250.0, 360.0)), Seat("Ben", (390.0, 0.0)))
+POOL = "pool"  # a Laying by this "player" is a card put face up elsewhere on the table (the pool, off the table)
 
 
 @dataclass(frozen=True)
@@ -72,12 +73,16 @@ CARDS = {
 
 @dataclass(frozen=True)
 class Laying:
-    """A card laid by ``player`` at ``position``: it appears at ``t`` and lies still from ``t + MOVE_S``."""
+    """A card laid by ``player`` at ``position``: it appears at ``t`` and lies still from ``t + MOVE_S``.
+
+    ``xy`` puts it elsewhere than its row slot (table pixels): for cards that are in no row.
+    """
 
     player: str
     position: int
     card: SynthCard
     t: float
+    xy: tuple[float, float] | None = None
 
     @property
     def settle_t(self) -> float:
@@ -117,7 +122,10 @@ class Script:
 
 
 def place_xy(player: str, position: int) -> tuple[float, float]:
-    """Centre of a row slot in table pixels: Anna at the bottom left to right, Ben at the top right to left."""
+    """Centre of a row slot in table pixels: Anna at the bottom left to right, Ben at the top right to left
+    (and the middle pool's cards side by side across the middle, left to right)."""
+    if player == POOL:
+        return 215.0 + 75.0 * position, 180.0
     if player == "Anna":
         return 110.0 + STEP_X * position, 300.0
     return 530.0 - STEP_X * position, 60.0
@@ -191,8 +199,8 @@ def render_frame(script: Script, t: float, scale: float = 1.0, table_bgr: NDArra
     for lay in script.layings:
         if not (cleared < lay.t <= t):
             continue
-        x, y = place_xy(lay.player, lay.position)
-        if t < lay.settle_t:  # sliding in from the player's side
+        x, y = lay.xy or place_xy(lay.player, lay.position)
+        if t < lay.settle_t and lay.player != POOL:  # sliding in from the player's side
             toward = 1.0 if lay.player == "Anna" else -1.0
             y += toward * 40.0 * (1.0 - (t - lay.t) / MOVE_S)
         for nudge in script.nudges:

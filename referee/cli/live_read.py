@@ -1,0 +1,167 @@
+"""What ``referee live`` reads from a frame, with the table's calibration.
+
+``sight_cards`` searches a frame for cards only when it has changed (as
+``vision.track.read_changes`` does), reads them with the calibration's colour profile,
+and leaves out cards whose centre lies off the table top or in the middle pool (they
+are never part of a row). ``LightWatch`` follows the light: about twice a second it
+compares the face white of the cards lying still with the profile's, and when the
+light has changed (a lamp switched on) it stops using the profile, so that colours are
+read with each card's own white balance, until the light comes back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.areas import TableAreas, row_candidates
+from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
+from vision.find import CardQuad, find_cards
+from vision.pipeline import DetectedCard, read_quad
+from vision.track import SEARCH_INTERVAL_S, Sighting, TrackedCard
+
+__all__ = ["sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
+
+_THUMB_STEP = 16  # frame pixels per thumbnail pixel
+_CHANGE_LEVEL = 12.0  # grey levels a thumbnail pixel must change by to count as a change
+_SEARCH_EVERY_S = 1.0  # search at least this often, changes or not
+_REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frames
+
+CHECK_EVERY_S = 0.5  # how often the light is checked (source time)
+_AGREE = 2  # consecutive checks that must agree before the light counts as changed (or back)
+_MIN_CARDS = 2  # cards lying still needed for a check (one card under a hand says nothing)
+BACK_BELOW = 0.6 * DRIFT_LIMIT  # the light is back when the drift falls below this (no flapping at the limit)
+
+
+def _thumb(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
+    grey = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    h, w = grey.shape
+    size = (max(1, w // _THUMB_STEP), max(1, h // _THUMB_STEP))
+    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before: Sighting | None,
+                known: Sequence[TrackedCard], profile: ColourProfile | None = None, areas: TableAreas | None = None,
+                interval_s: float = SEARCH_INTERVAL_S) -> Sighting:
+    """Every face-up card on the table that may be in a row, searched only when the frame has changed.
+
+    The frame is searched when it differs from the last searched frame (and that search
+    is at least ``interval_s`` old), and at least once a second in any case; otherwise the
+    last search's cards stand. Decisions use the source's time ``t`` only, so a video
+    file gives the same result on any machine. A settled card found exactly where it lay
+    keeps its last reading (read again every few frames).
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+    t, frame_index : the frame's time (s) and index
+    before : the previous frame's sighting, or None
+    known : the tracker's cards after the previous frame
+    profile : the colour profile to read with (None: the nominal inks)
+    areas : the table top and pool; cards centred off the top or in the pool are left out
+    interval_s : the shortest time between two searches
+    """
+    thumb = _thumb(frame_bgr)
+    if before is not None and before.thumb.shape == thumb.shape and t - before.full_t < _SEARCH_EVERY_S:
+        changed = bool((np.abs(thumb - before.thumb) > _CHANGE_LEVEL).any())
+        if not changed or t - before.searched_t < interval_s - 1e-9:
+            return Sighting(before.cards, before.thumb, before.searched_t, before.full_t, False)
+        full_t = before.full_t
+    else:
+        full_t = t
+    quads = find_cards(frame_bgr)
+    quads = [quads[k] for k in row_candidates([q.corners_xy.mean(axis=0) for q in quads], areas)]
+    settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
+    cards = _read_quads(frame_bgr, quads, settled, frame_index, profile)
+    return Sighting(tuple(sorted(cards, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, t, full_t, True)
+
+
+def _read_quads(frame_bgr: NDArray[np.uint8], quads: Sequence[CardQuad], settled: Sequence[TrackedCard],
+                frame_index: int, profile: ColourProfile | None) -> list[DetectedCard]:
+    out = []
+    for quad in quads:
+        reuse = _unmoved(quad, settled)
+        if reuse is not None and (frame_index + reuse.id) % _REREAD_EVERY:
+            out.append(DetectedCard(quad.corners_xy, reuse.reading))
+            continue
+        card = read_quad(frame_bgr, quad, profile)
+        if card is not None:
+            out.append(card)
+    return out
+
+
+def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard]) -> TrackedCard | None:
+    for card in settled:
+        shift = np.abs(card.corners_xy - quad.corners_xy).max()
+        short = float(np.linalg.norm(card.corners_xy[1] - card.corners_xy[0]))
+        if shift <= max(1.5, 0.03 * short):
+            return card
+    return None
+
+
+@dataclass(frozen=True)
+class LightChange:
+    """The light has changed (``changed``) or come back to the calibration's, with the drift measured."""
+
+    changed: bool
+    drift: float
+
+    @property
+    def message(self) -> str:
+        if self.changed:
+            return (f"the light has changed: the cards' white is {self.drift:.1f} away from the calibration's "
+                    f"(limit {DRIFT_LIMIT:g}); reading colours with each card's own white balance instead of the "
+                    "calibrated inks (run 'referee calibrate' again under this light for the best colours)")
+        return (f"the light is back to the calibration's (the cards' white is {self.drift:.1f} away); "
+                "reading colours with the calibrated inks again")
+
+
+class LightWatch:
+    """Whether the calibration's colour profile still holds under the light of the moment.
+
+    ``profile`` is what to read with: the calibration's profile, or None (each card's own
+    white balance and the nominal inks) while the light has drifted past ``DRIFT_LIMIT``.
+    ``check`` is called on every frame and looks only every ``CHECK_EVERY_S``; it returns
+    a ``LightChange`` once when the light changes and once when it comes back.
+    """
+
+    def __init__(self, profile: ColourProfile | None, every_s: float = CHECK_EVERY_S) -> None:
+        self.calibrated = profile
+        self.every_s = every_s
+        self.drifted = False
+        self.drift = 0.0
+        self._next_t = 0.0
+        self._streak = 0
+
+    @property
+    def profile(self) -> ColourProfile | None:
+        return None if self.drifted else self.calibrated
+
+    def check(self, frame_bgr: NDArray[np.uint8], t: float, cards: Sequence[TrackedCard]) -> LightChange | None:
+        """Look at the face white of the settled cards in view when a check is due.
+
+        Parameters
+        ----------
+        frame_bgr : ndarray (H, W, 3) uint8, the frame the cards were tracked in
+        t : the frame's time (s)
+        cards : the tracker's cards; only those lying still and in view are looked at
+        """
+        if self.calibrated is None or t < self._next_t:
+            return None
+        self._next_t = t + self.every_s
+        still = [card.corners_xy for card in cards if card.is_settled and not card.hidden]
+        if len(still) < _MIN_CARDS:
+            return None
+        self.drift = light_drift(self.calibrated, paper_whites(frame_bgr, still))
+        turning = self.drift > DRIFT_LIMIT if not self.drifted else self.drift < BACK_BELOW
+        self._streak = self._streak + 1 if turning else 0
+        if self._streak < _AGREE:
+            return None
+        self._streak = 0
+        self.drifted = not self.drifted
+        return LightChange(self.drifted, self.drift)
+
