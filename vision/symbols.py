@@ -10,14 +10,14 @@ the edge, a printed border line, a shadow edge, noise specks and glare.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.colours import bgr_to_lab, classify_colours
-from vision.shapes import ShapeFeatures, measure_shape, shape_scores
+from vision.shapes import ShapeFeatures, angular_harmonics, measure_shape, shape_scores
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
 __all__ = ["Blob", "Segmentation", "find_blobs"]
@@ -336,6 +336,10 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         features = measure_shape(part, inradius)
         if features is None:
             continue
+        weights = np.minimum(soft, int(level)).astype(np.float32)
+        if len(parts) > 1:
+            weights[cv2.dilate(part_mask, _CROSS, iterations=scale) == 0] = 0.0
+        features = replace(features, harmonics=angular_harmonics(weights))
         extent = features.long_side / scale / short
         if extent < _MIN_EXTENT:
             continue
