@@ -183,7 +183,7 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     # Pass 2: of those, only what is close to the local field (drops dark ink in shadows),
     # on a grid twice as fine so that the field follows a glare spot or a shadow edge.
     grid_val = (grid * np.float32(gains[:3])).min(axis=2)
-    local = cv2.resize(np.clip(grid_val * 0.85, 0, 255).astype(np.uint8), half.shape[1::-1],
+    local = cv2.resize(np.clip(grid_val * 0.8, 0, 255).astype(np.uint8), half.shape[1::-1],
                        interpolation=cv2.INTER_LINEAR)
     # The darkest channel, not the brightest: a symbol washed out by glare stays darker
     # than the paper around it in some channel, and must not become part of the field.
