@@ -266,3 +266,42 @@ def test_any_image_gives_a_consistent_reading(height, width, seed, kind):
         assert reading.criteria == Criteria.from_symbols((s.shape, s.colour) for s in reading.symbols)
     if not reading.is_face:
         assert reading.criteria is None and reading.reason
+
+
+def _linear_glare(image, x, y, radius, amount):
+    """Glare as a camera sees it: light added in linear units (not clipping), then encoded."""
+    h, w = image.shape[:2]
+    linear = (image.astype(np.float32) / 255.0) ** 2.2
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    spot = amount * np.exp(-((xx - x * w) ** 2 + (yy - y * h) ** 2) / (2 * (radius * w) ** 2))
+    return np.clip(255.0 * (linear + spot[..., None]) ** (1 / 2.2) + 0.5, 0, 255).astype(np.uint8)
+
+
+def test_inks_under_glare_keep_their_colours(card_art):
+    # Glare adds light: a blue or black symbol under it turns pale, but is still blue or black.
+    syms = [card_art.Sym("circle", "blue", 0.3, 0.3, 0.22), card_art.Sym("square", "black", 0.7, 0.3, 0.2, 10.0),
+            card_art.Sym("triangle", "red", 0.3, 0.8, 0.22), card_art.Sym("star", "green", 0.7, 0.8, 0.24)]
+    image = _linear_glare(card_art.draw(syms, paper=(200, 206, 210)), 0.3, 0.21, 0.2, 0.3)
+    reading = read_card(card_art.light(image, noise=1.5))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+
+
+def test_a_symbol_joined_to_the_border_line_is_read(card_art):
+    # A scratch (or a shadow's edge) joins a symbol to the printed border line: the symbol
+    # must not be dropped with the line.
+    syms = [card_art.Sym("square", "blue", 0.3, 0.35, 0.25, 15.0), card_art.Sym("circle", "red", 0.7, 1.1, 0.25)]
+    image = card_art.draw(syms, border=(60, 60, 60))
+    cv2.line(image, (3, 28), (16, 28), (60, 60, 60), 1)
+    reading = read_card(card_art.light(image, noise=1.5))
+    assert _names(reading) == [("circle", "red"), ("square", "blue")], reading.reason
+
+
+def test_a_hand_touching_a_symbol_at_the_edge_is_doubted(card_art):
+    # A finger over the card's edge merges with the symbol it touches: whatever is read,
+    # the reading must be flagged, never a confident wrong count.
+    syms = _nine_grid(card_art, [("square", "red"), ("circle", "blue"), ("triangle", "green"), ("bar", "black")])
+    image = card_art.draw(syms, border=(150, 150, 150))
+    cv2.ellipse(image, (2, 26), (14, 9), 0, 0, 360, (120, 150, 205), -1)
+    reading = read_card(card_art.light(image, noise=2.0))
+    if reading.criteria != Criteria(colours=4, shapes=4, symbols=4):
+        assert reading.confidence < 0.5, reading
