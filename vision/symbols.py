@@ -301,6 +301,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         soft = cv2.max(soft, cv2.min(filled, int(level)))
     # Cut at half of this blob's own ink level: the edge of a blurred step.
     cut = max(0.5 * level, low8)
+    weights = np.minimum(soft, int(level)).astype(np.float32)
     scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
     if scale > 1:
         soft = cv2.resize(soft, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
@@ -336,10 +337,12 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         features = measure_shape(part, inradius)
         if features is None:
             continue
-        weights = np.minimum(soft, int(level)).astype(np.float32)
         if len(parts) > 1:
-            weights[cv2.dilate(part_mask, _CROSS, iterations=scale) == 0] = 0.0
-        features = replace(features, harmonics=angular_harmonics(weights))
+            near = cv2.resize(cv2.dilate(part_mask, _CROSS, iterations=scale), weights.shape[::-1],
+                              interpolation=cv2.INTER_NEAREST)
+            features = replace(features, harmonics=angular_harmonics(np.where(near > 0, weights, 0.0)))
+        else:
+            features = replace(features, harmonics=angular_harmonics(weights))
         extent = features.long_side / scale / short
         if extent < _MIN_EXTENT:
             continue
