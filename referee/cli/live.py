@@ -387,7 +387,7 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
             mode = web.step(emit, frame.index, frame.t, mode)
         serving = web is not None and web.wants_frame()
         if writer is not None or window or serving:
-            view = LiveView({c.id: c.corners_xy for c in tracked.cards}, mode, prompt or "", window, notice)
+            view = LiveView({c.id: c.corners_xy for c in tracked.cards}, mode, prompt, window, notice)
             annotated = draw_live(frame.image_bgr, game, view)
             if serving:
                 web.publish_frame(annotated)

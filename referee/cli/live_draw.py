@@ -25,7 +25,7 @@ class LiveView:
 
     corners_by_id: Mapping[int, NDArray[np.float32]]
     mode: str  # "open" or "hidden"
-    prompt: str = ""  # point cards being typed in the window
+    prompt: str | None = None  # point cards being typed in the window ("" just after p), None when not asked
     keys: bool = False  # show the key help
     notice: str = ""  # the latest warning
 
@@ -78,7 +78,7 @@ def draw_live(frame_bgr: NDArray[np.uint8], game: LiveGame, view: LiveView) -> N
     out = draw_panel(out, _title(game, view), _lines(game, reveal))
     h, w = out.shape[:2]
     scale = max(0.5, h / 900)
-    if view.prompt:
+    if view.prompt is not None:
         draw_label(out, f"point cards, comma separated: {view.prompt}_  (Enter / Esc)", (w // 2, h // 2), scale,
                    colour_bgr=(0, 0, 0), background_bgr=(80, 220, 255))
     if view.notice:

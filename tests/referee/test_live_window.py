@@ -35,7 +35,7 @@ def display():
 
 def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display, tmp_path) -> None:
     base = script_round(start=0.3, gap=0.4, ben=["three_b", "bad_two"], hand=False, nudge=False)
-    script = Script(base.layings, (), (), (), duration=base.layings[-1].settle_t + 1.5)
+    script = Script(base.layings, (), (), (), duration=base.layings[-1].settle_t + 3.5)  # the scored round shows for 3 s
     video = write_video(script, tmp_path / "round.avi", fps=15)
     seats = tmp_path / "seats.yaml"
     seats.write_text(seats_yaml())
@@ -69,3 +69,89 @@ def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display,
     assert np.median(shot[2:40, 2:300]) < 90, "no panel in the top-left corner (a toolbar?)"
     scored = [json.loads(line) for line in events.read_text().splitlines() if '"round_scored"' in line]
     assert scored and scored[0]["points"] == {"Anna": 9, "Ben": 3}
+
+
+PROMPT_BGR = np.array((80, 220, 255))  # live_draw: the point-cards prompt's label
+
+
+def test_the_window_keys_toggle_the_mode_take_point_cards_start_the_next_round_and_quit(display, tmp_path) -> None:
+    # Anna lays four cards and Ben two (his second repeats his first's shapes: an error); then the
+    # table lies still for a minute while the keys are pressed.
+    base = script_round(start=0.3, gap=0.4, anna=["one", "two", "three", "two_b"], ben=["three_b", "bad_two"],
+                        hand=False, nudge=False)
+    fps = 10
+    script = Script(base.layings, (), (), (), duration=60.0)
+    video = write_video(script, tmp_path / "round.avi", fps=fps)
+    seats = tmp_path / "seats.yaml"
+    seats.write_text(seats_yaml())
+    events_path, db, record = tmp_path / "events.jsonl", tmp_path / "g.db", tmp_path / "out.avi"
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(ROOT)}
+    env.pop("WAYLAND_DISPLAY", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee", "live", "--video", str(video), "--calibration", str(seats), "--realtime",
+         "--events", str(events_path), "--db", str(db), "--record", str(record)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    near = lambda image, bgr: int((np.abs(image.astype(int) - bgr).sum(axis=2) < 40).sum())  # noqa: E731
+
+    def events() -> list[dict]:
+        return [json.loads(line) for line in events_path.read_text().splitlines()] if events_path.exists() else []
+
+    def wait_for(what: str, done) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            if done():
+                return
+            time.sleep(0.1)
+        cv2.imwrite(str(tmp_path / "screen.png"), screenshot(display, SCREEN_WH))
+        pytest.fail(f"{what}: not seen within 60 s (screen in {tmp_path / 'screen.png'})")
+
+    def press(*keys: str) -> None:
+        # One key per frame at most: OpenCV's waitKey returns only the last of the keys pressed since its last call.
+        subprocess.run(["xdotool", "key", "--delay", "400", *keys], env=env, check=True, timeout=20)
+
+    try:
+        window = subprocess.run(["xdotool", "search", "--sync", "--name", "referee live"], env=env, capture_output=True,
+                                text=True, timeout=60).stdout.split()
+        assert window, "no 'referee live' window"
+        subprocess.run(["xdotool", "windowfocus", "--sync", window[-1]], env=env, check=True, timeout=20)
+        wait_for("six cards laid", lambda: sum(e["type"] == "card_laid" for e in events()) == 6)
+        time.sleep(0.5)
+        hidden = near(screenshot(display, SCREEN_WH), ERROR_BGR)  # red ink on the cards, no error shown
+        # m: open mode shows Ben's first error at once (a red frame and label); m again hides it.
+        press("m")
+        wait_for("Ben's error shown in open mode", lambda: near(screenshot(display, SCREEN_WH), ERROR_BGR) > hidden + 1000)
+        press("m")
+        wait_for("the error hidden again", lambda: near(screenshot(display, SCREEN_WH), ERROR_BGR) < hidden + 100)
+        # p: the point cards typed in the window (the prompt shows what is typed), taken with Enter.
+        middle = lambda: near(screenshot(display, SCREEN_WH)[150:210, :640], PROMPT_BGR)  # noqa: E731 (the table's bare middle)
+        press("p")
+        wait_for("the point-cards prompt", lambda: middle() > 2000)
+        press("3", "comma", "9", "Return")
+        wait_for("the prompt closed", lambda: middle() < 50)
+        assert not [e for e in events() if e["type"] == "round_scored"]
+        # n: the round is scored as it lies, with those point cards, and the next one starts.
+        press("n")
+        wait_for("round 2 started", lambda: any(e["type"] == "round_started" and e["round"] == 2 for e in events()))
+        # q: the referee stops at once, long before the video's end; the game stays open.
+        press("q")
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+    assert process.returncode == 0, err.decode()
+    log = events()
+    scored = [e for e in log if e["type"] == "round_scored"]
+    assert len(scored) == 1 and scored[0]["round"] == 1 and scored[0]["stopped_by"] is None
+    assert scored[0]["points"] == {"Anna": 9, "Ben": 3}
+    assert {r["player"]: (len(r["cards"]), r["valid_length"]) for r in scored[0]["rows"]} == {"Anna": (4, 4), "Ben": (2, 1)}
+    assert [e["type"] for e in log][-1] == "round_started" and not [e for e in log if e["type"] == "stop"]
+    capture = cv2.VideoCapture(str(record))
+    recorded = capture.get(cv2.CAP_PROP_FRAME_COUNT)
+    capture.release()
+    assert 0 < recorded < script.duration * fps - 10 * fps, "q did not stop the referee before the video's end"
+    done = subprocess.run([sys.executable, "-m", "referee", "history", "--db", str(db), "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    (game,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert game["rounds_scored"] == 1 and not game["finished"]
