@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -19,7 +19,17 @@ __all__ = ["PlacedRow", "arrange_rows", "find_chains"]
 _MAX_STEP = 1.75
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
 _MAX_TURN_DEG = 25.0  # angle between neighbours' axes
+_SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain
 _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides
+# Cutting a chain shared by players on one edge (see _share_chain):
+_SEAT_OFF = 0.2  # a player sits this near their row's middle, in the row's length ...
+_SEAT_OFF_WEIGHT = 20.0  # ... or the cut costs this much per row length further
+_SEAT_LINEAR = 0.25  # nearer still is a little better
+_LINE_WEIGHT = 10.0  # per squared offset from the piece's line across the chain, in long sides
+_MAX_OVERLAP = 0.12  # detected corners of touching cards may overlap this much, in short sides
+_OVERLAP_COST = 10.0
+_WIDE_GAP = 0.6  # in short sides: more than half a card
+_WIDE_GAP_COST = 1.0
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,7 @@ class PlacedRow:
 
 @dataclass(frozen=True)
 class _Geometry:
+    quads: NDArray[np.float64]  # (N, 4, 2)
     centres: NDArray[np.float64]  # (N, 2)
     short_axes: NDArray[np.float64]  # (N, 2) unit vectors along each card's short side
     shorts: NDArray[np.float64]  # (N,)
@@ -45,7 +56,29 @@ def _geometry(corners: Sequence[NDArray]) -> _Geometry:
     long_vec = (quads[:, 3] - quads[:, 0] + quads[:, 2] - quads[:, 1]) / 2
     shorts = np.linalg.norm(short_vec, axis=1)
     longs = np.linalg.norm(long_vec, axis=1)
-    return _Geometry(centres, short_vec / np.maximum(shorts, 1e-9)[:, None], shorts, longs)
+    geo = _Geometry(quads, centres, short_vec / np.maximum(shorts, 1e-9)[:, None], shorts, longs)
+    return _settle_square_cards(geo)
+
+
+def _settle_square_cards(geo: _Geometry) -> _Geometry:
+    """Nearly square quads (a card seen at a slant) turned so their short side runs along their row.
+
+    Which side of such a quad is the card's short one is uncertain: it takes the
+    one along which it has more neighbours.
+    """
+    square = np.flatnonzero(geo.shorts > _SQUARISH * geo.longs)
+    if len(square) == 0:
+        return geo
+    axes, shorts, longs = geo.short_axes.copy(), geo.shorts.copy(), geo.longs.copy()
+    for i in square:
+        turned = replace(geo, short_axes=axes.copy(), shorts=shorts.copy(), longs=longs.copy())
+        turned.short_axes[i] = (-axes[i][1], axes[i][0])
+        turned.shorts[i], turned.longs[i] = longs[i], shorts[i]
+        others = [j for j in range(len(geo.centres)) if j != i]
+        kept = sum(_neighbours(geo, i, j) for j in others)
+        if sum(_neighbours(turned, i, j) for j in others) > kept:
+            axes[i], shorts[i], longs[i] = turned.short_axes[i], turned.shorts[i], turned.longs[i]
+    return replace(geo, short_axes=axes, shorts=shorts, longs=longs)
 
 
 def _axis_angle(a: NDArray, b: NDArray) -> float:
@@ -104,7 +137,7 @@ def find_chains(corners: Sequence[NDArray]) -> list[list[int]]:
             seen.add(k)
             component.append(k)
             stack.extend(adjacency[k] - seen)
-        axis = geo.short_axes[component[0]]
+        axis = _direction(geo, component)
         component.sort(key=lambda k: float(geo.centres[k] @ axis))
         chains.append(component)
     return chains
@@ -175,8 +208,14 @@ def _nearest(positions: NDArray[np.float64], point: NDArray[np.float64]) -> int:
 def _share_chain(
     geo: _Geometry, chain: list[int], seats: list[int], positions: NDArray[np.float64]
 ) -> dict[int, list[int]]:
-    """A chain cut into one piece per seat, in the seats' order along it, pieces' middles nearest their seats."""
-    axis = geo.short_axes[chain[0]]
+    """A chain cut into one piece per seat, in the seats' order along it.
+
+    Rows on one edge may touch: the cut is where the pieces best look like rows of
+    their own. Each piece's player sits near its middle (measured in the piece's own
+    length), its cards keep to one line across the chain, and two cards of one row
+    never overlap and are never more than half a card apart.
+    """
+    axis = _direction(geo, chain)
     along = geo.centres[chain] @ axis
     order = np.argsort(along)
     cards = [chain[k] for k in order]
@@ -187,16 +226,51 @@ def _share_chain(
     n, k = len(cards), min(len(seats), 3)
     if n < k:
         return {}
+    across = geo.centres[cards] @ np.array([-axis[1], axis[0]]) / float(np.mean(geo.longs[cards]))
+    link = [_link_cost(geo, a, b) for a, b in zip(cards, cards[1:])]
     best_cost, best_bounds = math.inf, None
     for cuts in itertools.combinations(range(1, n), k - 1):
         bounds = [0, *cuts, n]
-        cost = sum(
-            abs(float(along[a:b].mean()) - float(positions[seat] @ axis))
-            for (a, b), seat in zip(zip(bounds, bounds[1:]), seats)
-        )
+        cost = sum(link) - sum(link[cut - 1] for cut in cuts)
+        for (a, b), seat in zip(zip(bounds, bounds[1:]), seats):
+            extent = along[b - 1] - along[a] + float(np.mean(geo.shorts[cards[a:b]]))
+            offset = abs(float(along[a:b].mean()) - float(positions[seat] @ axis)) / extent
+            cost += _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF)
+            cost += _LINE_WEIGHT * float(np.sum((across[a:b] - across[a:b].mean()) ** 2))
         if cost < best_cost:
             best_cost, best_bounds = cost, bounds
     return {seat: cards[a:b] for (a, b), seat in zip(zip(best_bounds, best_bounds[1:]), seats)}
+
+
+def _direction(geo: _Geometry, cards: list[int]) -> NDArray[np.float64]:
+    """The unit direction of a chain: the line through its centres, or a lone card's short axis."""
+    if len(cards) < 2:
+        return geo.short_axes[cards[0]]
+    centres = geo.centres[cards]
+    _, _, vt = np.linalg.svd(centres - centres.mean(axis=0))
+    return vt[0]
+
+
+def _separation(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> float:
+    """How far apart two convex quads lie: their gap, or minus their overlap's depth (separating axes)."""
+    best = -math.inf
+    for quad in (quad_a, quad_b):
+        edges = np.roll(quad, -1, axis=0) - quad
+        normals = np.stack([-edges[:, 1], edges[:, 0]], axis=1)
+        normals /= np.maximum(np.linalg.norm(normals, axis=1), 1e-9)[:, None]
+        pa, pb = quad_a @ normals.T, quad_b @ normals.T
+        gaps = np.maximum(pb.min(axis=0) - pa.max(axis=0), pa.min(axis=0) - pb.max(axis=0))
+        best = max(best, float(gaps.max()))
+    return best
+
+
+def _link_cost(geo: _Geometry, a: int, b: int) -> float:
+    """The cost of two neighbours in a chain lying in one row: overlapping or far apart, they are two rows' ends."""
+    short = (geo.shorts[a] + geo.shorts[b]) / 2
+    gap = _separation(geo.quads[a], geo.quads[b]) / short
+    if gap < -_MAX_OVERLAP:
+        return _OVERLAP_COST
+    return _WIDE_GAP_COST if gap > _WIDE_GAP else 0.0
 
 
 def _faces_seat(geo: _Geometry, cards: list[int], seat_xy: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:
@@ -207,7 +281,7 @@ def _faces_seat(geo: _Geometry, cards: list[int], seat_xy: NDArray[np.float64], 
     row lies on the player's side of the middle of the table.
     """
     middle = geo.centres[cards].mean(axis=0)
-    axis = geo.short_axes[cards[0]]
+    axis = _direction(geo, cards)
     along = (geo.centres[cards] - middle) @ axis
     half_extent = float(np.max(np.abs(along))) if len(cards) > 1 else 0.0
     reach = half_extent + _SEAT_REACH * float(np.mean(geo.shorts[cards]))

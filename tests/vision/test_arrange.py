@@ -76,3 +76,38 @@ def test_without_seats_rows_are_chains_of_two_or_more_named_in_a_stable_order() 
 
 def test_no_cards_no_rows() -> None:
     assert arrange_rows([], SEATS, (W, H)) == []
+
+
+# Two players on the bottom edge whose rows touch: the chain of cards is cut between them.
+BEN_SEAT = Seat("Ben", (800, 20))
+
+
+@pytest.mark.parametrize(
+    "anna_xy, ines_xy, seats_x",
+    [
+        # Anna's last card lies over Ines's first (cards of one row never overlap), though
+        # each sits nearer the middle of the rows cut one card earlier.
+        ([(130 + 80 * i, 1000) for i in range(6)] + [(600, 1000)], [(645 + 80 * i, 1000) for i in range(5)], (290, 760)),
+        # Ines's first card as near Anna's last as her own cards are; Anna sits nearer it
+        # than to her row's middle: the card keeps to Ines's row's line.
+        ([(150 + 90 * i, 1000) for i in range(3)], [(420 + 90 * i, 968) for i in range(6)], (285, 660)),
+    ],
+    ids=["overlapping ends", "in line with its own row"],
+)
+def test_two_rows_meeting_on_one_edge_are_cut_where_they_meet(anna_xy, ines_xy, seats_x) -> None:
+    cards = [card(xy, 0) for xy in anna_xy + ines_xy]
+    seats = [Seat("Anna", (seats_x[0], 1180)), Seat("Ines", (seats_x[1], 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(cards, seats, (W, H))}
+    n = len(anna_xy)
+    assert rows == {"Anna": tuple(range(n)), "Ines": tuple(range(n, len(cards)))}
+
+
+def test_a_row_of_nearly_square_quads_comes_out_whole() -> None:
+    # Seen at a slant, a card's short side can look as long as its long one: the
+    # corners then start on either side. The row still comes out whole and in order.
+    square = [
+        np.array([[x - 45, 950], [x + 45, 950], [x + 45, 1045], [x - 45, 1045]], np.float32) for x in (600, 700, 800)
+    ]
+    square[1] = np.roll(square[1], 1, axis=0)  # this one's first edge is the other pair of sides
+    rows = arrange_rows(square, [Seat("Anna", (700, 1180)), BEN_SEAT], (W, H))
+    assert [(r.player, r.cards) for r in rows] == [("Anna", (0, 1, 2))]
