@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import cv2
@@ -60,17 +61,18 @@ _MAX_SKEW_DEG = 14.0  # opposite sides of a card seen at up to 35 degrees stay w
 
 def _skew_deg(corners: NDArray[np.float32]) -> float:
     """The larger angle between opposite sides of a quadrilateral, in degrees."""
-    edges = np.roll(corners, -1, axis=0) - corners
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = corners.tolist()
     angles = []
-    for a, b in ((edges[0], -edges[2]), (edges[1], -edges[3])):
-        cos = float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9)
-        angles.append(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+    for (ux, uy), (vx, vy) in (((bx - ax, by - ay), (cx - dx, cy - dy)), ((cx - bx, cy - by), (dx - ax, dy - ay))):
+        cos = (ux * vx + uy * vy) / max(math.hypot(ux, uy) * math.hypot(vx, vy), 1e-9)
+        angles.append(math.degrees(math.acos(min(1.0, max(-1.0, cos)))))
     return max(angles)
 
 
 def sides(corners: NDArray[np.float32]) -> tuple[float, float]:
-    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-    return float((sides[0] + sides[2]) / 2), float((sides[1] + sides[3]) / 2)
+    """The mean of the first and third side, and of the second and fourth."""
+    a, b, c, d = corners.tolist()
+    return (math.dist(a, b) + math.dist(c, d)) / 2, (math.dist(b, c) + math.dist(d, a)) / 2
 
 
 def grow(corners: NDArray[np.float32], pixels: float) -> NDArray[np.float32]:
@@ -252,16 +254,16 @@ def order_corners(corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:
     -------
     ndarray (4, 2) float32
     """
-    center = corners_xy.mean(axis=0)
-    angles = np.arctan2(corners_xy[:, 1] - center[1], corners_xy[:, 0] - center[0])
-    ordered = corners_xy[np.argsort(angles)]  # clockwise on screen, since y points down
-    sides = np.linalg.norm(ordered - np.roll(ordered, -1, axis=0), axis=1)
-    if sides[0] + sides[2] > sides[1] + sides[3]:
-        ordered = np.roll(ordered, -1, axis=0)
+    points = corners_xy.tolist()
+    cx, cy = sum(p[0] for p in points) / 4, sum(p[1] for p in points) / 4
+    points.sort(key=lambda p: math.atan2(p[1] - cy, p[0] - cx))  # clockwise on screen, since y points down
+    lengths = [math.dist(points[k], points[(k + 1) % 4]) for k in range(4)]
+    if lengths[0] + lengths[2] > lengths[1] + lengths[3]:
+        points = points[1:] + points[:1]
     # Of the two short edges, start with the one nearer the top of the screen, for a stable order.
-    if ordered[2:4, 1].mean() < ordered[0:2, 1].mean():
-        ordered = np.roll(ordered, -2, axis=0)
-    return ordered.astype(np.float32)
+    if points[2][1] + points[3][1] < points[0][1] + points[1][1]:
+        points = points[2:] + points[:2]
+    return np.array(points, np.float32)
 
 
 def warp_card(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], short_side: int = 120) -> NDArray[np.uint8]:

@@ -1,0 +1,195 @@
+"""Card-shaped bright regions over a sweep of whiteness levels, cut apart along sharp edges.
+
+No one level parts paper from table everywhere: light falls off across the table, shadows
+lie over cards and a pale cloth is nearly as white as paper. But each card stands out from
+whatever touches it at some level, and the sharp edges around a card (its outline, a
+touching card's outline, a hand's) keep it apart at the levels where its surroundings are
+as bright as it. Every level's card-shaped regions are candidates; ``choose_cards`` keeps
+those of the cards' size, one per card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.quads import fit_quad, sides
+
+__all__ = ["Region", "card_regions", "choose_cards", "points_inside"]
+
+LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
+MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
+_EDGE_LOW, _EDGE_HIGH = 40, 80  # Canny on the whiteness: a card's outline, not the grain of paper or cloth
+
+
+@dataclass(frozen=True)
+class Region:
+    """A card-shaped region at one whiteness level.
+
+    ``corners_xy`` is (4, 2) float32 in the pixels of the image swept, clockwise, first
+    edge a short side; ``fill`` the share of the quadrilateral the region covers;
+    ``level`` the index of the lowest level it stands at (higher is brighter), ``levels``
+    at how many levels it stands unchanged.
+    """
+
+    corners_xy: NDArray[np.float32]
+    fill: float
+    level: int
+    levels: int = 1
+
+    def __post_init__(self) -> None:
+        if self.corners_xy.shape != (4, 2):
+            raise ValueError(f"corners_xy must have shape (4, 2), got {self.corners_xy.shape}")
+
+
+def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region]:
+    """Every card-shaped region brighter than one of a sweep of levels, cut along edges.
+
+    Parameters
+    ----------
+    white : ndarray (H, W) float32, whiteness (see ``vision.paper.whiteness``)
+    min_short_px : the smallest short side of a card, in pixels of ``white``
+
+    Returns
+    -------
+    regions : list of Region, in pixels of ``white``; a card appears once for each
+        distinct region it makes over the levels, and two cards touching without an
+        edge between them as one region.
+    """
+    white_u8 = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
+    edges = cv2.dilate(cv2.Canny(white_u8, _EDGE_LOW, _EDGE_HIGH), np.ones((2, 2), np.uint8))
+    cut = np.where(edges > 0, 0, white_u8).astype(np.uint8)
+    low, high = np.percentile(white_u8[::4, ::4], [30, 99.5])
+    min_area, max_area = 1.2 * min_short_px**2, 0.1 * white.size
+    min_side = 0.7 * min_short_px
+    regions: list[Region] = []
+    counts: list[int] = []
+    before = np.zeros((0, 5), np.float32)  # the last level's regions: box (x0, y0, x1, y1) and area
+    before_index: list[int] = []
+    for level, threshold in enumerate(np.linspace(low, high, LEVELS + 1)[:-1]):
+        mask = (cut > threshold).astype(np.uint8)
+        # Two levels of contours: a card lying inside a hole of the bright table is an
+        # outer contour too.
+        contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        boxes, indices = [], []
+        for contour, links in zip(contours, hierarchy[0] if hierarchy is not None else []):
+            if links[3] != -1 or len(contour) < 4:
+                continue
+            x, y, w, h = cv2.boundingRect(contour)
+            if w < min_side or h < min_side:
+                continue
+            area = cv2.contourArea(contour)
+            if not min_area <= area <= max_area:
+                continue
+            box = np.array([x, y, x + w, y + h, area], np.float32)
+            same = np.flatnonzero((np.abs(before[:, :4] - box[:4]).max(axis=1) <= 2)
+                                  & (np.abs(before[:, 4] - area) <= 0.04 * area))
+            if len(same):
+                # About the same region as at the level below: the edges around it hold.
+                index = before_index[same[0]]
+                if index >= 0:
+                    counts[index] += 1
+            else:
+                index = _fit(contour, area, min_side)
+                if index is not None:
+                    quad, fill = index
+                    index = len(regions)
+                    regions.append(Region(quad, fill, level))
+                    counts.append(1)
+                else:
+                    index = -1
+            boxes.append(box)
+            indices.append(index)
+        before, before_index = np.array(boxes, np.float32).reshape(-1, 5), indices
+    return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)]
+
+
+def _fit(contour: NDArray, area: float, min_side: float) -> tuple[NDArray[np.float32], float] | None:
+    """The card-shaped quadrilateral of a region and its fill, or None for no card."""
+    _, (w, h), _ = cv2.minAreaRect(contour)
+    if area < 0.9 * MIN_FILL * w * h or min(w, h) < min_side or max(w, h) > 2.6 * min(w, h):
+        return None  # far from a card: skip the finer fit
+    quad, fill = fit_quad(contour)
+    return (quad, fill) if quad is not None and fill >= MIN_FILL else None
+
+
+def choose_cards(regions: list[Region], clean_fill: float = 0.92) -> list[Region]:
+    """One region per card: the steadiest of each card's regions that has the cards' size.
+
+    Regions of about the same place and size at different levels are one card's. The
+    cards' size near a region is the median of the five nearest clean cards (filling
+    their quadrilateral, and not the paper inside another region's printed frame) that
+    do not lie inside it, so a region of two touching cards, or of a card with a strip
+    of table beside it, is seen to be too big. Regions are taken in order of fit (size
+    right, clean, found over more levels, larger); one that overlaps a region taken
+    already is left out.
+
+    Parameters
+    ----------
+    regions : list of Region
+    clean_fill : the fill of a card seen whole
+
+    Returns
+    -------
+    list of Region, at most one per place
+    """
+    if not regions:
+        return []
+    n = len(regions)
+    corners = np.array([r.corners_xy for r in regions], np.float32)
+    centres = corners.mean(axis=1)
+    lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
+    size = np.stack([(lengths[:, 0] + lengths[:, 2]) / 2, (lengths[:, 1] + lengths[:, 3]) / 2], axis=1)
+    area = size[:, 0] * size[:, 1]
+    fill = np.array([r.fill for r in regions], np.float32)
+    levels = np.array([r.levels for r in regions])
+    distance = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    alike = (distance < 0.15 * size[:, 0][:, None]) & (np.abs(size[:, None, :] / size[None, :, :] - 1) < 0.1).all(axis=2)
+    steady = (alike * levels[None, :]).sum(axis=1)  # levels at which this card stands as this region
+    group = np.full(n, -1)
+    for k in np.argsort(-steady, kind="stable"):
+        if group[k] < 0:
+            group[alike[k] & (group < 0)] = k
+    inside = points_inside(corners, centres)  # [j, k]: the centre of k lies in j
+    ratio = area[:, None] / area[None, :]
+    framed = (inside & (ratio > 1.25) & (ratio < 1.8) & (fill[:, None] >= 0.85)).any(axis=0)
+    clean = (group == np.arange(n)) & (fill >= clean_fill) & ~framed
+    # The squares of a checked cloth are clean too, but no card is seen that square.
+    aspect = size[:, 1] / size[:, 0]
+    typical_shape = clean & (aspect > 1.25) & (aspect < 1.8) & (steady >= 2)
+    reference = typical_shape if typical_shape.sum() >= 2 else clean
+    fits = np.ones(n, bool)
+    if reference.sum() >= 2:
+        apart = np.where(reference[None, :] & ~inside & ~inside.T, distance, np.inf)
+        nearest = np.argsort(apart, axis=1)[:, :5]
+        known = np.isfinite(np.take_along_axis(apart, nearest, axis=1))
+        sizes = np.where(known[..., None], size[nearest], np.nan)
+        typical = np.nanmedian(np.where(known.any(axis=1)[:, None, None], sizes, size[:, None, :]), axis=1)
+        scale = size / typical
+        # Loose: the cards nearest may lie nearer the camera or further from it, or be
+        # the paper inside their printed border, a fifth smaller than the card.
+        fits = ((scale > 0.6) & (scale < 1.6)).all(axis=1) & (scale[:, 0] * scale[:, 1] < 1.9)
+    # Two cards side by side, each a region of its own at some level, are no one card.
+    part = inside & (ratio.T < 0.7) & (ratio.T > 0.3) & (fill[None, :] >= 0.85)  # [k, j]: j is about half of k and lies in it
+    apart_pairs = (~inside & ~inside.T).astype(np.float32)
+    fits &= ((part.astype(np.float32) @ apart_pairs) * part).sum(axis=1) == 0
+    order = np.lexsort((-area, -steady, fill < clean_fill, framed, ~fits))
+    chosen: list[int] = []
+    for k in order:
+        if not fits[k] and chosen:
+            break
+        if inside[k, chosen].any() or inside[chosen, k].any():
+            continue
+        chosen.append(int(k))
+    return [regions[k] for k in chosen]
+
+
+def points_inside(quads_xy: NDArray[np.float32], points_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
+    """Whether each point lies in each convex quadrilateral: (N quads, M points) bool."""
+    edges = np.roll(quads_xy, -1, axis=1) - quads_xy  # (N, 4, 2)
+    rel = points_xy[None, :, None, :] - quads_xy[:, None, :, :]  # (N, M, 4, 2)
+    cross = edges[:, None, :, 0] * rel[..., 1] - edges[:, None, :, 1] * rel[..., 0]
+    return (cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)
