@@ -25,7 +25,7 @@ _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sid
 _SEAT_OFF = 0.2  # a player sits this near their row's middle, in the row's length ...
 _SEAT_OFF_WEIGHT = 20.0  # ... or the cut costs this much per row length further
 _SEAT_LINEAR = 0.25  # nearer still is a little better
-_LINE_WEIGHT = 10.0  # per squared offset from the piece's line across the chain, in long sides
+_LINE_WEIGHT = 30.0  # per squared offset from the piece's own line, in long sides
 _MAX_OVERLAP = 0.12  # detected corners of touching cards may overlap this much, in short sides
 _OVERLAP_COST = 10.0
 _WIDE_GAP = 0.6  # in short sides: more than half a card
@@ -226,7 +226,8 @@ def _share_chain(
     n, k = len(cards), min(len(seats), 3)
     if n < k:
         return {}
-    across = geo.centres[cards] @ np.array([-axis[1], axis[0]]) / float(np.mean(geo.longs[cards]))
+    long = float(np.mean(geo.longs[cards]))
+    across = geo.centres[cards] @ np.array([-axis[1], axis[0]]) / long
     link = [_link_cost(geo, a, b) for a, b in zip(cards, cards[1:])]
     best_cost, best_bounds = math.inf, None
     for cuts in itertools.combinations(range(1, n), k - 1):
@@ -236,7 +237,7 @@ def _share_chain(
             extent = along[b - 1] - along[a] + float(np.mean(geo.shorts[cards[a:b]]))
             offset = abs(float(along[a:b].mean()) - float(positions[seat] @ axis)) / extent
             cost += _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF)
-            cost += _LINE_WEIGHT * float(np.sum((across[a:b] - across[a:b].mean()) ** 2))
+            cost += _LINE_WEIGHT * _off_line(geo.centres[cards[a:b]], across[a:b], long)
         if cost < best_cost:
             best_cost, best_bounds = cost, bounds
     return {seat: cards[a:b] for (a, b), seat in zip(zip(best_bounds, best_bounds[1:]), seats)}
@@ -249,6 +250,17 @@ def _direction(geo: _Geometry, cards: list[int]) -> NDArray[np.float64]:
     centres = geo.centres[cards]
     _, _, vt = np.linalg.svd(centres - centres.mean(axis=0))
     return vt[0]
+
+
+def _off_line(centres: NDArray[np.float64], across: NDArray[np.float64], long: float) -> float:
+    """Squared offsets of a piece's centres from its own line, in long sides.
+
+    A piece of three cards or more fits its own line (rows bend a little in a wide-angle
+    photo); shorter ones keep to the chain's direction (``across``, in long sides).
+    """
+    if len(centres) < 3:
+        return float(np.sum((across - across.mean()) ** 2))
+    return float(np.linalg.svd(centres - centres.mean(axis=0), compute_uv=False)[-1] ** 2) / long**2
 
 
 def _separation(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> float:
