@@ -1,9 +1,11 @@
 """What ``referee live`` reads from a frame, with the table's calibration.
 
 ``sight_cards`` searches a frame for cards only when it has changed (as
-``vision.track.read_changes`` does), reads them with the calibration's colour profile,
-and leaves out cards whose centre lies off the table top or in the middle pool (they
-are never part of a row). ``LightWatch`` follows the light: about twice a second it
+``vision.track.read_changes`` does) and, while everything that changed is still moving
+(a hand sliding a card in), only a few times a second: a card can settle only once its
+place has stopped changing. It reads them with the calibration's colour profile, and
+leaves out cards whose centre lies off the table top or in the middle pool (they are
+never part of a row). ``LightWatch`` follows the light: about twice a second it
 compares the face white of the cards lying still with the profile's, and when the
 light has changed (a lamp switched on) it stops using the profile, so that colours are
 read with each card's own white balance, until the light comes back.
@@ -22,14 +24,15 @@ from calibration.areas import TableAreas, row_candidates
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
 from vision.find import CardQuad, find_cards
 from vision.pipeline import DetectedCard, read_quad
-from vision.track import SEARCH_INTERVAL_S, Sighting, TrackedCard
+from vision.track import SEARCH_INTERVAL_S, TrackedCard
 
-__all__ = ["sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
+__all__ = ["Sighting", "sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
 
 _THUMB_STEP = 16  # frame pixels per thumbnail pixel
 _CHANGE_LEVEL = 12.0  # grey levels a thumbnail pixel must change by to count as a change
 _SEARCH_EVERY_S = 1.0  # search at least this often, changes or not
 _REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frames
+_MOVING_EVERY_S = 0.25  # while all that changed is still moving, search only this often
 
 CHECK_EVERY_S = 0.5  # how often the light is checked (source time)
 _AGREE = 2  # consecutive checks that must agree before the light counts as changed (or back)
@@ -44,16 +47,33 @@ def _thumb(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     return cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
+@dataclass(frozen=True)
+class Sighting:
+    """The cards of the latest search, and what the next frame needs to decide whether to search again.
+
+    ``thumb`` is a small grey copy of the searched frame, ``last_thumb`` of the latest frame;
+    ``searched_t`` and ``full_t`` the times of the latest search and of the latest unconditional one.
+    """
+
+    cards: tuple[DetectedCard, ...]
+    thumb: NDArray[np.float32]
+    last_thumb: NDArray[np.float32]
+    searched_t: float
+    full_t: float
+    searched: bool
+
+
 def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before: Sighting | None,
                 known: Sequence[TrackedCard], profile: ColourProfile | None = None, areas: TableAreas | None = None,
                 interval_s: float = SEARCH_INTERVAL_S) -> Sighting:
     """Every face-up card on the table that may be in a row, searched only when the frame has changed.
 
-    The frame is searched when it differs from the last searched frame (and that search
-    is at least ``interval_s`` old), and at least once a second in any case; otherwise the
-    last search's cards stand. Decisions use the source's time ``t`` only, so a video
-    file gives the same result on any machine. A settled card found exactly where it lay
-    keeps its last reading (read again every few frames).
+    The frame is searched when part of it differs from the last searched frame and has
+    stopped changing since the previous frame (at most every ``interval_s``); while all
+    that changed is still moving, every ``_MOVING_EVERY_S``; and at least once a second
+    in any case. Otherwise the last search's cards stand. Decisions use the source's time
+    ``t`` only, so a video file gives the same result on any machine. A settled card found
+    exactly where it lay keeps its last reading (read again every few frames).
 
     Parameters
     ----------
@@ -67,9 +87,18 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     """
     thumb = _thumb(frame_bgr)
     if before is not None and before.thumb.shape == thumb.shape and t - before.full_t < _SEARCH_EVERY_S:
-        changed = bool((np.abs(thumb - before.thumb) > _CHANGE_LEVEL).any())
-        if not changed or t - before.searched_t < interval_s - 1e-9:
-            return Sighting(before.cards, before.thumb, before.searched_t, before.full_t, False)
+        changed = np.abs(thumb - before.thumb) > _CHANGE_LEVEL
+        since = t - before.searched_t
+        if changed.any() and since >= _MOVING_EVERY_S - 1e-9:
+            search = True
+        elif changed.any() and since >= interval_s - 1e-9:
+            # Something changed and has come to rest (not just the edge of a moving hand).
+            moving = cv2.dilate((np.abs(thumb - before.last_thumb) > _CHANGE_LEVEL).astype(np.uint8), np.ones((3, 3), np.uint8))
+            search = bool((changed & (moving == 0)).any())
+        else:
+            search = False
+        if not search:
+            return Sighting(before.cards, before.thumb, thumb, before.searched_t, before.full_t, False)
         full_t = before.full_t
     else:
         full_t = t
@@ -77,7 +106,7 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     quads = [quads[k] for k in row_candidates([q.corners_xy.mean(axis=0) for q in quads], areas)]
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     cards = _read_quads(frame_bgr, quads, settled, frame_index, profile)
-    return Sighting(tuple(sorted(cards, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, t, full_t, True)
+    return Sighting(tuple(sorted(cards, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, thumb, t, full_t, True)
 
 
 def _read_quads(frame_bgr: NDArray[np.uint8], quads: Sequence[CardQuad], settled: Sequence[TrackedCard],
