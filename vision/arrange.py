@@ -20,6 +20,7 @@ _MAX_STEP = 1.75
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
 _MAX_TURN_DEG = 25.0  # angle between neighbours' axes
 _SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain
+_MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
 _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides
 # Cutting a chain shared by players on one edge (see _share_chain):
 _SEAT_OFF = 0.2  # a player sits this near their row's middle, in the row's length ...
@@ -192,6 +193,7 @@ def _rows_for_seats(
         sharers = [seat for seat, pick in picks.items() if pick[1] == chain_id]
         if sharers and len(sharers) < len(owners[chain_id]):
             rows.update(_share_chain(geo, chain, sharers, positions))
+    rows = _bridge_gaps(geo, chains, rows, positions)
     placed = []
     for index, seat in enumerate(seats):
         if index in rows:
@@ -199,6 +201,50 @@ def _rows_for_seats(
             ordered = sorted(rows[index], key=lambda k: float(geo.centres[k] @ r))
             placed.append(PlacedRow(seat.name, tuple(ordered)))
     return placed
+
+
+def _bridge_gaps(
+    geo: _Geometry, chains: list[list[int]], rows: dict[int, list[int]], positions: NDArray[np.float64]
+) -> dict[int, list[int]]:
+    """Rows with the pieces that continue them beyond a gap of one card (a card missed, or under a hand).
+
+    A piece joins a row of two cards or more only when all its cards are nearest the
+    row's player and it lies on the row's line, one card's room beyond one of its ends.
+    The row is then still wrong, but its cards before the gap are refereed as laid.
+    """
+    rows = {seat: list(cards) for seat, cards in rows.items()}
+    taken = {k for cards in rows.values() for k in cards}
+    free = [chain for chain in chains if not taken & set(chain)]
+    grown = True
+    while grown:
+        grown = False
+        for seat, row in rows.items():
+            if len(row) < 2:  # a lone card's line is too uncertain to continue
+                continue
+            for chain in free:
+                if all(_nearest(positions, geo.centres[k]) == seat for k in chain) and _continues(geo, row, chain):
+                    row.extend(chain)
+                    free.remove(chain)
+                    grown = True
+                    break
+    return rows
+
+
+def _continues(geo: _Geometry, row: list[int], piece: list[int]) -> bool:
+    """Whether ``piece`` lies on the line of ``row``, one missing card's room beyond one of its ends."""
+    axis = _direction(geo, row)
+    normal = np.array([-axis[1], axis[0]])
+    along = geo.centres[row] @ axis
+    line = float(np.mean(geo.centres[row] @ normal))
+    long = float(np.mean(geo.longs[row]))
+    if np.any(np.abs(geo.centres[piece] @ normal - line) > _MAX_SIDEWAYS * long):
+        return False
+    if any(_axis_angle(geo.short_axes[k], axis) > _MAX_TURN_DEG for k in piece):
+        return False
+    short = float(np.mean(geo.shorts[row + piece]))
+    piece_along = geo.centres[piece] @ axis
+    beyond = max(float(piece_along.min() - along.max()), float(along.min() - piece_along.max()))
+    return _MAX_STEP * short < beyond <= _MAX_BRIDGE * short
 
 
 def _nearest(positions: NDArray[np.float64], point: NDArray[np.float64]) -> int:
