@@ -163,7 +163,9 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92) -> list[Region
     reference = typical_shape if typical_shape.sum() >= 2 else clean
     fits = np.ones(n, bool)
     if reference.sum() >= 2:
-        apart = np.where(reference[None, :] & ~inside & ~inside.T, distance, np.inf)
+        # Only cards nearby: across a tilted view the cards' size and shape change.
+        nearby = distance < 3.0 * size[:, 1][:, None]
+        apart = np.where(reference[None, :] & ~inside & ~inside.T & nearby, distance, np.inf)
         nearest = np.argsort(apart, axis=1)[:, :5]
         known = np.isfinite(np.take_along_axis(apart, nearest, axis=1))
         sizes = np.where(known[..., None], size[nearest], np.nan)
