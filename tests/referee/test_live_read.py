@@ -1,0 +1,47 @@
+"""What the live referee reads from each frame: searched when the table changed and the change has come to rest."""
+
+import numpy as np
+
+from calibration.areas import TableAreas
+from referee.cli.live_read import sight_cards
+from referee.cli.live_synth import CARDS, MOVE_S, POOL, Laying, Script, place_xy, render_frame
+
+FPS = 30
+
+
+def searches(script: Script, seconds: float, areas=None) -> list[tuple[int, int]]:
+    """(frame index, cards seen) of every frame that was searched."""
+    sighting, out = None, []
+    for index in range(int(seconds * FPS)):
+        t = index / FPS
+        sighting = sight_cards(render_frame(script, t), t, index, sighting, (), areas=areas)
+        if sighting.searched:
+            out.append((index, len(sighting.cards)))
+    return out
+
+
+def test_a_card_sliding_in_is_searched_a_few_times_a_second_and_at_once_when_it_comes_to_rest() -> None:
+    lay = Laying("Anna", 0, CARDS["two"], 0.3)
+    found = dict(searches(Script((lay,), duration=1.5), 1.5))
+    appear = int(lay.t * FPS)
+    rest = int(np.ceil(lay.settle_t * FPS)) + 1  # the frame where it stops still differs from the one before
+    # The first frame; the card appearing; the first frame after it lies still (where it is
+    # found); the once-a-second search; nothing else while the table lies still.
+    assert {0, appear, rest, FPS} <= set(found) and found[rest] == 1
+    assert not set(found) & (set(range(1, appear)) | set(range(rest + 1, FPS)))
+    # While it slides, a search every 0.25 s or where a change has come to rest, not on
+    # every frame the table changed (up to 15 a second).
+    sliding = [index for index in found if appear < index < rest]
+    assert 1 <= len(sliding) <= 2 < (rest - appear) // 2, sliding
+    assert MOVE_S * FPS > 0.25 * FPS
+
+
+def test_cards_off_the_table_top_or_in_the_pool_are_left_out() -> None:
+    script = Script((Laying("Anna", 0, CARDS["two"], -1.0), Laying(POOL, 1, CARDS["one"], -1.0),
+                     Laying(POOL, 0, CARDS["three"], -1.0, (36.0, 300.0))))
+    (x, y) = place_xy(POOL, 1)
+    pool = np.array([[x - 20, y - 20], [x + 20, y - 20], [x + 20, y + 20], [x - 20, y + 20]], np.float64)
+    table = np.array([[74, 0], [639, 0], [639, 359], [74, 359]], np.float64)
+    assert searches(script, 0.1)[0][1] == 3
+    sighting = sight_cards(render_frame(script, 0.0), 0.0, 0, None, (), areas=TableAreas(table, pool))
+    assert [tuple(np.round(card.corners_xy.mean(axis=0) / 10)) for card in sighting.cards] == [(11, 30)]
