@@ -49,10 +49,6 @@ _POOR_FIT = 0.05
 _SOFTMAX_SLOPE = 12.0
 # Glare washing out more than this share of the paper, gaps below this share of the short side.
 _GLARE_SHARE = 0.02
-_STRONG_GLARE = 0.25
-# A glare spot brightening the paper this much somewhere (its brightest channel) may hide a
-# symbol: on rendered dev cards, most confident misreads had one, and 3% of right reads.
-_GLARE_WASH = 1.1
 _NEAR_GAP = 0.02
 
 # Confidence of a reading flagged for each kind of doubt.
@@ -313,8 +309,8 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         symbols.append(SymbolReading(shapes[i], colours[i], center_xy, min(1.0, max(0.0, float(symbol_conf)))))
 
     card_doubts = [(d, _DOUBT_CONFIDENCE.get(d, 0.5)) for d in seg.doubt]
-    if card.glare > _GLARE_SHARE or (card.wash is not None and float(card.wash.max()) > _GLARE_WASH):
-        card_doubts.append(("glare on the card may wash out a symbol", 0.45 if card.glare > _STRONG_GLARE or float(card.wash.max()) > _GLARE_WASH else 0.6))
+    if card.glare > _GLARE_SHARE or card.blind > 0.0:
+        card_doubts.append(("glare on the card may wash out a symbol", 0.45))
     if _near_pairs(seg, short):
         card_doubts.append(("two blobs closer than symbols are printed", 0.4))
     if dark:

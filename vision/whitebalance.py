@@ -30,6 +30,7 @@ _NEUTRAL_SPREAD = 0.3
 _MAX_WASH = 4.0
 _GLARE_WASH = 1.3
 _GLARE_CLIPPED = 0.15
+_BLIND_WASH = 1.1
 # Weight (in share-of-cell * 255 units) of the paper-colour prior in cells without paper.
 _PRIOR = 3.0
 # Balanced paper sits at this level; the range above it is headroom for glare.
@@ -65,6 +66,9 @@ class BalancedCard:
         card's typical paper (0 when none).
     wash : ndarray (H // 5, W // 5) float32, optional
         Per field cell, how much brighter the paper is than the card's typical paper (>= 1).
+    blind : float
+        Share of the field cells brightened by glare where the camera clipped a channel:
+        a symbol there may be invisible.
     """
 
     balanced_bgr: NDArray[np.uint8]
@@ -74,6 +78,7 @@ class BalancedCard:
     noise: float
     glare: float = 0.0
     wash: NDArray[np.float32] | None = None
+    blind: float = 0.0
 
 
 def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[np.float32]:
@@ -217,5 +222,8 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     hot = np.count_nonzero(wash > _GLARE_WASH) / wash.size
     clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255))) / max(cv2.countNonZero(paper_mask), 1)
     glare = max(min(clipped, 1.0) if clipped >= _GLARE_CLIPPED else 0.0, hot)
+    # Where glare clipped a channel, an ink dark only in that channel is gone for good.
+    clipped_cells = cv2.resize(cv2.inRange(half.max(axis=2), 250, 255), wash.shape[::-1], interpolation=cv2.INTER_AREA)
+    blind = np.count_nonzero((wash > _BLIND_WASH) & (clipped_cells > 0)) / wash.size
     paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
-    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash)
+    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash, float(blind))
