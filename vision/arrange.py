@@ -21,6 +21,7 @@ _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
 _MAX_TURN_DEG = 25.0  # angle between neighbours' axes
 _SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain
 _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
+_ACROSS_MISFIT = 2.0  # a neighbour off the line weighs this much more than one further along
 _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides
 # Cutting a chain shared by players on one edge (see _share_chain):
 _SEAT_OFF = 0.2  # a player sits this near their row's middle, in the row's length ...
@@ -88,8 +89,13 @@ def _axis_angle(a: NDArray, b: NDArray) -> float:
 
 
 def _neighbours(geo: _Geometry, i: int, j: int) -> bool:
+    return _misfit(geo, i, j) is not None
+
+
+def _misfit(geo: _Geometry, i: int, j: int) -> float | None:
+    """How far card ``j`` lies from where a row's next card after ``i`` would; None when it cannot be next."""
     if _axis_angle(geo.short_axes[i], geo.short_axes[j]) > _MAX_TURN_DEG:
-        return False
+        return None
     axis = geo.short_axes[i] + np.sign(geo.short_axes[i] @ geo.short_axes[j]) * geo.short_axes[j]
     axis /= np.linalg.norm(axis)
     step = geo.centres[j] - geo.centres[i]
@@ -97,23 +103,26 @@ def _neighbours(geo: _Geometry, i: int, j: int) -> bool:
     across = abs(float(step @ np.array([-axis[1], axis[0]])))
     short = (geo.shorts[i] + geo.shorts[j]) / 2
     long = (geo.longs[i] + geo.longs[j]) / 2
-    return 0.7 * short <= along <= _MAX_STEP * short and across <= _MAX_SIDEWAYS * long
+    if not (0.7 * short <= along <= _MAX_STEP * short and across <= _MAX_SIDEWAYS * long):
+        return None
+    return along / short + _ACROSS_MISFIT * across / long
 
 
 def find_chains(corners: Sequence[NDArray]) -> list[list[int]]:
     """Groups of cards lying side by side along a line, each in order along the line.
 
     Every card is in exactly one chain (a lone card is a chain of one). A card
-    links to at most one neighbour on each side, the nearest.
+    links to at most one neighbour on each side: the nearest, the one off its line
+    counting as further away (where two players' rows overlap, their cards compete).
     """
     geo = _geometry(corners)
     n = len(geo.centres)
     links: dict[int, dict[int, tuple[float, int]]] = {i: {} for i in range(n)}
     for i in range(n):
         for j in range(i + 1, n):
-            if not _neighbours(geo, i, j):
+            distance = _misfit(geo, i, j)
+            if distance is None:
                 continue
-            distance = float(np.linalg.norm(geo.centres[j] - geo.centres[i]))
             side_i = 1 if (geo.centres[j] - geo.centres[i]) @ geo.short_axes[i] > 0 else -1
             side_j = 1 if (geo.centres[i] - geo.centres[j]) @ geo.short_axes[j] > 0 else -1
             for a, side, b in ((i, side_i, j), (j, side_j, i)):

@@ -161,3 +161,9 @@ def test_a_row_from_any_side_comes_out_whole_in_its_players_order(laid) -> None:
     cards, seats = laid
     rows = {r.player: r.cards for r in arrange_rows(cards, seats, (W, H))}
     assert rows == {"Anna": tuple(range(len(cards)))}
+
+
+def test_of_two_overlapping_cards_the_one_in_line_continues_the_row() -> None:
+    # Where two players' rows overlap, the card just off the line is nearer but is not the next one.
+    cards = [card((100, 1000), 0), card((180, 1000), 0), card((250, 1000), 0), card((238, 1025), 0)]
+    assert [0, 1, 2] in find_chains(cards)
