@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from vision.paper import paper_mask, whiteness
 from vision.quads import CardQuad, grow, order_corners, snap_all_corners, unit, warp_card
-from vision.regions import Region, points_inside, card_regions, choose_cards
+from vision.regions import Region, card_regions, choose_cards, points_inside
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
 
@@ -47,13 +47,9 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     search = 1.0 / scale + 2.0
-    # Only a card found short of its neighbours' size, or not filling its region, may lie
-    # partly in a shadow or be only the paper inside its printed border: only then is its
-    # outline looked for further out.
-    size = np.array([quad.size_wh for quad in quads], np.float32).reshape(-1, 2)
-    fill = np.array([quad.fill for quad in quads], np.float32)
-    partial = (fill < _CLEAN_FILL) | (size < 0.92 * _typical_sizes(quads)).any(axis=1)
-    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, partial.tolist())
+    # Every side may lie short of the card's outline: part of the card in a shadow or
+    # under glare, or the paper found only inside its printed border.
+    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, [True] * len(quads))
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 
@@ -75,19 +71,6 @@ class _Typical:
     short: float
     long: float
     long_axis: NDArray[np.float64] | None
-
-
-def _typical_sizes(quads: list[CardQuad], count: int = 4) -> NDArray[np.float32]:
-    """The median short and long side of the ``count`` cards nearest each card, (N, 2);
-    a card's own size where it is alone."""
-    size = np.array([q.size_wh for q in quads], np.float32).reshape(-1, 2)
-    if len(quads) < 2:
-        return size
-    centres = np.array([q.center_xy for q in quads], np.float32)
-    distance = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
-    np.fill_diagonal(distance, np.inf)
-    nearest = np.argsort(distance, axis=1)[:, : min(count, len(quads) - 1)]
-    return np.median(size[nearest], axis=1)
 
 
 def _typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude: CardQuad | None = None,

@@ -111,7 +111,7 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     quads_xy : list of ndarray (4, 2) float32, clockwise, rough
     search_px : how far the outline may lie from the rough side
     reach : per card, also look for the outline further out, where part of the card may
-        have been left out of the rough quadrilateral (see ``_reach_outline``)
+        have been left out of the rough quadrilateral (see ``_reach_outlines``)
 
     Returns
     -------
@@ -145,7 +145,10 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     moved = np.abs(snapped - corners).reshape(len(corners), -1).max(axis=1)
     bad = ~np.isfinite(snapped).reshape(len(corners), -1).all(axis=1) | (moved > 3 * search_px)
     snapped[bad] = corners[bad]
-    return [_reach_outline(gray, quad) if far else quad for quad, far in zip(snapped, reach)]
+    wanted = np.asarray(reach, bool)
+    if wanted.any():
+        snapped[wanted] = _reach_outlines(gray, snapped[wanted])
+    return list(snapped)
 
 
 def _fit_lines(points: NDArray[np.float32], keep: NDArray[np.bool_]) -> tuple[NDArray, NDArray]:
@@ -177,70 +180,59 @@ def _meet_all(pa: NDArray, da: NDArray, pb: NDArray, db: NDArray) -> NDArray[np.
     return (pa + t[..., None] * da).astype(np.float32)
 
 
-def _reach_outline(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Sides moved out to the card's outline where the region found was only part of it.
+def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Sides moved out to each card's outline where the region found was only part of it.
 
-    A part of a card in a shadow or under glare can be left out of the paper found;
-    beyond such a side the paper goes on. Each side moves to the outermost place, within
-    a quarter of the card's long side, where the light falls from the paper's level to
-    the table's and stays down.
+    A part of a card in a shadow or under glare, or the margin outside its printed
+    border, can be left out of the paper found; beyond such a side the paper goes on.
+    Each side moves to the outermost place, within a quarter of the card's short side,
+    where the light falls from the paper's level to the table's and stays down. All
+    cards at once: ``corners`` is (N, 4, 2) float32, clockwise; returns the same shape.
     """
-    short, long = sides(corners)
-    inner, outer = 0.1 * short, 0.25 * short
-    offsets = np.arange(-inner, outer + 0.01, 1.0, dtype=np.float32)
-    starts, ends = corners, np.roll(corners, -1, axis=0)
+    n = len(corners)
+    lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
+    short, long = (lengths[:, 0] + lengths[:, 2]) / 2, (lengths[:, 1] + lengths[:, 3]) / 2
+    reach = np.linspace(-0.1, 0.25, 36, dtype=np.float32)
+    offsets = reach[None, :] * short[:, None]  # (N, K) pixels
+    starts, ends = corners, np.roll(corners, -1, axis=1)
     directions = ends - starts
-    directions /= np.maximum(np.hypot(directions[:, 0], directions[:, 1]), 1e-6)[:, None]
-    normals = np.stack([directions[:, 1], -directions[:, 0]], axis=1)
-    outwards = np.sign(((starts + ends) / 2 - corners.mean(axis=0)) * normals).sum(axis=1)
-    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[:, None]
+    directions /= np.maximum(np.linalg.norm(directions, axis=2, keepdims=True), 1e-6)
+    normals = np.stack([directions[..., 1], -directions[..., 0]], axis=2)
+    outwards = (((starts + ends) / 2 - corners.mean(axis=1, keepdims=True)) * normals).sum(axis=2)
+    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[..., None]
     samples = np.linspace(0.2, 0.8, 12, dtype=np.float32)
-    points = starts[:, None, :] + samples[None, :, None] * (ends - starts)[:, None, :]
-    grid = points[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]
-    flat = grid.reshape(-1, len(offsets), 2)
+    points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
+    grid = points[:, :, :, None, :] + offsets[:, None, None, :, None] * normals[:, :, None, None, :]
+    flat = grid.reshape(-1, len(reach), 2)
     profile = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    profile = profile.astype(np.float32).reshape(4, len(samples), -1)
+    profile = profile.astype(np.float32).reshape(n, 4, len(samples), len(reach))
     inside = np.linspace(0.25, 0.75, 5, dtype=np.float32)
-    u, v = np.meshgrid(inside, inside)
-    a, b, c, d = corners
-    interior = (a * (1 - u[..., None]) * (1 - v[..., None]) + b * u[..., None] * (1 - v[..., None])
-                + c * u[..., None] * v[..., None] + d * (1 - u[..., None]) * v[..., None]).reshape(-1, 1, 2)
-    paper = float(np.percentile(cv2.remap(gray, interior[..., 0], interior[..., 1], cv2.INTER_LINEAR), 75))
-    lines = []
-    for k in range(4):
-        table = float(np.median(profile[k][:, -3:]))
-        if paper - table < 20:
-            lines.append((starts[k], directions[k]))
-            continue
-        level = table + 0.5 * (paper - table)
-        below = profile[k] < level
-        # The outline: below from here to the window's end, and above just inside.
-        stays = np.flip(np.cumprod(np.flip(below, axis=1), axis=1), axis=1).astype(bool)
-        first = np.argmax(stays, axis=1)
-        found = stays.any(axis=1) & (first > 0) & (first < len(offsets) - 3)
-        if found.sum() < 6:
-            lines.append((starts[k], directions[k]))
-            continue
-        rows = np.flatnonzero(found)
-        above, under = profile[k][rows, first[found] - 1], profile[k][rows, first[found]]
-        along = offsets[first[found] - 1] + (above - level) / np.maximum(above - under, 1e-3)
-        edge = points[k][found] + along[:, None] * normals[k][None, :]
-        vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
-    reached = np.array([_meet(lines[k - 1], lines[k]) for k in range(4)], np.float32)
-    if not np.all(np.isfinite(reached)) or np.max(np.abs(reached - corners)) > 0.4 * long:
-        return corners
+    u, v = (w.ravel()[None, :, None] for w in np.meshgrid(inside, inside))
+    a, b, c, d = (corners[:, k, None, :] for k in range(4))
+    interior = (a * (1 - u) * (1 - v) + b * u * (1 - v) + c * u * v + d * (1 - u) * v).astype(np.float32)  # (N, 25, 2)
+    paper = np.percentile(cv2.remap(gray, interior[..., 0], interior[..., 1], cv2.INTER_LINEAR).astype(np.float32), 75, axis=1)
+    table = np.median(profile[..., -3:].reshape(n, 4, -1), axis=2)
+    level = (table + 0.5 * (paper[:, None] - table))[..., None, None]
+    below = profile < level
+    # The outline: below from there to the window's end, and above just inside.
+    stays = np.flip(np.cumprod(np.flip(below, axis=3), axis=3), axis=3).astype(bool)
+    first = np.argmax(stays, axis=3)
+    found = stays.any(axis=3) & (first > 0) & (first < len(reach) - 3)
+    above = np.take_along_axis(profile, np.maximum(first - 1, 0)[..., None], axis=3)[..., 0]
+    under = np.take_along_axis(profile, first[..., None], axis=3)[..., 0]
+    step = offsets[:, 1] - offsets[:, 0]
+    along = (np.take_along_axis(offsets[:, None, None, :], np.maximum(first - 1, 0)[..., None], axis=3)[..., 0]
+             + step[:, None, None] * (above - level[..., 0]) / np.maximum(above - under, 1e-3))
+    edge = points + along[..., None] * normals[:, :, None, :]
+    origin, direction = _fit_lines(edge, found)
+    usable = (found.sum(axis=2) >= 6) & (paper[:, None] - table >= 20)
+    origin = np.where(usable[..., None], origin, starts)
+    direction = np.where(usable[..., None], direction, directions)
+    reached = _meet_all(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
+    moved = np.abs(reached - corners).reshape(n, -1).max(axis=1)
+    bad = ~np.isfinite(reached).reshape(n, -1).all(axis=1) | (moved > 0.4 * long)
+    reached[bad] = corners[bad]
     return reached
-
-
-def _meet(a: tuple[NDArray, NDArray], b: tuple[NDArray, NDArray]) -> NDArray[np.float32]:
-    """Where two lines (point, direction) cross."""
-    (pa, da), (pb, db) = a, b
-    det = float(da[0] * db[1] - da[1] * db[0])
-    if abs(det) < 1e-6:
-        return np.array([np.nan, np.nan], np.float32)
-    t = float((pb[0] - pa[0]) * db[1] - (pb[1] - pa[1]) * db[0]) / det
-    return (pa + t * da).astype(np.float32)
 
 
 def order_corners(corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:

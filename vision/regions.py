@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.quads import fit_quad, sides
+from vision.quads import fit_quad
 
 __all__ = ["Region", "card_regions", "choose_cards", "points_inside"]
 
@@ -69,6 +69,7 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
     counts: list[int] = []
     before = np.zeros((0, 5), np.float32)  # the last level's regions: box (x0, y0, x1, y1) and area
     before_index: list[int] = []
+    before_kept = np.zeros(0, bool)
     for level, threshold in enumerate(np.linspace(low, high, LEVELS + 1)[:-1]):
         mask = (cut > threshold).astype(np.uint8)
         # Two levels of contours: a card lying inside a hole of the bright table is an
@@ -85,10 +86,11 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
             if not min_area <= area <= max_area:
                 continue
             box = np.array([x, y, x + w, y + h, area], np.float32)
-            same = np.flatnonzero((np.abs(before[:, :4] - box[:4]).max(axis=1) <= 2)
-                                  & (np.abs(before[:, 4] - area) <= 0.04 * area))
+            # About the same region as one at the level below is that one; one no card
+            # there is looked at again unless it is just the same.
+            same = np.flatnonzero((np.abs(before[:, :4] - box[:4]).max(axis=1) <= np.where(before_kept, 2, 0))
+                                  & (np.abs(before[:, 4] - area) <= np.where(before_kept, 0.04, 0.002) * area))
             if len(same):
-                # About the same region as at the level below: the edges around it hold.
                 index = before_index[same[0]]
                 if index >= 0:
                     counts[index] += 1
@@ -104,6 +106,7 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
             boxes.append(box)
             indices.append(index)
         before, before_index = np.array(boxes, np.float32).reshape(-1, 5), indices
+        before_kept = np.array(indices, int) >= 0
     return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)]
 
 
@@ -169,11 +172,12 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92) -> list[Region
         nearest = np.argsort(apart, axis=1)[:, :5]
         known = np.isfinite(np.take_along_axis(apart, nearest, axis=1))
         sizes = np.where(known[..., None], size[nearest], np.nan)
-        typical = np.nanmedian(np.where(known.any(axis=1)[:, None, None], sizes, size[:, None, :]), axis=1)
-        scale = size / typical
+        sizes = np.where(known.any(axis=1)[:, None, None], sizes, size[:, None, :])
         # Loose: the cards nearest may lie nearer the camera or further from it, or be
-        # the paper inside their printed border, a fifth smaller than the card.
-        fits = ((scale > 0.6) & (scale < 1.6)).all(axis=1) & (scale[:, 0] * scale[:, 1] < 1.9)
+        # the paper inside their printed border (or a point card's frame), a fifth smaller.
+        low = size / np.nanmedian(sizes, axis=1)
+        high = size / np.nanmax(sizes[:, :3], axis=1)
+        fits = (low > 0.6).all(axis=1) & (high < 1.6).all(axis=1) & (high[:, 0] * high[:, 1] < 1.9)
     # Two cards side by side, each a region of its own at some level, are no one card.
     part = inside & (ratio.T < 0.7) & (ratio.T > 0.3) & (fill[None, :] >= 0.85)  # [k, j]: j is about half of k and lies in it
     apart_pairs = (~inside & ~inside.T).astype(np.float32)
