@@ -22,6 +22,7 @@ _MAX_TURN_DEG = 25.0  # angle between neighbours' axes
 _SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain
 _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
 _ACROSS_MISFIT = 2.0  # a neighbour off the line weighs this much more than one further along
+_PIECE_FARTHER = 1.5  # a piece cut from a chain counts as this much further than a whole chain
 _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides
 # Cutting a chain shared by players on one edge (see _share_chain):
 _SEAT_OFF = 0.2  # a player sits this near their row's middle, in the row's length ...
@@ -193,9 +194,12 @@ def _rows_for_seats(
         for seat, piece in _share_chain(geo, chain, owners[chain_id], positions).items():
             if _faces_seat(geo, piece, positions[seat], centre):
                 distance = float(np.min(np.linalg.norm(geo.centres[piece] - positions[seat], axis=1)))
+                if len(piece) < len(chain):
+                    distance *= _PIECE_FARTHER
                 candidates.setdefault(seat, []).append((distance, chain_id, piece))
-    # Each player's row is the nearest candidate; a shared chain whose other players
-    # have rows elsewhere is shared again among those who took a piece of it.
+    # Each player's row is the nearest candidate, a piece of a shared chain counting as
+    # further (the end of a neighbour's row is no one's own row); a shared chain whose
+    # other players have rows elsewhere is shared again among those who took a piece of it.
     picks = {seat: min(options, key=lambda option: option[0]) for seat, options in candidates.items()}
     rows = {seat: pick[2] for seat, pick in picks.items()}
     for chain_id, chain in enumerate(chains):

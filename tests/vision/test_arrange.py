@@ -167,3 +167,12 @@ def test_of_two_overlapping_cards_the_one_in_line_continues_the_row() -> None:
     # Where two players' rows overlap, the card just off the line is nearer but is not the next one.
     cards = [card((100, 1000), 0), card((180, 1000), 0), card((250, 1000), 0), card((238, 1025), 0)]
     assert [0, 1, 2] in find_chains(cards)
+
+
+def test_a_players_own_card_beats_the_nearer_end_of_a_neighbours_row() -> None:
+    # The end of Ines's row lies nearer Anna's seat than Anna's own starting card does.
+    ines = row((300, 1000), (SHORT + 10, 0), 6, 0)
+    anna = [card((800, 960), 0)]
+    seats = [Seat("Ines", (475, 1180)), Seat("Anna", (720, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(ines + anna, seats, (W, H))}
+    assert rows == {"Ines": (0, 1, 2, 3, 4, 5), "Anna": (6,)}
