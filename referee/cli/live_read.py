@@ -33,6 +33,7 @@ _CHANGE_LEVEL = 12.0  # grey levels a thumbnail pixel must change by to count as
 _SEARCH_EVERY_S = 1.0  # search at least this often, changes or not
 _REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frames
 _MOVING_EVERY_S = 0.25  # while all that changed is still moving, search only this often
+_MIN_REST_CELLS = 4  # changed cells come to rest that are worth a search when no card is known yet
 
 CHECK_EVERY_S = 0.5  # how often the light is checked (source time)
 _AGREE = 2  # consecutive checks that must agree before the light counts as changed (or back)
@@ -94,7 +95,7 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
         elif changed.any() and since >= interval_s - 1e-9:
             # Something changed and has come to rest (not just the edge of a moving hand).
             moving = cv2.dilate((np.abs(thumb - before.last_thumb) > _CHANGE_LEVEL).astype(np.uint8), np.ones((3, 3), np.uint8))
-            search = bool((changed & (moving == 0)).any())
+            search = int((changed & (moving == 0)).sum()) >= _rest_cells(known)
         else:
             search = False
         if not search:
@@ -107,6 +108,15 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     cards = _read_quads(frame_bgr, quads, settled, frame_index, profile)
     return Sighting(tuple(sorted(cards, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, thumb, t, full_t, True)
+
+
+def _rest_cells(known: Sequence[TrackedCard]) -> int:
+    """Thumbnail cells that must have changed and come to rest to be worth a search: a quarter
+    of a card (not the strip a sliding card leaves behind it)."""
+    if not known:
+        return _MIN_REST_CELLS
+    area = float(np.median([cv2.contourArea(card.corners_xy.astype(np.float32)) for card in known]))
+    return max(_MIN_REST_CELLS, int(area / 4 / _THUMB_STEP**2))
 
 
 def _read_quads(frame_bgr: NDArray[np.uint8], quads: Sequence[CardQuad], settled: Sequence[TrackedCard],
