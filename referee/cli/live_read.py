@@ -69,10 +69,10 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
                 interval_s: float = SEARCH_INTERVAL_S) -> Sighting:
     """Every face-up card on the table that may be in a row, searched only when the frame has changed.
 
-    The frame is searched when part of it differs from the last searched frame and has
-    stopped changing since the previous frame (at most every ``interval_s``); while all
-    that changed is still moving, every ``_MOVING_EVERY_S``; and at least once a second
-    in any case. Otherwise the last search's cards stand. Decisions use the source's time
+    The frame is searched when part of it (a quarter of a card at least) differs from the
+    last searched frame and has stopped changing since the previous frame (at most every
+    ``interval_s``); while all that changed is still moving, every ``_MOVING_EVERY_S``; and
+    at least once a second in any case. Otherwise the last search's cards stand. Decisions use the source's time
     ``t`` only, so a video file gives the same result on any machine. A settled card found
     exactly where it lay keeps its last reading (read again every few frames).
 
