@@ -90,11 +90,13 @@ BEN_SEAT = Seat("Ben", (800, 20))
         # Anna's last card lies over Ines's first (cards of one row never overlap), though
         # each sits nearer the middle of the rows cut one card earlier.
         ([(130 + 80 * i, 1000) for i in range(6)] + [(600, 1000)], [(645 + 80 * i, 1000) for i in range(5)], (290, 760)),
+        # ... by a few pixels only.
+        ([(130 + 80 * i, 1000) for i in range(6)] + [(600, 1000)], [(655 + 80 * i, 1000) for i in range(5)], (290, 760)),
         # Ines's first card as near Anna's last as her own cards are; Anna sits nearer it
         # than to her row's middle: the card keeps to Ines's row's line.
         ([(150 + 90 * i, 1000) for i in range(3)], [(420 + 90 * i, 968) for i in range(6)], (285, 660)),
     ],
-    ids=["overlapping ends", "in line with its own row"],
+    ids=["overlapping ends", "ends overlapping a little", "in line with its own row"],
 )
 def test_two_rows_meeting_on_one_edge_are_cut_where_they_meet(anna_xy, ines_xy, seats_x) -> None:
     cards = [card(xy, 0) for xy in anna_xy + ines_xy]
