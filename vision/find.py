@@ -14,9 +14,10 @@ from vision.regions import Region, card_regions, choose_cards, points_inside
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
 
-WORK_LONG_SIDE = 960
+WORK_LONG_SIDE = int(__import__("os").environ.get("WLS", 960))
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
 _CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
+_BORDER_MARGIN = 0.12  # a printed border runs within this share of the short side from the edge
 
 
 def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
@@ -47,9 +48,13 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     search = 1.0 / scale + 2.0
-    # Every side may lie short of the card's outline: part of the card in a shadow or
-    # under glare, or the paper found only inside its printed border.
-    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, [True] * len(quads))
+    # Only a card found short of its neighbours' size, or not filling its region, may lie
+    # partly in a shadow: only then is its outline looked for further out. Any card may
+    # have been found only inside its printed border.
+    size = np.array([quad.size_wh for quad in quads], np.float32).reshape(-1, 2)
+    fill = np.array([quad.fill for quad in quads], np.float32)
+    partial = (fill < _CLEAN_FILL) | (size < 0.92 * _typical_sizes(quads)).any(axis=1)
+    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, partial.tolist(), margin=_BORDER_MARGIN)
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 
@@ -71,6 +76,19 @@ class _Typical:
     short: float
     long: float
     long_axis: NDArray[np.float64] | None
+
+
+def _typical_sizes(quads: list[CardQuad], count: int = 4) -> NDArray[np.float32]:
+    """The median short and long side of the ``count`` cards nearest each card, (N, 2);
+    a card's own size where it is alone."""
+    size = np.array([q.size_wh for q in quads], np.float32).reshape(-1, 2)
+    if len(quads) < 2:
+        return size
+    centres = np.array([q.center_xy for q in quads], np.float32)
+    distance = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(distance, np.inf)
+    nearest = np.argsort(distance, axis=1)[:, : min(count, len(quads) - 1)]
+    return np.median(size[nearest], axis=1)
 
 
 def _typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude: CardQuad | None = None,
@@ -96,7 +114,10 @@ def _split_rows(regions: list[Region], quads: list[CardQuad], scale: float) -> l
     """The cards of the regions, apart from every card found, that are rows of cards lying edge to edge."""
     if not regions or not quads:
         return []
-    corners = np.array([grow(r.corners_xy, 1.0) / scale for r in regions], np.float32)
+    corners = np.array([r.corners_xy for r in regions], np.float32)
+    centres = corners.mean(axis=1, keepdims=True)
+    offsets = corners - centres
+    corners = (centres + offsets * (1 + 1.41 / np.maximum(np.linalg.norm(offsets, axis=2, keepdims=True), 1e-6))) / scale
     found = np.array([q.corners_xy for q in quads], np.float32)
     lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
     smallest = float(np.min([q.size_wh[0] * q.size_wh[1] for q in quads]))

@@ -96,7 +96,7 @@ def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], searc
 
 
 def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]], search_px: float,
-                     reach: list[bool]) -> list[NDArray[np.float32]]:
+                     reach: list[bool], margin: float = 0.0) -> list[NDArray[np.float32]]:
     """Every card's corners moved onto its true outline, found at full resolution.
 
     Along the middle of each side the outline is where the light drops most steeply
@@ -112,6 +112,8 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     search_px : how far the outline may lie from the rough side
     reach : per card, also look for the outline further out, where part of the card may
         have been left out of the rough quadrilateral (see ``_reach_outlines``)
+    margin : for the other cards, how far (a share of the short side) a side may move
+        out across paper to the outline: the paper found may end at a printed border
 
     Returns
     -------
@@ -148,6 +150,8 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     wanted = np.asarray(reach, bool)
     if wanted.any():
         snapped[wanted] = _reach_outlines(gray, snapped[wanted])
+    if margin > 0 and not wanted.all():
+        snapped[~wanted] = _reach_outlines(gray, snapped[~wanted], margin, paper_between=0.5)
     return list(snapped)
 
 
@@ -180,19 +184,21 @@ def _meet_all(pa: NDArray, da: NDArray, pb: NDArray, db: NDArray) -> NDArray[np.
     return (pa + t[..., None] * da).astype(np.float32)
 
 
-def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> NDArray[np.float32]:
+def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32], outer: float = 0.25,
+                    paper_between: float = 0.0) -> NDArray[np.float32]:
     """Sides moved out to each card's outline where the region found was only part of it.
 
     A part of a card in a shadow or under glare, or the margin outside its printed
     border, can be left out of the paper found; beyond such a side the paper goes on.
-    Each side moves to the outermost place, within a quarter of the card's short side,
-    where the light falls from the paper's level to the table's and stays down. All
-    cards at once: ``corners`` is (N, 4, 2) float32, clockwise; returns the same shape.
+    Each side moves to the outermost place, within ``outer`` of the card's short side,
+    where the light falls from the paper's level to the table's and stays down, and
+    where at least ``paper_between`` of the way out is as bright as paper. All cards at
+    once: ``corners`` is (N, 4, 2) float32, clockwise; returns the same shape.
     """
     n = len(corners)
     lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
     short, long = (lengths[:, 0] + lengths[:, 2]) / 2, (lengths[:, 1] + lengths[:, 3]) / 2
-    reach = np.linspace(-0.1, 0.25, 36, dtype=np.float32)
+    reach = np.linspace(-0.1, outer, round(36 * (outer + 0.1) / 0.35), dtype=np.float32)
     offsets = reach[None, :] * short[:, None]  # (N, K) pixels
     starts, ends = corners, np.roll(corners, -1, axis=1)
     directions = ends - starts
@@ -218,6 +224,14 @@ def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32]) -> ND
     stays = np.flip(np.cumprod(np.flip(below, axis=3), axis=3), axis=3).astype(bool)
     first = np.argmax(stays, axis=3)
     found = stays.any(axis=3) & (first > 0) & (first < len(reach) - 3)
+    if paper_between > 0:
+        # Out across the margin of paper outside a printed border, not across a strip of
+        # table to something bright beyond it.
+        start = int(np.searchsorted(reach, 0.0))
+        bright = np.cumsum(~below, axis=3)
+        way = np.maximum(first - start, 1)
+        across = np.take_along_axis(bright, np.maximum(first - 1, 0)[..., None], axis=3)[..., 0] - bright[..., start - 1]
+        found &= (first <= start) | (across >= paper_between * way)
     above = np.take_along_axis(profile, np.maximum(first - 1, 0)[..., None], axis=3)[..., 0]
     under = np.take_along_axis(profile, first[..., None], axis=3)[..., 0]
     step = offsets[:, 1] - offsets[:, 0]
