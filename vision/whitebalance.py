@@ -133,6 +133,19 @@ def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: t
     return trust * near + (1.0 - trust) * wide
 
 
+def _bump(level: NDArray[np.float32]) -> NDArray[np.float32]:
+    """How far each cell's paper rises above a plane through the card's paper level (in
+    logs, fitted on the darker 60% of the cells): a glare spot is a bump, light falling off
+    across the card is a slope and no glare."""
+    rows, cols = level.shape
+    log_level = np.log(np.maximum(level, 1e-3)).ravel()
+    v, u = np.divmod(np.arange(log_level.size), cols)
+    design = np.column_stack([np.ones(log_level.size), u / cols - 0.5, v / rows - 0.5])
+    keep = log_level <= np.partition(log_level, int(0.6 * (log_level.size - 1)))[int(0.6 * (log_level.size - 1))]
+    coef = np.linalg.lstsq(design[keep], log_level[keep], rcond=None)[0]
+    return np.clip(np.exp(log_level - design @ coef), 1.0, _MAX_WASH).reshape(rows, cols).astype(np.float32)
+
+
 def _remove_glare(balanced: NDArray[np.uint8], wash: NDArray[np.float32]) -> NDArray[np.uint8]:
     """Take the glare's added light off a balanced card.
 
@@ -207,7 +220,7 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     # Per channel, as the brightest channel may clip under glare while the others rise.
     cells = fine.reshape(-1, 3)
     typical = np.partition(cells, cells.shape[0] // 2, axis=0)[cells.shape[0] // 2]
-    wash = np.clip((fine * (1.0 / np.maximum(typical, 1.0))).max(axis=2), 1.0, _MAX_WASH)
+    wash = _bump((fine * (1.0 / np.maximum(typical, 1.0))).max(axis=2))
     if float(wash.max()) > _UNGLARE_FROM:
         balanced = _remove_glare(balanced, wash)
     b, g, r = cv2.split(balanced)
