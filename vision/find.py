@@ -14,7 +14,7 @@ from vision.regions import Region, card_regions, choose_cards, points_inside
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
 
-WORK_LONG_SIDE = int(__import__("os").environ.get("WLS", 960))
+WORK_LONG_SIDE = 960
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
 _CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
 _BORDER_MARGIN = 0.12  # a printed border runs within this share of the short side from the edge

@@ -133,3 +133,47 @@ def test_a_plain_frame_has_no_cards_and_no_warnings() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert find_cards(np.full((300, 400, 3), 128, np.uint8)) == []
+
+
+def patterned_cloth(size_wh=(640, 400), seed=0):
+    """A pale cloth with yellow dots, nearly as bright as the cards in between."""
+    rng = np.random.default_rng(seed)
+    w, h = size_wh
+    image = np.full((h, w, 3), (222, 230, 234), np.float32)
+    for x in range(20, w, 60):
+        for y in range(20, h, 60):
+            cv2.circle(image, (x + int(rng.integers(-5, 6)), y), 12, (90, 190, 210), -1, cv2.LINE_AA)
+    return image
+
+
+def lay(image, cards, paper=(232, 240, 244), seed=0):
+    """Cards laid one after the other (a later one over an earlier), each edge a thin
+    shadow line as on a real table; returns noisy BGR uint8."""
+    rng = np.random.default_rng(seed)
+    image = image.copy()
+    for corners in cards:
+        cv2.fillConvexPoly(image, corners.astype(np.int32), paper, lineType=cv2.LINE_AA)
+        cv2.polylines(image, [corners.astype(np.int32)], True, (150, 150, 150), 1, cv2.LINE_AA)
+        c = corners.mean(axis=0).astype(int)
+        cv2.circle(image, tuple(c), 7, (40, 40, 200), -1, cv2.LINE_AA)
+    image += rng.normal(0, 3, image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def test_two_touching_cards_on_a_pale_patterned_cloth_are_two_cards() -> None:
+    cards = [card_corners((150, 200), (80, 120), 0), card_corners((230, 200), (80, 120), 0),
+             card_corners((400, 200), (80, 120), 4)]
+    image = lay(patterned_cloth(), cards)
+    found = find_cards(image)
+    assert min(match(found, cards, image.shape[:2])) > 0.85
+    assert all(q.size_wh[0] < 100 for q in found)  # no quad spans two cards
+
+
+def test_a_rows_first_card_partly_under_the_second_is_not_merged_with_it() -> None:
+    first, second = card_corners((180, 200), (80, 120), -3), card_corners((250, 205), (80, 120), 5)
+    touching = [card_corners((400, 200), (80, 120), 0), card_corners((480, 200), (80, 120), 0)]
+    image = lay(scene([], table_bgr=(60, 110, 150)).astype(np.float32), [first, second, *touching])
+    found = find_cards(image)
+    assert min(match(found, [second, *touching], image.shape[:2])) > 0.9
+    assert match(found, [first], image.shape[:2])[0] > 0.75  # a tenth of it lies under the second
+    assert all(q.size_wh[0] < 100 for q in found)

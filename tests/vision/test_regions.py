@@ -1,0 +1,74 @@
+"""Card-shaped regions over a sweep of whiteness levels, and one region per card."""
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.regions import Region, card_regions, choose_cards, points_inside
+
+
+def box(center, size_wh, angle_deg=0.0):
+    return cv2.boxPoints((center, size_wh, angle_deg)).astype(np.float32)
+
+
+def iou(a, b, shape=(400, 640)):
+    ma, mb = np.zeros(shape, np.uint8), np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(ma, np.round(a).astype(np.int32), 1)
+    cv2.fillConvexPoly(mb, np.round(b).astype(np.int32), 1)
+    return (ma & mb).sum() / max((ma | mb).sum(), 1)
+
+
+def whiteness_of(cards, table=120.0, paper=220.0, seed=0):
+    """A whiteness image: a table with a brighter stripe, and cards each edged by a thin shadow."""
+    rng = np.random.default_rng(seed)
+    white = np.full((400, 640), table, np.float32)
+    white[:, 320:356] = paper - 15  # a pale stripe of the cloth, as bright as a shaded card
+    for corners in cards:
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), paper, lineType=cv2.LINE_AA)
+        cv2.polylines(white, [np.round(corners).astype(np.int32)], True, paper - 60, 1, cv2.LINE_AA)
+    return white + rng.normal(0, 2, white.shape).astype(np.float32)
+
+
+def test_each_card_on_a_bright_stripe_or_touching_another_is_one_region() -> None:
+    cards = [box((120, 150), (80, 120)), box((200, 150), (80, 120)), box((340, 260), (80, 120), 8)]
+    chosen = choose_cards(card_regions(whiteness_of(cards), min_short_px=40))
+    assert len(chosen) == 3
+    for corners in cards:
+        assert max(iou(r.corners_xy, corners) for r in chosen) > 0.85
+
+
+def test_a_card_is_preferred_to_the_paper_inside_its_printed_border() -> None:
+    card, border = box((200, 200), (80, 120), 5), box((200, 200), (66, 104), 5)
+    regions = [Region(border, 1.0, 0, 6), Region(card, 1.0, 0, 3), Region(box((330, 200), (80, 120)), 1.0, 0, 6),
+               Region(box((460, 200), (80, 120)), 1.0, 0, 6)]
+    chosen = choose_cards(regions)
+    assert len(chosen) == 3
+    assert any(r.corners_xy is card for r in chosen)
+
+
+def test_two_touching_cards_are_not_taken_for_one() -> None:
+    left, right = box((160, 200), (80, 120)), box((240, 200), (80, 120))
+    both = box((200, 200), (160, 120))
+    regions = [Region(both, 1.0, 0, 8), Region(left, 1.0, 3, 4), Region(right, 1.0, 3, 4)]
+    chosen = choose_cards(regions)
+    assert sorted(id(r.corners_xy) for r in chosen) == sorted([id(left), id(right)])
+
+
+@pytest.mark.parametrize(
+    "point, expected",
+    [((200, 200), True), ((239, 259), True), ((245, 200), False), ((200, 100), False)],
+    ids=["centre", "near a corner", "right of it", "above it"],
+)
+def test_points_inside_a_quadrilateral(point, expected) -> None:
+    inside = points_inside(box((200, 200), (80, 120))[None], np.array([point], np.float32))
+    assert inside.shape == (1, 1)
+    assert bool(inside[0, 0]) is expected
+
+
+def test_region_checks_its_shape() -> None:
+    with pytest.raises(ValueError, match=r"shape \(4, 2\), got \(3, 2\)"):
+        Region(np.zeros((3, 2), np.float32), 1.0, 0)
+
+
+def test_a_plain_image_has_no_regions() -> None:
+    assert choose_cards(card_regions(np.full((200, 300), 128, np.float32), min_short_px=40)) == []
