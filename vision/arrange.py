@@ -31,7 +31,7 @@ _SEAT_LINEAR = 0.25  # nearer still is a little better
 _LINE_WEIGHT = 30.0  # per squared offset from the piece's own line, in long sides
 _MAX_OVERLAP = 0.05  # detected corners of touching cards overlap less than this, in short sides
 _OVERLAP_COST = 10.0
-_WIDE_GAP = 0.6  # in short sides: more than half a card
+_WIDE_GAP = 0.7  # in short sides: more than half a card, with room for a slanted view
 _WIDE_GAP_COST = 1.0
 
 
