@@ -222,7 +222,8 @@ def _bridge_gaps(
     """Rows with the pieces that continue them beyond a gap of one card (a card missed, or under a hand).
 
     A piece joins a row of two cards or more only when all its cards are nearest the
-    row's player and it lies on the row's line, one card's room beyond one of its ends.
+    row's player, it lies on the row's line, one card's room beyond one of its ends,
+    and the player still sits near the middle of the row it makes.
     The row is then still wrong, but its cards before the gap are refereed as laid.
     """
     rows = {seat: list(cards) for seat, cards in rows.items()}
@@ -235,7 +236,11 @@ def _bridge_gaps(
             if len(row) < 2:  # a lone card's line is too uncertain to continue
                 continue
             for chain in free:
-                if all(_nearest(positions, geo.centres[k]) == seat for k in chain) and _continues(geo, row, chain):
+                if (
+                    all(_nearest(positions, geo.centres[k]) == seat for k in chain)
+                    and _continues(geo, row, chain)
+                    and _seat_offset(geo, row + chain, positions[seat]) <= max(_SEAT_OFF, _seat_offset(geo, row, positions[seat]))
+                ):
                     row.extend(chain)
                     free.remove(chain)
                     grown = True
@@ -258,6 +263,14 @@ def _continues(geo: _Geometry, row: list[int], piece: list[int]) -> bool:
     piece_along = geo.centres[piece] @ axis
     beyond = max(float(piece_along.min() - along.max()), float(along.min() - piece_along.max()))
     return _MAX_STEP * short < beyond <= _MAX_BRIDGE * short
+
+
+def _seat_offset(geo: _Geometry, cards: list[int], seat_xy: NDArray[np.float64]) -> float:
+    """How far a player sits from the middle of their row, along it, in the row's length."""
+    axis = _direction(geo, cards)
+    along = geo.centres[cards] @ axis
+    extent = float(along.max() - along.min() + np.mean(geo.shorts[cards]))
+    return abs(float(along.mean() - seat_xy @ axis)) / extent
 
 
 def _nearest(positions: NDArray[np.float64], point: NDArray[np.float64]) -> int:

@@ -178,3 +178,13 @@ def test_a_players_own_card_beats_the_nearer_end_of_a_neighbours_row() -> None:
     seats = [Seat("Ines", (475, 1180)), Seat("Anna", (720, 1180)), BEN_SEAT]
     rows = {r.player: r.cards for r in arrange_rows(ines + anna, seats, (W, H))}
     assert rows == {"Ines": (0, 1, 2, 3, 4, 5), "Anna": (6,)}
+
+
+def test_a_card_beyond_a_gap_joins_no_row_that_it_would_pull_off_its_players_middle() -> None:
+    # A card one card's room after Anna's short row, just nearer her seat than Ines's:
+    # with it, Anna would sit far off her row's middle (it is more likely the start of a
+    # row whose other cards are hidden).
+    cards = [card((300, 1000), 0), card((370, 1000), 0), card((520, 1000), 0)]
+    seats = [Seat("Anna", (335, 1180)), Seat("Ines", (720, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(cards, seats, (W, H))}
+    assert rows["Anna"] == (0, 1)
