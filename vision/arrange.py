@@ -186,8 +186,8 @@ def _rows_for_seats(
 ) -> list[PlacedRow]:
     centre = np.array(table_centre(seats, image_size_wh))
     positions = np.array([s.position_xy for s in seats], np.float64)
-    # A chain whose cards are nearest to several seats holds two players' rows touching
-    # along one edge: it is shared so that each piece's middle lies nearest its player.
+    # A chain whose cards are nearest to several seats may hold players' rows touching
+    # along one edge: it is cut into a piece for each (see _share_chain).
     candidates: dict[int, list[tuple[float, int, list[int]]]] = {}
     owners = [sorted({_nearest(positions, geo.centres[k]) for k in chain}) for chain in chains]
     for chain_id, chain in enumerate(chains):
@@ -235,11 +235,12 @@ def _bridge_gaps(
         for seat, row in rows.items():
             if len(row) < 2:  # a lone card's line is too uncertain to continue
                 continue
+            off_middle = max(_SEAT_OFF, _seat_offset(geo, row, positions[seat]))
             for chain in free:
                 if (
                     all(_nearest(positions, geo.centres[k]) == seat for k in chain)
                     and _continues(geo, row, chain)
-                    and _seat_offset(geo, row + chain, positions[seat]) <= max(_SEAT_OFF, _seat_offset(geo, row, positions[seat]))
+                    and _seat_offset(geo, row + chain, positions[seat]) <= off_middle
                 ):
                     row.extend(chain)
                     free.remove(chain)
