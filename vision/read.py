@@ -317,6 +317,8 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         card_doubts.append(("card in a deep shadow", 0.45))
     if "overlap at the edge" in seg.dropped:
         card_doubts.append(("something overlaps the card's edge", 0.4))
+    if "cut at the edge" in seg.dropped:
+        card_doubts.append(("a symbol may be cut off at the card's edge", 0.4))
     if any(d in seg.dropped for d in ("hollow mark", "thin line", "too long for a symbol")):
         card_doubts.append(("a mark that is no symbol lies on the card (washed out or overlapped?)", 0.4))
     if min(card_bgr.shape[:2]) < WORK_SHORT_SIDE:

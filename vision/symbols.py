@@ -30,6 +30,9 @@ _EDGE_MARGIN = 0.04
 # so is one with this much ink (share of the short side squared) further in than _INNER.
 _DEEP_EDGE = 0.2
 _INNER, _DEEP_AREA = 0.12, 0.01
+# A solid mark reaching this far in from one side, along at most _CUT_LENGTH of it, is a
+# symbol cut off by the image's edge (a share of the short side).
+_CUT_DEPTH, _CUT_LENGTH = 0.05, 0.5
 # Silhouettes are measured with at least this many pixels across.
 _MEASURE_PX = 40.0
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
@@ -129,14 +132,15 @@ def find_blobs(card: BalancedCard) -> Segmentation:
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
         if _at_edge(box, band, width, height):
-            if cv2.contourArea(outline) < min_px * min_px:
-                dropped.append("edge")
+            area = cv2.contourArea(outline)
+            if area < min_px * min_px:
+                dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
                 continue
             # Whatever reaches the edge is no symbol, but a symbol may touch it (a printed
             # border line, a finger or a card over the edge): peel the thin lines off and
             # keep the symbol-sized pieces that then stand free of the edge.
-            pieces, deep = _split_at_edge(low, outline, box, band, short)
-            dropped.append("overlap at the edge" if deep else "edge")
+            pieces, deep, cut = _split_at_edge(low, outline, box, band, short)
+            dropped.append("overlap at the edge" if deep else "cut at the edge" if cut else "edge")
             if pieces and deep:
                 doubt.append("a symbol touches something over the card's edge")
             for piece in pieces:
@@ -165,7 +169,7 @@ def _is_deep(box: tuple[int, int, int, int], area: float, band: int, short: int,
 
 
 def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tuple[int, int, int, int], band: int,
-                   short: int) -> tuple[list[NDArray[np.int32]], bool]:
+                   short: int) -> tuple[list[NDArray[np.int32]], bool, bool]:
     """Symbols joined to something at the card's edge, and whether that something reaches
     deep into the card. Thin lines (a border line, a rounded corner's rim) vanish under a
     one-pixel erosion; what then stands free of the edge band and is symbol-sized is grown
@@ -181,13 +185,14 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
     core = cv2.erode(own, _CROSS)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     pieces: list[NDArray[np.int32]] = []
-    deep = False
+    deep = cut = False
     min_px = _MIN_EXTENT * short
     for k in range(1, count):
         cx, cy, cw, ch, area = stats[k]
         piece_box = (cx + x0, cy + y0, cw, ch)
         # (the erosion moved everything a pixel in from the band)
         if _at_edge(piece_box, band + 1, width, height):
+            cut = cut or _is_cut(piece_box, float(area), band + 1, short, width, height)
             if not deep:
                 # Solid ink reaching well into the card from its edge: something lies over it.
                 inner = np.where(labels == k, 255, 0).astype(np.uint8)
@@ -201,7 +206,20 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
         grown = cv2.bitwise_and(cv2.dilate(np.where(labels == k, 255, 0).astype(np.uint8), _CROSS), own)
         contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
         pieces.extend(c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_px)
-    return pieces, deep
+    return pieces, deep, cut
+
+
+def _is_cut(box: tuple[int, int, int, int], area: float, band: int, short: int, width: int, height: int) -> bool:
+    """A solid mark running off one side of the image for a short stretch: a symbol cut
+    by a quad that does not cover the whole card (a strip of table or a shadow runs along
+    the side, a rounded corner is shallow)."""
+    x, y, w, h = box
+    sides = [x <= band, y <= band, x + w >= width - band, y + h >= height - band]
+    if sum(sides) != 1:
+        return False
+    depth, length = (w, h) if sides[0] or sides[2] else (h, w)
+    return (depth - band >= _CUT_DEPTH * short and length <= _CUT_LENGTH * short
+            and area >= 0.4 * w * h and length >= _MIN_EXTENT * short)
 
 
 def _is_border_piece(box: tuple[int, int, int, int], piece: NDArray[np.bool_], short: int, width: int,

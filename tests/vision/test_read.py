@@ -305,3 +305,14 @@ def test_a_hand_touching_a_symbol_at_the_edge_is_doubted(card_art):
     reading = read_card(card_art.light(image, noise=2.0))
     if reading.criteria != Criteria(colours=4, shapes=4, symbols=4):
         assert reading.confidence < 0.5, reading
+
+
+def test_a_symbol_cut_off_by_a_short_quad_is_doubted(card_art):
+    # A quad that misses a strip of the card cuts a symbol at the image's edge: the
+    # reading may be one symbol short, so it must not be confident.
+    syms = [card_art.Sym("bar", "black", 0.3, 0.3, 0.3, 90.0, 4.0), card_art.Sym("bar", "green", 0.7, 0.3, 0.3, 90.0, 4.0),
+            card_art.Sym("circle", "red", 0.5, 0.8, 0.25), card_art.Sym("bar", "black", 0.82, 1.2, 0.3, 0.0, 4.0)]
+    image = card_art.draw(syms, short_px=80)
+    cut = np.ascontiguousarray(image[:, :76])
+    reading = read_card(card_art.light(cut, noise=2.0))
+    assert reading.confidence < 0.5, reading
