@@ -90,7 +90,7 @@ def angular_harmonics(weights: NDArray[np.floating]) -> tuple[float, float, floa
     xs -= float(w.sum(axis=0) @ xs) / total
     ys -= float(w.sum(axis=1) @ ys) / total
     # mu[p, q] = sum w y^p x^q, central, up to the 5th order, in one small product.
-    mu = np.vander(ys, 6, increasing=True).T @ w @ np.vander(xs, 6, increasing=True)
+    mu = (ys[None, :] ** _POWERS) @ w @ (xs[:, None] ** _POWERS.T)
     spread = float(mu[2, 0] + mu[0, 2]) / total
     if spread <= 0.0:
         return (0.0, 0.0, 0.0)
@@ -99,6 +99,7 @@ def angular_harmonics(weights: NDArray[np.floating]) -> tuple[float, float, floa
     return float(values[0]), float(values[1]), float(values[2])
 
 
+_POWERS = np.arange(6, dtype=np.float64)[:, None]
 _ROWS = np.array([j for k in (3, 4, 5) for j in range(k + 1)])
 _COLS = np.array([k - j for k in (3, 4, 5) for j in range(k + 1)])
 _EXPAND = np.zeros((3, len(_ROWS)), np.complex128)
@@ -106,7 +107,8 @@ for _n, (_k, _j) in enumerate((k, j) for k in (3, 4, 5) for j in range(k + 1)):
     _EXPAND[_k - 3, _n] = math.comb(_k, _j) * 1j ** _j
 
 
-def measure_shape(contour: NDArray[np.int32], inradius: float | None = None) -> ShapeFeatures | None:
+def measure_shape(contour: NDArray[np.int32], inradius: float | None = None,
+                  harmonics: tuple[float, float, float] | None = None) -> ShapeFeatures | None:
     """Measure one outer contour.
 
     Parameters
@@ -116,6 +118,8 @@ def measure_shape(contour: NDArray[np.int32], inradius: float | None = None) -> 
     inradius : float, optional
         Radius of the largest inscribed circle (max of the distance transform), in the
         contour's pixels; without it ``thickness`` is estimated from area and perimeter.
+    harmonics : (c3, c4, c5), optional
+        The mark's :func:`angular_harmonics`, kept with the other measurements.
 
     Returns
     -------
@@ -148,6 +152,7 @@ def measure_shape(contour: NDArray[np.int32], inradius: float | None = None) -> 
         short_side=short_side,
         thickness=min(1.0, 2.0 * (inradius + 0.5) / long_side),
         center_xy=(float(ccx), float(ccy)),
+        harmonics=harmonics,
     )
 
 

@@ -10,7 +10,7 @@ the edge, a printed border line, a shadow edge, noise specks and glare.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -352,15 +352,15 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             part_mask = np.zeros(binary.shape, np.uint8)
             cv2.drawContours(part_mask, [part], -1, 255, -1)
         inradius = cv2.minMaxLoc(cv2.distanceTransform(part_mask, cv2.DIST_L2, 3))[1]
-        features = measure_shape(part, inradius)
-        if features is None:
-            continue
         if len(parts) > 1:
             near = cv2.resize(cv2.dilate(part_mask, _CROSS, iterations=scale), weights.shape[::-1],
                               interpolation=cv2.INTER_NEAREST)
-            features = replace(features, harmonics=angular_harmonics(np.where(near > 0, weights, 0.0)))
+            harmonics = angular_harmonics(np.where(near > 0, weights, 0.0))
         else:
-            features = replace(features, harmonics=angular_harmonics(weights))
+            harmonics = angular_harmonics(weights)
+        features = measure_shape(part, inradius, harmonics)
+        if features is None:
+            continue
         extent = features.long_side / scale / short
         if extent < _MIN_EXTENT:
             continue
