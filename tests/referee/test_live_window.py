@@ -29,13 +29,14 @@ pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None or ctypes.util.find
 
 @pytest.fixture
 def display():
-    with xvfb(SCREEN_WH, first=90) as name:
+    # A display number of this process's own (other test runs on the machine start their screens too).
+    with xvfb(SCREEN_WH, first=200 + 7 * (os.getpid() % 100)) as name:
         yield name
 
 
 def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display, tmp_path) -> None:
     base = script_round(start=0.3, gap=0.4, ben=["three_b", "bad_two"], hand=False, nudge=False)
-    script = Script(base.layings, (), (), (), duration=base.layings[-1].settle_t + 3.5)  # the scored round shows for 3 s
+    script = Script(base.layings, (), (), (), duration=base.layings[-1].settle_t + 6.0)  # the scored round shows for 5 s
     video = write_video(script, tmp_path / "round.avi", fps=15)
     seats = tmp_path / "seats.yaml"
     seats.write_text(seats_yaml())
