@@ -137,6 +137,8 @@ def _bump(level: NDArray[np.float32]) -> NDArray[np.float32]:
     """How far each cell's paper rises above a plane through the card's paper level (in
     logs, fitted on the darker 60% of the cells): a glare spot is a bump, light falling off
     across the card is a slope and no glare."""
+    if float(level.max()) <= _UNGLARE_FROM:
+        return np.maximum(level, 1.0).astype(np.float32)
     rows, cols = level.shape
     log_level = np.log(np.maximum(level, 1e-3)).ravel()
     v, u = np.divmod(np.arange(log_level.size), cols)
@@ -236,7 +238,8 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255))) / max(cv2.countNonZero(paper_mask), 1)
     glare = max(min(clipped, 1.0) if clipped >= _GLARE_CLIPPED else 0.0, hot)
     # Where glare clipped a channel, an ink dark only in that channel is gone for good.
-    clipped_cells = cv2.resize(cv2.inRange(half.max(axis=2), 250, 255), wash.shape[::-1], interpolation=cv2.INTER_AREA)
+    brightest = cv2.max(cv2.max(half[..., 0], half[..., 1]), half[..., 2])
+    clipped_cells = cv2.resize(cv2.inRange(brightest, 250, 255), wash.shape[::-1], interpolation=cv2.INTER_AREA)
     blind = np.count_nonzero((wash > _BLIND_WASH) & (clipped_cells > 0)) / wash.size
     paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
     return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash, float(blind))
