@@ -33,6 +33,8 @@ _INNER, _DEEP_AREA = 0.12, 0.01
 # A solid mark reaching this far in from one side, along at most _CUT_LENGTH of it, is a
 # symbol cut off by the image's edge (a share of the short side).
 _CUT_DEPTH, _CUT_LENGTH = 0.05, 0.5
+# A plain printed frame's inner outline has no dent deeper than this (share of the short side).
+_FRAME_DENT = 0.03
 # Silhouettes are measured with at least this many pixels across.
 _MEASURE_PX = 40.0
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
@@ -114,6 +116,8 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     # Two-level hierarchy: a printed border line encloses the symbols but must not hide them.
     contours, hierarchy = cv2.findContours(low, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     outlines = [c for c, link in zip(contours, hierarchy[0]) if link[3] < 0] if contours else []
+    # A plain printed frame: its one hole is a convex outline of nearly its own size.
+    holes = {id(contours[link[3]]): c for c, link in zip(contours, hierarchy[0]) if link[3] >= 0} if contours else {}
     ink_fraction = cv2.countNonZero(low) / (height * width)
     smoothed = cv2.blur(ink, (3, 3))
 
@@ -135,6 +139,9 @@ def find_blobs(card: BalancedCard) -> Segmentation:
             area = cv2.contourArea(outline)
             if area < min_px * min_px:
                 dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
+                continue
+            if _is_plain_frame(holes.get(id(outline)), area, short):
+                dropped.append("edge")
                 continue
             # Whatever reaches the edge is no symbol, but a symbol may touch it (a printed
             # border line, a finger or a card over the edge): peel the thin lines off and
@@ -207,6 +214,16 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
         contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
         pieces.extend(c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_px)
     return pieces, deep, cut
+
+
+def _is_plain_frame(hole: NDArray[np.int32] | None, area: float, short: int) -> bool:
+    """Is this edge blob a bare printed frame, no symbol joined to it: one hole (a
+    rounded rectangle) filling nearly all of its outline, with no dent deeper than a
+    couple of pixels."""
+    if hole is None or len(hole) < 4 or cv2.contourArea(hole) < 0.8 * area:
+        return False
+    defects = cv2.convexityDefects(hole, cv2.convexHull(hole, returnPoints=False))
+    return defects is None or float(defects[:, 0, 3].max()) / 256.0 < _FRAME_DENT * short
 
 
 def _is_cut(box: tuple[int, int, int, int], area: float, band: int, short: int, width: int, height: int) -> bool:
