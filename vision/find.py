@@ -17,7 +17,6 @@ __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners",
 WORK_LONG_SIDE = 960
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
 _CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
-_FRAGMENT = float(__import__("os").environ.get("FRAG", 1.0))
 _FINE_EDGES = (30, 60)  # Canny on the grey at twice the working resolution: the thin shadow line between touching cards
 _BORDER_MARGIN = 0.12  # a printed border runs within this share of the short side from the edge
 
@@ -57,12 +56,7 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     fill = np.array([quad.fill for quad in quads], np.float32)
     partial = (fill < _CLEAN_FILL) | (size < 0.92 * _typical_sizes(quads)).any(axis=1)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, partial.tolist(), margin=_BORDER_MARGIN)
-    snapped_quads = [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
-    if _FRAGMENT < 1.0:
-        size = np.array([q.size_wh for q in snapped_quads], np.float32).reshape(-1, 2)
-        whole = ~(size < _FRAGMENT * _typical_sizes(snapped_quads)).any(axis=1) | (fill >= _CLEAN_FILL)
-        snapped_quads = [q for q, keep in zip(snapped_quads, whole) if keep]
-    return snapped_quads
+    return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 
 def _fine_edges(gray: NDArray[np.uint8], shape: tuple[int, ...]) -> NDArray[np.uint8] | None:

@@ -101,14 +101,12 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges_more: ND
                 if index >= 0:
                     counts[index] += 1
             else:
-                index = _fit(contour, area, min_side)
-                if index is not None:
-                    quad, fill = index
+                fitted = _fit(contour, area, min_side)
+                index = -1
+                if fitted is not None:
                     index = len(regions)
-                    regions.append(Region(quad, fill, level))
+                    regions.append(Region(*fitted, level))
                     counts.append(1)
-                else:
-                    index = -1
             boxes.append(box)
             indices.append(index)
         before, before_index = np.array(boxes, np.float32).reshape(-1, 5), indices
