@@ -109,7 +109,7 @@ def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[
 
 
 def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: tuple[int, int],
-                fallback: NDArray[np.float32], sharp: bool = False) -> NDArray[np.float32]:
+                fallback: NDArray[np.float32]) -> NDArray[np.float32]:
     """Normalised convolution on a coarse grid: the mean colour of the masked pixels of
     each cell, blurred over the neighbouring cells to fill holes (a large symbol), with a
     weak prior towards the card's paper colour where no paper is near.
@@ -118,19 +118,9 @@ def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: t
     # Exact multiples of the cell take OpenCV's fast integer INTER_AREA path.
     masked = cv2.resize(cv2.bitwise_and(card_bgr, card_bgr, mask=mask), grid_wh, interpolation=cv2.INTER_AREA)
     share = cv2.resize(mask, grid_wh, interpolation=cv2.INTER_AREA)
-    masked, share = masked.astype(np.float32), share.astype(np.float32)
-    num = cv2.GaussianBlur(masked, (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
-    den = cv2.GaussianBlur(share, (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
-    wide = (num * 255.0 + _PRIOR * fallback) / (den[..., None] + _PRIOR)
-    if not sharp:
-        return wide
-    # Where a cell and its direct neighbours hold enough paper, trust them alone: a glare
-    # spot is a peak that the wide blur would flatten.
-    num3 = cv2.GaussianBlur(masked, (3, 3), 0.6, borderType=cv2.BORDER_REPLICATE)
-    den3 = cv2.GaussianBlur(share, (3, 3), 0.6, borderType=cv2.BORDER_REPLICATE)
-    near = num3 * 255.0 / np.maximum(den3, 1.0)[..., None]
-    trust = np.clip(den3 * (1.0 / 128.0) - 0.5, 0.0, 1.0)[..., None]
-    return trust * near + (1.0 - trust) * wide
+    num = cv2.GaussianBlur(masked.astype(np.float32), (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
+    den = cv2.GaussianBlur(share.astype(np.float32), (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
+    return (num * 255.0 + _PRIOR * fallback) / (den[..., None] + _PRIOR)
 
 
 def _bump(level: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -212,7 +202,7 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     if cv2.countNonZero(paper_mask) < min_paper * paper_mask.size:
         return None
     fine_mask = cv2.resize(paper_mask, (w, h), interpolation=cv2.INTER_NEAREST)
-    fine = _grid_field(card_bgr, fine_mask, (grid_wh[0] * 2, grid_wh[1] * 2), paper0, sharp=True)
+    fine = _grid_field(card_bgr, fine_mask, (grid_wh[0] * 2, grid_wh[1] * 2), paper0)
 
     field = cv2.resize(np.clip(fine, 1, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
     balanced = cv2.divide(card_bgr, field, scale=PAPER_LEVEL)
