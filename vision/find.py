@@ -17,7 +17,6 @@ __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners",
 WORK_LONG_SIDE = 960
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
 _CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
-_FINE_EDGES = (30, 60)  # Canny on the grey at twice the working resolution: the thin shadow line between touching cards
 _BORDER_MARGIN = 0.12  # a printed border runs within this share of the short side from the edge
 
 
@@ -42,12 +41,12 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     scale = min(1.0, WORK_LONG_SIDE / max(frame_bgr.shape[:2]))
     small = cv2.resize(frame_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
     white, _ = whiteness(small)
-    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
-    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, _fine_edges(gray, white.shape))
+    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale)
     chosen = choose_cards(regions, _CLEAN_FILL)
     # The edge cut ate about a pixel along every side.
     quads = [CardQuad(grow(r.corners_xy, 1.0) / scale, r.fill) for r in chosen]
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
+    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     search = 1.0 / scale + 2.0
     # Only a card found short of its neighbours' size, or not filling its region, may lie
     # partly in a shadow: only then is its outline looked for further out. Any card may
@@ -57,22 +56,6 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     partial = (fill < _CLEAN_FILL) | (size < 0.92 * _typical_sizes(quads)).any(axis=1)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, partial.tolist(), margin=_BORDER_MARGIN)
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
-
-
-def _fine_edges(gray: NDArray[np.uint8], shape: tuple[int, ...]) -> NDArray[np.uint8] | None:
-    """Edges found at up to twice the working resolution, marked at the working resolution
-    (255 where a quarter of a working pixel or more is edge); None at full resolution.
-
-    The line where one card touches or overlaps another, or the white border of a
-    face-down card, is a pixel or two wide in the frame and fades when it is shrunk.
-    """
-    h, w = shape[:2]
-    if gray.shape[1] <= w:
-        return None
-    if gray.shape[1] > 2 * w:
-        gray = cv2.resize(gray, (2 * w, 2 * h), interpolation=cv2.INTER_AREA)
-    edges = cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), *_FINE_EDGES)
-    return np.where(cv2.resize(edges, (w, h), interpolation=cv2.INTER_AREA) > 60, 255, 0).astype(np.uint8)
 
 
 def _add_new(quads: list[CardQuad], more: list[CardQuad]) -> list[CardQuad]:

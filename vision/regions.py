@@ -45,15 +45,13 @@ class Region:
             raise ValueError(f"corners_xy must have shape (4, 2), got {self.corners_xy.shape}")
 
 
-def card_regions(white: NDArray[np.float32], min_short_px: float, edges_more: NDArray[np.uint8] | None = None) -> list[Region]:
+def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region]:
     """Every card-shaped region brighter than one of a sweep of levels, cut along edges.
 
     Parameters
     ----------
     white : ndarray (H, W) float32, whiteness (see ``vision.paper.whiteness``)
     min_short_px : the smallest short side of a card, in pixels of ``white``
-    edges_more : ndarray (H, W) uint8, optional; more edges to cut along (255), such as
-        thin lines found at a finer resolution
 
     Returns
     -------
@@ -62,10 +60,7 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges_more: ND
         edge between them as one region.
     """
     white_u8 = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
-    edges = cv2.Canny(white_u8, _EDGE_LOW, _EDGE_HIGH)
-    if edges_more is not None:
-        edges |= edges_more
-    edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
+    edges = cv2.dilate(cv2.Canny(white_u8, _EDGE_LOW, _EDGE_HIGH), np.ones((2, 2), np.uint8))
     cut = np.where(edges > 0, 0, white_u8).astype(np.uint8)
     low, high = np.percentile(white_u8[::4, ::4], [30, 99.5])
     min_area, max_area = 1.2 * min_short_px**2, 0.1 * white.size
