@@ -82,29 +82,34 @@ def angular_harmonics(weights: NDArray[np.floating]) -> tuple[float, float, floa
     -------
     (c3, c4, c5), each about 0 (a disc) to 1
     """
-    w = np.asarray(weights, dtype=np.float64)
-    total = float(w.sum())
+    h, w = weights.shape
+    if h > _POWER_TABLE.shape[1] or w > _POWER_TABLE.shape[1]:
+        raise ValueError(f"weights must be at most {_POWER_TABLE.shape[1]} px a side, got {w}x{h}")
+    # Raw moments m[p, q] = sum w y^p x^q up to the 5th order in two small products, then
+    # the complex moments sum w z^j (z = x + iy) and, about the centroid c,
+    # sum w (z - c)^k = sum_j C(k, j) (-c)^(k - j) sum w z^j.
+    m = _POWER_TABLE[:, :h] @ np.asarray(weights, dtype=np.float64) @ _POWER_TABLE[:, :w].T
+    total = float(m[0, 0])
     if total <= 0.0:
         return (0.0, 0.0, 0.0)
-    xs, ys = np.arange(w.shape[1], dtype=np.float64), np.arange(w.shape[0], dtype=np.float64)
-    xs -= float(w.sum(axis=0) @ xs) / total
-    ys -= float(w.sum(axis=1) @ ys) / total
-    # mu[p, q] = sum w y^p x^q, central, up to the 5th order, in one small product.
-    mu = (ys[None, :] ** _POWERS) @ w @ (xs[:, None] ** _POWERS.T)
-    spread = float(mu[2, 0] + mu[0, 2]) / total
-    if spread <= 0.0:
+    raw = [complex(v) for v in _RAW @ m.ravel()]
+    c = raw[1] / total
+    spread = (float(m[2, 0] + m[0, 2]) - abs(raw[1]) ** 2 / total) / total
+    if spread <= 1e-9:
         return (0.0, 0.0, 0.0)
-    # sum w (x + iy)^k = sum_j C(k, j) i^j mu[j, k - j]
-    values = np.abs(_EXPAND @ mu[_ROWS, _COLS]) / (total * spread ** np.array([1.5, 2.0, 2.5]))
-    return float(values[0]), float(values[1]), float(values[2])
+    out = []
+    for k in (3, 4, 5):
+        central = sum(math.comb(k, j) * (-c) ** (k - j) * raw[j] for j in range(k + 1))
+        out.append(abs(central) / (total * spread ** (k / 2)))
+    return out[0], out[1], out[2]
 
 
-_POWERS = np.arange(6, dtype=np.float64)[:, None]
-_ROWS = np.array([j for k in (3, 4, 5) for j in range(k + 1)])
-_COLS = np.array([k - j for k in (3, 4, 5) for j in range(k + 1)])
-_EXPAND = np.zeros((3, len(_ROWS)), np.complex128)
-for _n, (_k, _j) in enumerate((k, j) for k in (3, 4, 5) for j in range(k + 1)):
-    _EXPAND[_k - 3, _n] = math.comb(_k, _j) * 1j ** _j
+_POWER_TABLE = np.arange(256, dtype=np.float64)[None, :] ** np.arange(6, dtype=np.float64)[:, None]
+# Row j: sum w z^j = sum_a C(j, a) i^a m[a, j - a], over m flattened (6 x 6).
+_RAW = np.zeros((6, 36), np.complex128)
+for _j in range(6):
+    for _a in range(_j + 1):
+        _RAW[_j, _a * 6 + (_j - _a)] = math.comb(_j, _a) * 1j ** _a
 
 
 def measure_shape(contour: NDArray[np.int32], inradius: float | None = None,

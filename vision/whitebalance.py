@@ -134,7 +134,8 @@ def _bump(level: NDArray[np.float32]) -> NDArray[np.float32]:
     v, u = np.divmod(np.arange(log_level.size), cols)
     design = np.column_stack([np.ones(log_level.size), u / cols - 0.5, v / rows - 0.5])
     keep = log_level <= np.partition(log_level, int(0.6 * (log_level.size - 1)))[int(0.6 * (log_level.size - 1))]
-    coef = np.linalg.lstsq(design[keep], log_level[keep], rcond=None)[0]
+    fit = design[keep]
+    coef = np.linalg.solve(fit.T @ fit + 1e-9 * np.eye(3), fit.T @ log_level[keep])
     return np.clip(np.exp(log_level - design @ coef), 1.0, _MAX_WASH).reshape(rows, cols).astype(np.float32)
 
 
