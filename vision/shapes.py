@@ -164,9 +164,9 @@ def measure_shape(contour: NDArray[np.int32], inradius: float | None = None,
 # Per shape (rows in SHAPE_ORDER), per feature (solidity, extent, log aspect, fill_circle,
 # thickness, then the angular harmonics c3, c4, c5): the mean at a symbol size of 0.22 of the
 # card's short side, its change per unit of size, and its spread. The first five were fitted
-# on 9343 symbols of rendered dev photos (all tiers), the harmonics on 18675
-# (``python -m vision.bench_read --fit-shapes``); spreads widened by 30% and floored so that
-# no single feature can veto a shape on its own.
+# on 9343 symbols of rendered dev photos (all tiers), the harmonics on 18672 (/tmp/dev120 and
+# /tmp/dev, ``python -m vision.bench_read --photos ... --fit-shapes``); spreads widened by 30%
+# and floored (harmonics at 0.05) so that no single feature can veto a shape on its own.
 _SIZE0 = 0.22
 _MEAN = np.array([
     [0.986, 0.790, 0.018, 0.925, 0.959, 0.008, 0.025, 0.016],  # circle
