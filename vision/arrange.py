@@ -33,6 +33,7 @@ _MAX_OVERLAP = 0.05  # detected corners of touching cards overlap less than this
 _OVERLAP_COST = 10.0
 _WIDE_GAP = 0.7  # in short sides: more than half a card, with room for a slanted view
 _WIDE_GAP_COST = 1.0
+_LEFT_OUT_COST = 4.0  # a player who gets no piece of a chain they are nearest to
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,12 @@ def _rows_for_seats(
     for chain_id, chain in enumerate(chains):
         sharers = [seat for seat, pick in picks.items() if pick[1] == chain_id]
         if sharers and len(sharers) < len(owners[chain_id]):
-            rows.update(_share_chain(geo, chain, sharers, positions))
+            pieces = _share_chain(geo, chain, sharers, positions)
+            for seat in sharers:
+                if seat in pieces:
+                    rows[seat] = pieces[seat]
+                else:
+                    del rows[seat]
     rows = _bridge_gaps(geo, chains, rows, positions)
     placed = []
     for index, seat in enumerate(seats):
@@ -281,12 +287,14 @@ def _nearest(positions: NDArray[np.float64], point: NDArray[np.float64]) -> int:
 def _share_chain(
     geo: _Geometry, chain: list[int], seats: list[int], positions: NDArray[np.float64]
 ) -> dict[int, list[int]]:
-    """A chain cut into one piece per seat, in the seats' order along it.
+    """A chain cut into one piece per seat (or fewer), in the seats' order along it.
 
     Rows on one edge may touch: the cut is where the pieces best look like rows of
     their own. Each piece's player sits near its middle (measured in the piece's own
     length), its cards keep to one line across the chain, and two cards of one row
-    never overlap and are never more than half a card apart.
+    never overlap and are never more than half a card apart. A player may get no
+    piece (their own row lies elsewhere or was not seen) when every piece would fit
+    them badly.
     """
     axis = _direction(geo, chain)
     along = geo.centres[chain] @ axis
@@ -296,24 +304,26 @@ def _share_chain(
     seats = sorted(seats, key=lambda seat: float(positions[seat] @ axis))
     if len(seats) == 1:
         return {seats[0]: cards}
-    n, k = len(cards), min(len(seats), 3)
-    if n < k:
-        return {}
+    n = len(cards)
     long = float(np.mean(geo.longs[cards]))
     across = geo.centres[cards] @ np.array([-axis[1], axis[0]]) / long
     link = [_link_cost(geo, a, b) for a, b in zip(cards, cards[1:])]
-    best_cost, best_bounds = math.inf, None
-    for cuts in itertools.combinations(range(1, n), k - 1):
-        bounds = [0, *cuts, n]
-        cost = sum(link) - sum(link[cut - 1] for cut in cuts)
-        for (a, b), seat in zip(zip(bounds, bounds[1:]), seats):
-            extent = along[b - 1] - along[a] + float(np.mean(geo.shorts[cards[a:b]]))
-            offset = abs(float(along[a:b].mean()) - float(positions[seat] @ axis)) / extent
-            cost += _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF)
-            cost += _LINE_WEIGHT * _off_line(geo.centres[cards[a:b]], across[a:b], long)
-        if cost < best_cost:
-            best_cost, best_bounds = cost, bounds
-    return {seat: cards[a:b] for (a, b), seat in zip(zip(best_bounds, best_bounds[1:]), seats)}
+    best_cost, best = math.inf, {}
+    # A player may get no piece (their own row is elsewhere, or was not seen), at a price.
+    for k in range(min(len(seats), 3, n), 0, -1):
+        for sharers in itertools.combinations(seats, k):
+            for cuts in itertools.combinations(range(1, n), k - 1):
+                bounds = [0, *cuts, n]
+                cost = sum(link) - sum(link[cut - 1] for cut in cuts) + _LEFT_OUT_COST * (len(seats) - k)
+                for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers):
+                    extent = along[b - 1] - along[a] + float(np.mean(geo.shorts[cards[a:b]]))
+                    offset = abs(float(along[a:b].mean()) - float(positions[seat] @ axis)) / extent
+                    cost += _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF)
+                    cost += _LINE_WEIGHT * _off_line(geo.centres[cards[a:b]], across[a:b], long)
+                if cost < best_cost:
+                    best_cost = cost
+                    best = {seat: cards[a:b] for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers)}
+    return best
 
 
 def _direction(geo: _Geometry, cards: list[int]) -> NDArray[np.float64]:

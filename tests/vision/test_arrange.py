@@ -188,3 +188,26 @@ def test_a_card_beyond_a_gap_joins_no_row_that_it_would_pull_off_its_players_mid
     seats = [Seat("Anna", (335, 1180)), Seat("Ines", (720, 1180)), BEN_SEAT]
     rows = {r.player: r.cards for r in arrange_rows(cards, seats, (W, H))}
     assert rows["Anna"] == (0, 1)
+
+
+def test_a_player_whose_card_was_not_seen_takes_no_piece_of_a_neighbours_row() -> None:
+    # Greta's starting card lies under Mona's first one, unseen; Mona's first card is
+    # nearest Greta's seat. Any piece of Mona's row would leave Greta far off its middle.
+    mona = row((300, 1000), (SHORT + 10, 0), 8, 0)
+    seats = [Seat("Greta", (250, 1180)), Seat("Mona", (545, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(mona, seats, (W, H))}
+    assert rows == {"Mona": tuple(range(8))}
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    st.lists(st.tuples(st.floats(100, W - 100), st.floats(100, H - 100), st.floats(0, 180)), max_size=25),
+    st.lists(st.tuples(st.floats(0, W), st.floats(0, H)), min_size=1, max_size=6, unique=True),
+)
+def test_every_card_is_in_one_row_at_most_and_every_player_has_one_row_at_most(placed, seat_xy) -> None:
+    cards = [card((x, y), angle) for x, y, angle in placed]
+    seats = [Seat(f"p{k}", xy) for k, xy in enumerate(seat_xy)]
+    rows = arrange_rows(cards, seats, (W, H))
+    in_rows = [k for r in rows for k in r.cards]
+    assert len(in_rows) == len(set(in_rows)) and set(in_rows) <= set(range(len(cards)))
+    assert len({r.player for r in rows}) == len(rows) and all(r.cards for r in rows)
