@@ -68,15 +68,14 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
     regions: list[Region] = []
     counts: list[int] = []
     before = np.zeros((0, 5), np.float32)  # the last level's regions: box (x0, y0, x1, y1) and area
-    before_index: list[int] = []
-    before_kept = np.zeros(0, bool)
+    before_index = np.zeros(0, int)  # and which region each is, -1 for none
     for level, threshold in enumerate(np.linspace(low, high, LEVELS + 1)[:-1]):
         mask = (cut > threshold).astype(np.uint8)
         # Two levels of contours: a card lying inside a hole of the bright table is an
         # outer contour too.
         contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-        boxes, indices = [], []
         outer = np.flatnonzero(hierarchy[0][:, 3] == -1) if hierarchy is not None else []
+        shapes, boxes = [], []
         for contour in (contours[k] for k in outer):
             if len(contour) < 4:
                 continue
@@ -84,28 +83,29 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
             if w < min_side or h < min_side:
                 continue
             area = cv2.contourArea(contour)
-            if not min_area <= area <= max_area:
+            if min_area <= area <= max_area:
+                shapes.append(contour)
+                boxes.append((x, y, x + w, y + h, area))
+        box = np.array(boxes, np.float32).reshape(-1, 5)
+        # About the same region as one at the level below is that one; one no card there
+        # is looked at again unless it is just the same.
+        kept = before_index >= 0
+        same = ((np.abs(box[:, None, :4] - before[None, :, :4]).max(axis=2) <= np.where(kept, 4, 0))
+                & (np.abs(box[:, None, 4] - before[None, :, 4]) <= np.where(kept, 0.08, 0.002) * box[:, None, 4]))
+        index = np.full(len(box), -1)
+        for k, contour in enumerate(shapes):
+            match = np.flatnonzero(same[k])
+            if len(match):
+                index[k] = before_index[match[0]]
+                if index[k] >= 0:
+                    counts[index[k]] += 1
                 continue
-            box = np.array([x, y, x + w, y + h, area], np.float32)
-            # About the same region as one at the level below is that one; one no card
-            # there is looked at again unless it is just the same.
-            same = np.flatnonzero((np.abs(before[:, :4] - box[:4]).max(axis=1) <= np.where(before_kept, 2, 0))
-                                  & (np.abs(before[:, 4] - area) <= np.where(before_kept, 0.04, 0.002) * area))
-            if len(same):
-                index = before_index[same[0]]
-                if index >= 0:
-                    counts[index] += 1
-            else:
-                fitted = _fit(contour, area, min_side)
-                index = -1
-                if fitted is not None:
-                    index = len(regions)
-                    regions.append(Region(*fitted, level))
-                    counts.append(1)
-            boxes.append(box)
-            indices.append(index)
-        before, before_index = np.array(boxes, np.float32).reshape(-1, 5), indices
-        before_kept = np.array(indices, int) >= 0
+            fitted = _fit(contour, float(box[k, 4]), min_side)
+            if fitted is not None:
+                index[k] = len(regions)
+                regions.append(Region(*fitted, level))
+                counts.append(1)
+        before, before_index = box, index
     return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)]
 
 
