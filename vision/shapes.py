@@ -25,7 +25,8 @@ from numpy.typing import NDArray
 
 from referee.cards import Shape
 
-__all__ = ["ShapeFeatures", "measure_shape", "angular_harmonics", "classify_shape", "classify_shapes", "shape_scores", "SHAPE_ORDER"]
+__all__ = ["ShapeFeatures", "measure_shape", "angular_harmonics", "classify_shape", "classify_shapes", "shape_scores",
+           "SHAPE_ORDER"]
 
 SHAPE_ORDER = (Shape.CIRCLE, Shape.TRIANGLE, Shape.SQUARE, Shape.STAR, Shape.BAR)
 

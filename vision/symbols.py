@@ -165,16 +165,6 @@ def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int)
     return x <= band or y <= band or x + w >= width - band or y + h >= height - band
 
 
-def _is_deep(box: tuple[int, int, int, int], area: float, band: int, short: int, width: int, height: int) -> bool:
-    """A solid blob reaching deep into the card from one side: an object or another card
-    over this one (a frame or a strip of table along the edge is not)."""
-    x, y, w, h = box
-    depth = max(w if x <= band or x + w >= width - band else 0, h if y <= band or y + h >= height - band else 0)
-    return (depth >= _DEEP_EDGE * short and min(w, h) >= _DEEP_EDGE * short
-            and not (w > 0.8 * (width - 2 * band) and h > 0.8 * (height - 2 * band))
-            and area >= 0.3 * w * h)
-
-
 def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tuple[int, int, int, int], band: int,
                    short: int) -> tuple[list[NDArray[np.int32]], bool, bool]:
     """Symbols joined to something at the card's edge, and whether that something reaches
