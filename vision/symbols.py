@@ -4,7 +4,10 @@ Ink is segmented with hysteresis on the ink-strength map, with thresholds set by
 card's own paper noise; each blob is then re-cut at half of its own ink strength (so a
 pale yellow and a deep black symbol get the same outline), upsampled when small, and
 measured. What can never be a symbol is dropped here: table pixels and rounded corners at
-the edge, a printed border line, a shadow edge, noise specks and glare.
+the edge, a printed border line, a shadow edge, noise specks and glare. A symbol joined to
+something at the edge is cut free when it plainly is one; what reaches in from the edge
+(a hand or a card over this one, a symbol cut by a short quad) is reported as dropped, so
+that the reader can doubt the count.
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ off, a soft shadow) is estimated on a grid of 5-pixel cells from the pixels that
 paper (neutral next to the paper colour, and close to the local paper level) and divided
 out. What is left is a card whose paper is ``PAPER_LEVEL`` in every channel wherever it
 lies; ink is whatever is darker than that in some channel, which keeps yellow (dark only
-in blue) as strong as black.
+in blue) as strong as black. Glare adds light rather than scaling it: where the paper rises
+above a plane through the card's paper level, the added light is taken off in linear light
+so that ink under it keeps its darkness and colour; where glare clipped a channel the card
+is marked as possibly blind there.
 """
 
 from __future__ import annotations
