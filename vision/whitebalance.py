@@ -55,8 +55,10 @@ class BalancedCard:
         The card with the local paper colour mapped to ``PAPER_LEVEL`` in every channel
         (the rest of the range is headroom for glare).
     ink : ndarray (H, W) uint8
-        Ink strength, ``PAPER_LEVEL`` - min over channels of ``balanced_bgr``, clipped at 0:
-        ~0 on paper and under glare, about 0.4-1.0 times ``PAPER_LEVEL`` on ink.
+        Ink strength, ``PAPER_LEVEL`` - min over channels of ``balanced_bgr`` with glare's
+        added light taken off, clipped at 0: ~0 on paper, about 0.4-1.0 times
+        ``PAPER_LEVEL`` on ink (glare's light is taken off here only: taking it off the
+        colours too over-corrects a warm lamp's glare into yellow and black on dev cards).
     paper_bgr : ndarray (3,) float32
         The card's typical paper colour in the input (mean of the field), 0-255.
     paper_mask : ndarray (H // 2, W // 2) uint8
@@ -217,9 +219,8 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     cells = fine.reshape(-1, 3)
     typical = np.partition(cells, cells.shape[0] // 2, axis=0)[cells.shape[0] // 2]
     wash = _bump((fine * (1.0 / np.maximum(typical, 1.0))).max(axis=2))
-    if float(wash.max()) > _UNGLARE_FROM:
-        balanced = _remove_glare(balanced, wash)
-    b, g, r = cv2.split(balanced)
+    unglared = _remove_glare(balanced, wash) if float(wash.max()) > _UNGLARE_FROM else balanced
+    b, g, r = cv2.split(unglared)
     ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), cv2.min(cv2.min(b, g), r))
 
     # Paper noise away from ink edges. Ink is clipped at zero on paper, so for Gaussian noise
