@@ -7,9 +7,9 @@ paper (neutral next to the paper colour, and close to the local paper level) and
 out. What is left is a card whose paper is ``PAPER_LEVEL`` in every channel wherever it
 lies; ink is whatever is darker than that in some channel, which keeps yellow (dark only
 in blue) as strong as black. Glare adds light rather than scaling it: where the paper rises
-above a plane through the card's paper level, the added light is taken off in linear light
-so that ink under it keeps its darkness and colour; where glare clipped a channel the card
-is marked as possibly blind there.
+above a plane through the card's paper level, the added light is taken off the ink map in
+linear light so that ink under it keeps its darkness; where glare clipped a channel the
+card is marked as possibly blind there.
 """
 
 from __future__ import annotations
