@@ -370,9 +370,9 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         tracked = tracker.update(sighting.cards, frame.index, frame.t, frame.image_bgr)
         change = light.check(frame.image_bgr, frame.t, tracked.cards)
         if change is not None:
-            notice = change.message
-            print(f"referee live: warning: {notice}", file=sys.stderr)
-            emit([Event("warning", frame.t, frame.index, {"message": notice, "light_drift": round(change.drift, 1)})])
+            notice = change.notice
+            print(f"referee live: warning: {change.message}", file=sys.stderr)
+            emit([Event("warning", frame.t, frame.index, {"message": change.message, "light_drift": round(change.drift, 1)})])
         for _, (x, y), reason in tracked.unreadable:
             notice = f"a card at ({x:.0f}, {y:.0f}) cannot be read: {reason}"
             print(f"referee live: warning: {notice}", file=sys.stderr)

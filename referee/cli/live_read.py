@@ -158,6 +158,11 @@ class LightChange:
         return (f"the light is back to the calibration's (the cards' white is {self.drift:.1f} away); "
                 "reading colours with the calibrated inks again")
 
+    @property
+    def notice(self) -> str:
+        """The message short enough for the overlay."""
+        return "light changed: colours read card by card" if self.changed else "light back: calibrated colours again"
+
 
 class LightWatch:
     """Whether the calibration's colour profile still holds under the light of the moment.

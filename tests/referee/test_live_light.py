@@ -59,6 +59,7 @@ def test_the_light_is_checked_only_every_so_often_and_only_on_cards_lying_still_
     change = watch.check(table(LAMP), 4 * CHECK_EVERY_S, tracked())
     assert change is not None and change.changed and change.drift > DRIFT_LIMIT
     assert "the light has changed" in change.message and f"limit {DRIFT_LIMIT:g}" in change.message
+    assert len(change.notice) < 50  # the overlay's line
 
 
 @pytest.mark.parametrize("cast", [(1, 1, 1), LAMP], ids=["same light", "lamp"])
