@@ -70,43 +70,46 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
     before = np.zeros((0, 5), np.float32)  # the last level's regions: box (x0, y0, x1, y1) and area
     before_index = np.zeros(0, int)  # and which region each is, -1 for none
     for level, threshold in enumerate(np.linspace(low, high, LEVELS + 1)[:-1]):
-        mask = (cut > threshold).astype(np.uint8)
+        _, mask = cv2.threshold(cut, float(threshold), 1, cv2.THRESH_BINARY)
         # Two levels of contours: a card lying inside a hole of the bright table is an
         # outer contour too.
         contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-        outer = np.flatnonzero(hierarchy[0][:, 3] == -1) if hierarchy is not None else []
-        shapes, boxes = [], []
-        for contour in (contours[k] for k in outer):
-            if len(contour) < 4:
-                continue
-            x, y, w, h = cv2.boundingRect(contour)
-            if w < min_side or h < min_side:
-                continue
-            area = cv2.contourArea(contour)
-            if min_area <= area <= max_area:
-                shapes.append(contour)
-                boxes.append((x, y, x + w, y + h, area))
-        box = np.array(boxes, np.float32).reshape(-1, 5)
+        outer = [contours[k] for k in np.flatnonzero(hierarchy[0][:, 3] == -1)] if hierarchy is not None else []
+        shapes = [contour for contour, fits in zip(outer, _large_enough(outer, min_side)) if fits]
+        areas = np.array([cv2.contourArea(contour) for contour in shapes], np.float32)
+        boxes = np.array([cv2.boundingRect(contour) for contour in shapes], np.float32).reshape(-1, 4)
+        boxes[:, 2:] += boxes[:, :2]
+        sized = (areas >= min_area) & (areas <= max_area)
+        shapes = [contour for contour, fits in zip(shapes, sized) if fits]
+        box = np.concatenate([boxes, areas[:, None]], axis=1)[sized]
         # About the same region as one at the level below is that one; one no card there
         # is looked at again unless it is just the same.
         kept = before_index >= 0
         same = ((np.abs(box[:, None, :4] - before[None, :, :4]).max(axis=2) <= np.where(kept, 4, 0))
                 & (np.abs(box[:, None, 4] - before[None, :, 4]) <= np.where(kept, 0.08, 0.002) * box[:, None, 4]))
-        index = np.full(len(box), -1)
-        for k, contour in enumerate(shapes):
-            match = np.flatnonzero(same[k])
-            if len(match):
-                index[k] = before_index[match[0]]
-                if index[k] >= 0:
-                    counts[index[k]] += 1
-                continue
-            fitted = _fit(contour, float(box[k, 4]), min_side)
+        matched = same.any(axis=1)
+        index = np.where(matched, before_index[same.argmax(axis=1)] if len(before) else -1, -1)
+        for k in np.flatnonzero(index >= 0):
+            counts[index[k]] += 1
+        for k in np.flatnonzero(~matched):
+            fitted = _fit(shapes[k], float(box[k, 4]), min_side)
             if fitted is not None:
                 index[k] = len(regions)
                 regions.append(Region(*fitted, level))
                 counts.append(1)
         before, before_index = box, index
     return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)]
+
+
+def _large_enough(contours: list[NDArray], min_side: float) -> NDArray[np.bool_]:
+    """Whether each contour has four points or more and a bounding box at least ``min_side`` wide and high."""
+    if not contours:
+        return np.zeros(0, bool)
+    lengths = np.array([len(contour) for contour in contours])
+    points = np.concatenate(contours).reshape(-1, 2)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    size = np.maximum.reduceat(points, starts) - np.minimum.reduceat(points, starts) + 1
+    return (lengths >= 4) & (size >= min_side).all(axis=1)
 
 
 def _fit(contour: NDArray, area: float, min_side: float) -> tuple[NDArray[np.float32], float] | None:
