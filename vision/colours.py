@@ -60,7 +60,8 @@ def bgr_to_lab(bgr: NDArray[np.floating]) -> NDArray[np.float32]:
     # Through the 8-bit table: OpenCV's float Lab path rebuilds its tables on
     # every call on one thread (50-80 us for a handful of colours, against 2 us). The 8-bit
     # output steps (0.4 in L, 1 in a and b) are far below the colour model's spreads.
-    rows = np.clip(np.asarray(bgr, dtype=np.float32) * 255.0 + 0.5, 0.0, 255.0).astype(np.uint8).reshape(1, -1, 3)
+    scaled = np.asarray(bgr, dtype=np.float32) * 255.0 + 0.5
+    rows = np.minimum(np.maximum(scaled, 0.0), 255.0).astype(np.uint8).reshape(1, -1, 3)
     lab = cv2.cvtColor(rows, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
     return lab * _LAB8_SCALE - _LAB8_OFFSET
 
@@ -114,7 +115,7 @@ def colour_scores(lab: NDArray[np.floating], inks: Inks | None = None) -> NDArra
     chroma = np.hypot(a, b)
     hue = np.degrees(np.arctan2(b, a))
     # log P(chromatic) and log P(neutral) from chroma, a logistic in log form.
-    z = np.clip((chroma - _CHROMA_SPLIT) / _CHROMA_SPREAD, -30.0, 30.0)
+    z = np.minimum(np.maximum((chroma - _CHROMA_SPLIT) / _CHROMA_SPREAD, -30.0), 30.0)
     log_chromatic = -np.log1p(np.exp(-z))
     gap = np.abs((hue - hue_centre + 180.0) % 360.0 - 180.0) / _HUE_SPREAD
     dl = (lightness - light_centre) / _LIGHT_SPREAD

@@ -93,14 +93,20 @@ def angular_harmonics(weights: NDArray[np.floating]) -> tuple[float, float, floa
     total = float(m[0, 0])
     if total <= 0.0:
         return (0.0, 0.0, 0.0)
-    raw = [complex(v) for v in _RAW @ m.ravel()]
+    raw = (_RAW @ m.ravel()).tolist()
     c = raw[1] / total
     spread = (float(m[2, 0] + m[0, 2]) - abs(raw[1]) ** 2 / total) / total
     if spread <= 1e-9:
         return (0.0, 0.0, 0.0)
+    # (plain Python complex arithmetic: numpy's per-call cost dominates at this size)
+    powers = [1.0 + 0j]
+    for _ in range(5):
+        powers.append(powers[-1] * -c)
     out = []
-    for k in (3, 4, 5):
-        central = sum(math.comb(k, j) * (-c) ** (k - j) * raw[j] for j in range(k + 1))
+    for k, combs in zip((3, 4, 5), _BINOMIALS):
+        central = 0j
+        for j, comb in enumerate(combs):
+            central += comb * powers[k - j] * raw[j]
         out.append(abs(central) / (total * spread ** (k / 2)))
     return out[0], out[1], out[2]
 
@@ -111,6 +117,7 @@ _RAW = np.zeros((6, 36), np.complex128)
 for _j in range(6):
     for _a in range(_j + 1):
         _RAW[_j, _a * 6 + (_j - _a)] = math.comb(_j, _a) * 1j ** _a
+_BINOMIALS = tuple(tuple(math.comb(k, j) for j in range(k + 1)) for k in (3, 4, 5))
 
 
 def measure_shape(contour: NDArray[np.int32], inradius: float | None = None,
@@ -200,7 +207,7 @@ def shape_scores(x: NDArray[np.float64], size: NDArray[np.float64]) -> NDArray[n
     x : ndarray (N, 5) float, rows of ``ShapeFeatures.as_array()``
     size : ndarray (N,) float, each symbol's longest extent / the card's short side
     """
-    offset = (np.clip(size, 0.1, 0.7) - _SIZE0)[:, None, None]
+    offset = (np.minimum(np.maximum(size, 0.1), 0.7) - _SIZE0)[:, None, None]
     k = min(x.shape[1], _MEAN.shape[1])
     x = x[:, :k]
     z = (x[:, None, :] - (_MEAN[None, :, :k] + _SLOPE[None, :, :k] * offset)) / _SPREAD[None, :, :k]
