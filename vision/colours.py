@@ -101,6 +101,17 @@ def _model(inks: Inks | None) -> tuple[NDArray[np.float64], NDArray[np.float64],
     return hue, light, black_max
 
 
+def _chromatic_model(inks: Inks | None) -> tuple[tuple[tuple[float, ...], ...], float]:
+    """:func:`_model` as, per chromatic colour, (hue, hue spread, lightness, lightness
+    spread, chroma floor, chroma spread) in plain floats, and black's lightness limit."""
+    hue_centre, light_centre, black_max = _model(inks)
+    columns = (hue_centre, _HUE_SPREAD, light_centre, _LIGHT_SPREAD, _CHROMA_MIN, _CHROMA_MIN_SPREAD)
+    return tuple(zip(*(column[1:].tolist() for column in columns))), float(black_max)
+
+
+_NOMINAL = _chromatic_model(None)
+
+
 def colour_scores(lab: NDArray[np.floating], inks: Inks | None = None) -> NDArray[np.float64]:
     """Log-likelihood-like scores (N, 5) of each colour in ``COLOUR_ORDER``.
 
@@ -109,22 +120,26 @@ def colour_scores(lab: NDArray[np.floating], inks: Inks | None = None) -> NDArra
     lab : ndarray (N, 3) float, L, a, b
     inks : learned ink centres (balanced Lab) by colour, from a calibration; None: the nominal inks
     """
-    hue_centre, light_centre, black_max = _model(inks)
-    lab = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
-    lightness, a, b = lab[:, 0:1], lab[:, 1:2], lab[:, 2:3]
-    chroma = np.hypot(a, b)
-    hue = np.degrees(np.arctan2(b, a))
-    # log P(chromatic) and log P(neutral) from chroma, a logistic in log form.
-    z = np.minimum(np.maximum((chroma - _CHROMA_SPLIT) / _CHROMA_SPREAD, -30.0), 30.0)
-    log_chromatic = -np.log1p(np.exp(-z))
-    gap = np.abs((hue - hue_centre + 180.0) % 360.0 - 180.0) / _HUE_SPREAD
-    dl = (lightness - light_centre) / _LIGHT_SPREAD
-    # A washed-out ink (glare) keeps its hue but loses chroma: it fits its colour badly.
-    dc = np.maximum(_CHROMA_MIN - chroma, 0.0) / _CHROMA_MIN_SPREAD
-    scores = log_chromatic - 0.5 * (gap * gap + dl * dl + dc * dc)
-    dark = np.maximum(0.0, lightness[:, 0] - black_max) / _BLACK_LIGHTNESS_SPREAD
-    scores[:, 0] = (log_chromatic[:, 0] - z[:, 0]) - 0.5 * dark * dark
-    return scores
+    chromatic, black_max = _NOMINAL if not inks else _chromatic_model(inks)
+    # One symbol at a time in plain floats: a card has a handful of symbols, and numpy's
+    # per-call cost on such small arrays is several times the arithmetic.
+    rows = []
+    for lightness, a, b in np.asarray(lab, dtype=np.float64).reshape(-1, 3).tolist():
+        chroma = math.hypot(a, b)
+        hue = math.degrees(math.atan2(b, a))
+        # log P(chromatic) and log P(neutral) from chroma, a logistic in log form.
+        z = min(max((chroma - _CHROMA_SPLIT) / _CHROMA_SPREAD, -30.0), 30.0)
+        log_chromatic = -math.log1p(math.exp(-z))
+        dark = max(0.0, lightness - black_max) / _BLACK_LIGHTNESS_SPREAD
+        row = [(log_chromatic - z) - 0.5 * dark * dark]
+        for centre, hue_spread, light, light_spread, chroma_min, chroma_spread in chromatic:
+            gap = abs((hue - centre + 180.0) % 360.0 - 180.0) / hue_spread
+            dl = (lightness - light) / light_spread
+            # A washed-out ink (glare) keeps its hue but loses chroma: it fits its colour badly.
+            dc = max(chroma_min - chroma, 0.0) / chroma_spread
+            row.append(log_chromatic - 0.5 * (gap * gap + dl * dl + dc * dc))
+        rows.append(row)
+    return np.array(rows, dtype=np.float64).reshape(-1, len(COLOUR_ORDER))
 
 
 def classify_colours(
