@@ -123,11 +123,12 @@ def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: t
 
     Returns the grid (gh, gw, 3) float32."""
     # Exact multiples of the cell take OpenCV's fast integer INTER_AREA path.
-    masked = cv2.resize(cv2.bitwise_and(card_bgr, card_bgr, mask=mask), grid_wh, interpolation=cv2.INTER_AREA)
-    share = cv2.resize(mask, grid_wh, interpolation=cv2.INTER_AREA)
-    num = cv2.GaussianBlur(masked.astype(np.float32), (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
-    den = cv2.GaussianBlur(share.astype(np.float32), (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
-    return (num * 255.0 + _PRIOR * fallback) / (den[..., None] + _PRIOR)
+    # The masked colour and the mask as four channels: one resize and one blur.
+    b, g, r = cv2.split(card_bgr)
+    stacked = cv2.merge((cv2.bitwise_and(b, mask), cv2.bitwise_and(g, mask), cv2.bitwise_and(r, mask), mask))
+    cells = cv2.resize(stacked, grid_wh, interpolation=cv2.INTER_AREA)
+    blurred = cv2.GaussianBlur(cells.astype(np.float32), (5, 5), 1.0, borderType=cv2.BORDER_REPLICATE)
+    return (blurred[..., :3] * 255.0 + _PRIOR * fallback) / (blurred[..., 3:] + _PRIOR)
 
 
 def _bump(level: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -248,11 +249,13 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     # Glare: a good share of the paper clipped to white (a spot washing symbols out), or
     # paper much brighter than typical. A few clipped pixels only mean a bright exposure.
     hot = np.count_nonzero(wash > _GLARE_WASH) / wash.size
-    clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255))) / max(cv2.countNonZero(paper_mask), 1)
-    glare = max(min(clipped, 1.0) if clipped >= _GLARE_CLIPPED else 0.0, hot)
-    # Where glare clipped a channel, an ink dark only in that channel is gone for good.
-    brightest = cv2.max(cv2.max(half[..., 0], half[..., 1]), half[..., 2])
-    clipped_cells = cv2.resize(cv2.inRange(brightest, 250, 255), wash.shape[::-1], interpolation=cv2.INTER_AREA)
-    blind = np.count_nonzero((wash > _BLIND_WASH) & (clipped_cells > 0)) / wash.size
+    glare, blind = hot, 0.0
+    if int(half.max()) >= 250:
+        clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255))) / max(cv2.countNonZero(paper_mask), 1)
+        glare = max(min(clipped, 1.0) if clipped >= _GLARE_CLIPPED else 0.0, hot)
+        # Where glare clipped a channel, an ink dark only in that channel is gone for good.
+        brightest = cv2.max(cv2.max(half[..., 0], half[..., 1]), half[..., 2])
+        clipped_cells = cv2.resize(cv2.inRange(brightest, 250, 255), wash.shape[::-1], interpolation=cv2.INTER_AREA)
+        blind = np.count_nonzero((wash > _BLIND_WASH) & (clipped_cells > 0)) / wash.size
     paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
     return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash, float(blind))
