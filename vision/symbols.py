@@ -181,7 +181,7 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
     # The blob's own ink: not the symbols inside a border line's frame.
     _, parts = cv2.connectedComponents(low[y0:y1, x0:x1], connectivity=8)
     px, py = outline[0, 0]
-    own = np.where(parts == parts[py - y0, px - x0], 255, 0).astype(np.uint8)
+    own = cv2.compare(parts, int(parts[py - y0, px - x0]), cv2.CMP_EQ)
     core = cv2.erode(own, _CROSS)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     pieces: list[NDArray[np.int32]] = []
@@ -195,15 +195,15 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
             cut = cut or _is_cut(piece_box, float(area), band + 1, short, width, height)
             if not deep:
                 # Solid ink reaching well into the card from its edge: something lies over it.
-                inner = np.where(labels == k, 255, 0).astype(np.uint8)
+                inner = cv2.compare(labels, k, cv2.CMP_EQ)
                 d = round(_INNER * short)
                 ix0, iy0 = max(0, d - x0), max(0, d - y0)
                 ix1, iy1 = min(inner.shape[1], width - d - x0), min(inner.shape[0], height - d - y0)
                 deep = ix1 > ix0 and iy1 > iy0 and cv2.countNonZero(inner[iy0:iy1, ix0:ix1]) >= _DEEP_AREA * short * short
             continue
-        if max(cw, ch) + 2 < min_px or _is_border_piece(piece_box, labels == k, short, width, height):
+        if max(cw, ch) + 2 < min_px or _is_border_piece(piece_box, short, width, height):
             continue
-        grown = cv2.bitwise_and(cv2.dilate(np.where(labels == k, 255, 0).astype(np.uint8), _CROSS), own)
+        grown = cv2.bitwise_and(cv2.dilate(cv2.compare(labels, k, cv2.CMP_EQ), _CROSS), own)
         contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
         pieces.extend(c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_px)
     return pieces, deep, cut
@@ -232,8 +232,7 @@ def _is_cut(box: tuple[int, int, int, int], area: float, band: int, short: int, 
             and area >= 0.4 * w * h and length >= _MIN_EXTENT * short)
 
 
-def _is_border_piece(box: tuple[int, int, int, int], piece: NDArray[np.bool_], short: int, width: int,
-                     height: int) -> bool:
+def _is_border_piece(box: tuple[int, int, int, int], short: int, width: int, height: int) -> bool:
     """A piece of a printed frame: close to the edge, or a line near the edge running
     along it (symbols keep well off the edge; a frame line is thin and straight)."""
     x, y, w, h = box
@@ -329,7 +328,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         soft = cv2.max(soft, cv2.min(filled, int(level)))
     # Cut at half of this blob's own ink level: the edge of a blurred step.
     cut = max(0.5 * level, low8)
-    weights = np.minimum(soft, int(level)).astype(np.float32)
+    weights = np.minimum(soft, int(level))
     scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
     if scale > 1:
         soft = cv2.resize(soft, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
