@@ -38,6 +38,9 @@ _PARTIAL_AREA = 0.85  # a card not yet laid is partly covered when it shows less
 _MAX_GAP_S = 0.25  # a longer gap in sightings restarts the stillness clock
 _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only passing by
 _EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare table
+_TABLE_TOL = 35.0  # colour distance to the bare table of a clean ring round a card
+_TABLE_SHARE = 0.75  # share of that ring showing one colour for it to be surely the table
+_TABLE_LOOK_S = 0.3  # how often the table round a card is looked at again until it is sure
 _REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frames
 UNREADABLE_AFTER_S = 1.5  # a card lying still this long without one reading is reported
 
@@ -94,6 +97,8 @@ class _Track:
     whole_seen: int = 0  # whole sightings in the current still stretch
     table_bgr: NDArray[np.float32] | None = None
     table_tol: float = 40.0
+    table_share: float = 0.0  # share of the ring round the card that showed the table
+    table_t: float = 0.0  # when the table round the card was last looked at
     still_since: float = 0.0  # when the card's latest still stretch began
     reason: str = ""  # why the latest reading failed
     warned: bool = False
@@ -225,6 +230,15 @@ class CardTracker:
             # reading are not to be trusted.
             self._settle_if_still(track, frame_index, t, frame_bgr)
             return
+        if (track.settled_t is not None and track.table_share < _TABLE_SHARE and frame_bgr is not None
+                and t - track.table_t >= _TABLE_LOOK_S):
+            # The table round a card was seen with something on it (a hand laying the card
+            # next to it): look again while the card lies there whole, keeping the clearer
+            # view, or a hand over the card could later pass for the bare table.
+            track.table_t = t
+            table = self._surroundings(track, frame_bgr)
+            if table[2] > track.table_share:
+                track.table_bgr, track.table_tol, track.table_share = table
         track.corners_xy = card.corners_xy.copy()
         still = self._still_radius(track)
         moved = False
@@ -268,13 +282,15 @@ class CardTracker:
             track.settled_frame = frame_index
             track.ref_sides = _sides(track.corners_xy)
             if frame_bgr is not None:
-                track.table_bgr, track.table_tol = self._surroundings(track, frame_bgr)
+                track.table_t = t
+                track.table_bgr, track.table_tol, track.table_share = self._surroundings(track, frame_bgr)
 
     def _still_radius(self, track: _Track) -> float:
         return max(1.5, _STILL_DISTANCE * track.short)
 
-    def _surroundings(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.float32] | None, float]:
-        """The bare table's colour just outside the card (other cards' places left out)."""
+    def _surroundings(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.float32] | None, float, float]:
+        """The bare table's colour just outside the card (other cards' places left out), the
+        colour distance still counted as that table, and the share of the ring that showed it."""
         c = track.corners_xy.astype(np.float64)
         centre = c.mean(axis=0)
         points = []
@@ -286,10 +302,17 @@ class CardTracker:
         kept = [p for p in points if not any(_inside(p, q) for q in others)]
         samples = _sample(frame_bgr, np.array(kept)) if kept else np.empty((0, 3))
         if len(samples) < 4:
-            return None, 40.0
-        median = np.median(samples, axis=0)
-        spread = float(np.median(np.linalg.norm(samples - median, axis=1)))
-        return median.astype(np.float32), max(35.0, 3.0 * spread)
+            return None, 40.0, 0.0
+        # The biggest group of alike samples is the table; the rest may be a hand, the pool
+        # or a mug beside the card, which must not widen what counts as the bare table.
+        apart = np.linalg.norm(samples[:, None, :] - samples[None, :, :], axis=2)
+        alike = apart <= 1.5 * _TABLE_TOL
+        group = samples[alike[int(np.argmax(alike.sum(axis=1)))]]
+        if len(group) < 4:
+            return None, 40.0, 0.0
+        median = np.median(group, axis=0)
+        spread = float(np.median(np.linalg.norm(group - median, axis=1)))
+        return median.astype(np.float32), max(_TABLE_TOL, 2.0 * spread), len(group) / len(samples)
 
     def _looks_empty(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> bool:
         if track.table_bgr is None:

@@ -97,6 +97,26 @@ def test_a_hand_hides_cards_without_removing_them_and_they_come_back_with_their_
     assert sorted(c.id for c in after.cards) == ids and not any(c.hidden for c in after.cards)
 
 
+def test_a_card_settled_beside_a_hand_is_not_taken_for_removed_when_a_hand_covers_it() -> None:
+    # The card settles while a hand lies over more than half of the table round it (laying
+    # the next card), so its surroundings first look like skin; the hand goes, and later a
+    # hand covers the card for seconds: hidden, never removed.
+    tracker = CardTracker(remove_after_s=1.0)
+    card = [detected(SLOTS[0], CRITS[0])]
+    beside = frame([SLOTS[0]])
+    beside[:, 60:] = SKIN_BGR
+    beside[22:98, 35:85] = PAPER_BGR
+    for k in range(8):
+        update = tracker.update(card, k, k / 15, beside)
+    assert update.cards[0].is_settled
+    for k in range(8, 16):
+        update = tracker.update(card, k, k / 15, frame([SLOTS[0]]))
+    for k in range(16, 60):
+        update = tracker.update([], k, k / 15, frame(hands=[SLOTS[0]]))
+        assert update.removed == ()
+    assert [c.hidden for c in update.cards] == [True]
+
+
 def test_a_card_taken_away_is_removed_after_its_place_shows_bare_table() -> None:
     tracker = CardTracker(remove_after_s=1.0)
     cards = [detected(SLOTS[0], CRITS[0]), detected(SLOTS[1], CRITS[1])]
