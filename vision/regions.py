@@ -22,6 +22,7 @@ __all__ = ["Region", "card_regions", "choose_cards", "points_inside"]
 
 LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
+_SWEEP_PERCENTILES = (30, 99.5)  # the sweep runs from about the table's whiteness to the paper's
 _EDGE_LOW, _EDGE_HIGH = 40, 80  # Canny on the whiteness: a card's outline, not the grain of paper or cloth
 
 
@@ -62,7 +63,7 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
     white_u8 = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
     edges = cv2.dilate(cv2.Canny(white_u8, _EDGE_LOW, _EDGE_HIGH), np.ones((2, 2), np.uint8))
     cut = np.where(edges > 0, 0, white_u8).astype(np.uint8)
-    low, high = np.percentile(white_u8[::4, ::4], [30, 99.5])
+    low, high = np.percentile(white_u8[::4, ::4], _SWEEP_PERCENTILES)
     min_area, max_area = 1.2 * min_short_px**2, 0.1 * white.size
     min_side = 0.7 * min_short_px
     regions: list[Region] = []
@@ -178,7 +179,9 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92) -> list[Region
         # Loose: the cards nearest may lie nearer the camera or further from it, or be
         # the paper inside their printed border (or a point card's frame), a fifth smaller.
         low = size / np.nanmedian(sizes, axis=1)
-        high = size / np.nanmax(sizes[:, :3], axis=1)
+        # One clean card alone nearby may be a small one (a point card's paper, a far
+        # pool card): a region is too big for the cards only when two or more say so.
+        high = np.where((known.sum(axis=1) >= 2)[:, None], size / np.nanmax(sizes[:, :3], axis=1), 1.0)
         fits = (low > 0.6).all(axis=1) & (high < 1.6).all(axis=1) & (high[:, 0] * high[:, 1] < 1.9)
     # Two cards side by side, each a region of its own at some level, are no one card.
     part = inside & (ratio.T < 0.7) & (ratio.T > 0.3) & (fill[None, :] >= 0.85)  # [k, j]: j is about half of k and lies in it

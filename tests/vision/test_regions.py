@@ -54,6 +54,23 @@ def test_two_touching_cards_are_not_taken_for_one() -> None:
     assert sorted(id(r.corners_xy) for r in chosen) == sorted([id(left), id(right)])
 
 
+def test_a_card_beside_one_small_clean_paper_only_is_kept() -> None:
+    # The one clean paper near the card is a point card's (smaller); the other cards lie far off.
+    card, small = box((200, 200), (80, 120)), box((310, 200), (45, 65))
+    regions = [Region(card, 1.0, 0, 6), Region(small, 1.0, 0, 6), Region(box((620, 200), (80, 120)), 1.0, 0, 6)]
+    chosen = choose_cards(regions)
+    assert any(r.corners_xy is card for r in chosen)
+
+
+def test_a_region_of_two_cards_is_too_big_beside_two_clean_cards() -> None:
+    both = box((200, 200), (160, 120))
+    cards = [box((160, 340), (80, 120)), box((260, 340), (80, 120))]
+    regions = [Region(both, 1.0, 0, 8)] + [Region(c, 1.0, 0, 4) for c in cards]
+    chosen = choose_cards(regions)
+    assert all(r.corners_xy is not both for r in chosen)
+    assert len(chosen) == 2
+
+
 @pytest.mark.parametrize(
     "point, expected",
     [((200, 200), True), ((239, 259), True), ((245, 200), False), ((200, 100), False)],
