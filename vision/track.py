@@ -37,6 +37,7 @@ _SAME_SIDES = 0.12  # a sighting is of the whole card when every side is this cl
 _PARTIAL_AREA = 0.85  # a card not yet laid is partly covered when it shows less than this share of its outline
 _MAX_GAP_S = 0.25  # a longer gap in sightings restarts the stillness clock
 _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only passing by
+_COVERED_STILL_S = 2.0  # ... unless it had lain still: a hand over it this long keeps its stillness clock
 _EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare table
 _TABLE_TOL = 35.0  # colour distance to the bare table of a clean ring round a card
 _TABLE_SHARE = 0.75  # share of that ring showing one colour for it to be surely the table
@@ -179,7 +180,8 @@ class CardTracker:
                 continue
             gone = t - track.last_seen_t
             if track.settled_t is None:
-                if gone > _DROP_TENTATIVE_S:
+                lay_still = track.whole_seen >= 2 and bool(track.votes) and bool(track.path)
+                if gone > (_COVERED_STILL_S if lay_still else _DROP_TENTATIVE_S):
                     del self._tracks[track.id]
             elif gone >= self.remove_after_s and frame_bgr is not None and self._looks_empty(track, frame_bgr):
                 del self._tracks[track.id]
@@ -216,7 +218,13 @@ class CardTracker:
                  frame_bgr: NDArray[np.uint8] | None) -> None:
         cx, cy = (float(v) for v in card.corners_xy.mean(axis=0))
         sides = _sides(card.corners_xy)
-        if t - track.last_seen_t > _MAX_GAP_S:
+        gap = t - track.last_seen_t
+        in_place = self._near_still_place(track, cx, cy) or (
+            track.ref_sides is not None and _inside((cx, cy), track.corners_xy) and _smaller(sides, track.ref_sides))
+        if gap > _MAX_GAP_S and not (gap <= _COVERED_STILL_S and track.whole_seen >= 2 and in_place):
+            # Unseen for a while and not back where it lay still: the stillness clock starts
+            # again. Back in its place, it lay there all along under a hand (laid, then
+            # covered at once by the next card's hand).
             track.path.clear()
             track.whole_seen = 0
         track.last_seen_t = t
@@ -314,8 +322,20 @@ class CardTracker:
         spread = float(np.median(np.linalg.norm(group - median, axis=1)))
         return median.astype(np.float32), max(_TABLE_TOL, 2.0 * spread), len(group) / len(samples)
 
+    def _table_near(self, track: _Track) -> tuple[NDArray[np.float32] | None, float]:
+        """The bare table's colour round a card; where that was never seen clearly, round
+        the nearest card whose table was (a hand beside it all the time it lay still)."""
+        if track.table_share >= _TABLE_SHARE:
+            return track.table_bgr, track.table_tol
+        sure = [tr for tr in self._tracks.values() if tr.id != track.id and tr.table_share >= _TABLE_SHARE]
+        if not sure:
+            return track.table_bgr, track.table_tol
+        nearest = min(sure, key=lambda tr: float(np.linalg.norm(tr.centre - track.centre)))
+        return nearest.table_bgr, nearest.table_tol
+
     def _looks_empty(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> bool:
-        if track.table_bgr is None:
+        table_bgr, table_tol = self._table_near(track)
+        if table_bgr is None:
             return True
         c = track.corners_xy.astype(np.float64)
         u, v = np.meshgrid(np.linspace(0.15, 0.85, 5), np.linspace(0.15, 0.85, 5))
@@ -324,7 +344,7 @@ class CardTracker:
         samples = _sample(frame_bgr, points)
         if len(samples) == 0:
             return True
-        near = np.linalg.norm(samples - track.table_bgr, axis=1) <= track.table_tol
+        near = np.linalg.norm(samples - table_bgr, axis=1) <= table_tol
         return float(near.mean()) >= _EMPTY_SHARE
 
     def _snapshot(self, track: _Track, hidden: bool) -> TrackedCard:

@@ -117,6 +117,18 @@ def test_a_card_settled_beside_a_hand_is_not_taken_for_removed_when_a_hand_cover
     assert [c.hidden for c in update.cards] == [True]
 
 
+def test_a_card_covered_by_a_hand_right_after_lying_still_settles_when_it_shows_again_in_place() -> None:
+    # Seen lying still for 0.2 s only (the next card's hand comes over it at once), hidden
+    # for 0.8 s, then back where it lay: it has lain there all along.
+    tracker = CardTracker()
+    card = [detected(SLOTS[0], CRITS[0])]
+    _, (t, f) = run(tracker, 0.2, 15, card)
+    covered, (t, f) = run(tracker, 0.8, 15, [], t, f, hands=[SLOTS[0]])
+    assert [c.is_settled for c in covered.cards] == [False]
+    back = tracker.update(card, f, t, frame([SLOTS[0]]))
+    assert [c.is_settled for c in back.cards] == [True]
+
+
 def test_a_card_taken_away_is_removed_after_its_place_shows_bare_table() -> None:
     tracker = CardTracker(remove_after_s=1.0)
     cards = [detected(SLOTS[0], CRITS[0]), detected(SLOTS[1], CRITS[1])]
