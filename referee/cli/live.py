@@ -359,6 +359,7 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         fit = min(1.0, 1600 / size_wh[0], 900 / size_wh[1])
         cv2.resizeWindow("referee live", round(size_wh[0] * fit), round(size_wh[1] * fit))
     emit(game.start(0, 0.0))
+    failed: set[str] = set()
     for item in frames:
         if not isinstance(item, Frame):
             notice = item.message
@@ -366,9 +367,20 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
             emit([Event("warning", item.t, item.index, {"message": item.message})])
             continue
         frame = item
-        sighting = sight_cards(frame.image_bgr, frame.t, frame.index, sighting, tracked.cards, light.profile, areas)
-        tracked = tracker.update(sighting.cards, frame.index, frame.t, frame.image_bgr)
-        change = light.check(frame.image_bgr, frame.t, tracked.cards)
+        try:
+            sighting = sight_cards(frame.image_bgr, frame.t, frame.index, sighting, tracked.cards, light.profile, areas)
+            tracked = tracker.update(sighting.cards, frame.index, frame.t, frame.image_bgr)
+            change = light.check(frame.image_bgr, frame.t, tracked.cards)
+        except Exception as error:  # noqa: BLE001 - a frame the vision code fails on must not end the game
+            # The game goes on from the cards known so far; the frame is skipped and said once
+            # per kind of failure (a bug to report, with the frame that shows it).
+            failure = f"{type(error).__name__}: {error}"
+            if failure not in failed:
+                failed.add(failure)
+                notice = f"frame {frame.index} (t={frame.t:.2f} s) could not be read, skipped: {failure}"
+                print(f"referee live: warning: {notice}", file=sys.stderr)
+                emit([Event("warning", frame.t, frame.index, {"message": notice})])
+            continue
         if change is not None:
             notice = change.notice
             print(f"referee live: warning: {change.message}", file=sys.stderr)

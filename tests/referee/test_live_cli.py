@@ -88,6 +88,29 @@ def test_a_video_file_is_refereed_along_its_timeline(round_video, tmp_path, caps
     assert game["standings"] == [{"player": "Anna", "points": 9, "place": 1}, {"player": "Ben", "points": 3, "place": 2}]
 
 
+def test_a_frame_the_vision_code_fails_on_is_skipped_with_a_warning_and_the_game_goes_on(round_video, tmp_path, capsys,
+                                                                                         monkeypatch) -> None:
+    import referee.cli.live_read as live_read
+
+    script, video, seats = round_video
+    sight_cards = live_read.sight_cards
+
+    def failing(frame_bgr, t, frame_index, *args, **kwargs):
+        if frame_index in (20, 21):
+            raise ValueError("a broken frame")
+        return sight_cards(frame_bgr, t, frame_index, *args, **kwargs)
+
+    monkeypatch.setattr(live_read, "sight_cards", failing)
+    status = main(["live", "--video", str(video), "--calibration", str(seats), "--events", "-",
+                   "--db", str(tmp_path / "g.db"), "--headless", "--points", "3,9"])
+    assert status == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    warnings = [e for e in events if e["type"] == "warning"]
+    assert [(e["frame"], e["message"]) for e in warnings] == [
+        (20, "frame 20 (t=1.33 s) could not be read, skipped: ValueError: a broken frame")]
+    check_round([e for e in events if e["type"] != "warning"], script, timing=False)
+
+
 def test_a_video_ending_mid_round_is_scored_as_it_lies(tmp_path, capsys) -> None:
     script = script_round()
     short = Script(script.layings[:5], (), (), (), duration=script.layings[4].settle_t + 0.6)
