@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
+import select
 import subprocess
-import time
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator
 
 import numpy as np
@@ -16,19 +16,23 @@ __all__ = ["xvfb", "screenshot"]
 
 
 @contextmanager
-def xvfb(size_wh: tuple[int, int], first: int = 90) -> Iterator[str]:
-    """An Xvfb screen of ``size_wh`` on the first free display number from ``first``; yields ``":N"``."""
-    number = next(n for n in range(first, first + 150)
-                  if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists())
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{size_wh[0]}x{size_wh[1]}x24", "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def xvfb(size_wh: tuple[int, int]) -> Iterator[str]:
+    """An Xvfb screen of ``size_wh`` once it is ready; yields ``":N"``.
+
+    Xvfb picks the display number itself (``-displayfd``): other test runs on the machine
+    start screens too, and a number chosen here may be taken by the time Xvfb starts.
+    """
+    read_fd, write_fd = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{size_wh[0]}x{size_wh[1]}x24",
+                               "-nolisten", "tcp"], pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_fd)
     try:
-        deadline = time.monotonic() + 10
-        while not Path(f"/tmp/.X11-unix/X{number}").exists():
-            assert time.monotonic() < deadline and server.poll() is None, "Xvfb did not start"
-            time.sleep(0.05)
+        ready, _, _ = select.select([read_fd], [], [], 30)
+        number = os.read(read_fd, 32).decode().strip() if ready else ""
+        assert number.isdigit(), "Xvfb did not start within 30 s"
         yield f":{number}"
     finally:
+        os.close(read_fd)
         server.terminate()
         server.wait(timeout=10)
 

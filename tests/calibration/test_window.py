@@ -27,7 +27,7 @@ pytestmark = [
 
 @pytest.fixture
 def display():
-    with xvfb(SCREEN_WH, first=120) as name:
+    with xvfb(SCREEN_WH) as name:
         yield name
 
 

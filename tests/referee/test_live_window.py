@@ -4,7 +4,6 @@ import ctypes
 import ctypes.util
 import json
 import os
-import select
 import shutil
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.xscreen import screenshot
+from tests.xscreen import screenshot, xvfb
 
 from referee.cli.live_synth import Script, script_round, seats_yaml, write_video
 
@@ -30,21 +29,8 @@ pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None or ctypes.util.find
 
 @pytest.fixture
 def display():
-    """A virtual screen whose number Xvfb picks itself (other test runs on the machine start
-    screens too: a number chosen here may be taken by the time Xvfb starts), once it is ready."""
-    read_fd, write_fd = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{SCREEN_WH[0]}x{SCREEN_WH[1]}x24",
-                               "-nolisten", "tcp"], pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    try:
-        ready, _, _ = select.select([read_fd], [], [], 30)
-        number = os.read(read_fd, 32).decode().strip() if ready else ""
-        assert number.isdigit(), "Xvfb did not start within 30 s"
-        yield f":{number}"
-    finally:
-        os.close(read_fd)
-        server.terminate()
-        server.wait(timeout=10)
+    with xvfb(SCREEN_WH) as name:
+        yield name
 
 
 def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display, tmp_path) -> None:
