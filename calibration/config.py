@@ -51,8 +51,14 @@ class Calibration:
         )
 
     def check_fits(self, image_size_wh: tuple[int, int], where: str) -> None:
-        """Refuse seats that lie outside an image of this size."""
+        """Refuse a calibration made for frames of another size, and seats or areas outside this one."""
         width, height = image_size_wh
+        if self.image_size_wh is not None and tuple(self.image_size_wh) != (width, height):
+            w, h = self.image_size_wh
+            raise CalibrationError(
+                f"{where}: image: calibrated for {w}x{h} frames, this one is {width}x{height}; "
+                "calibrate again for this camera setting (or ask the camera for that size with --size)"
+            )
         for seat in self.seats:
             x, y = seat.position_xy
             if not (0 <= x <= width and 0 <= y <= height):

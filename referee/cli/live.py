@@ -153,12 +153,6 @@ def _load_calibration(args: argparse.Namespace, size_wh: tuple[int, int] | None)
     try:
         calibration = load_calibration(args.calibration)
         if size_wh is not None:
-            if calibration.image_size_wh is not None and tuple(calibration.image_size_wh) != tuple(size_wh):
-                w, h = calibration.image_size_wh
-                raise CalibrationError(
-                    f"{args.calibration}: image: calibrated for {w}x{h} frames, the source gives {size_wh[0]}x{size_wh[1]}; "
-                    "calibrate again with this camera setting (or ask the camera for that size with --size)"
-                )
             calibration.check_fits(size_wh, str(args.calibration))
     except CalibrationError as error:
         raise _Refused(str(error)) from None

@@ -57,3 +57,14 @@ def test_check_refuses_a_bad_calibration_before_reading_any_image(tmp_path, caps
     assert captured.out == ""
     assert "'Anna' at [900, 100] lies outside the 640x400 image" in captured.err
     assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_check_refuses_a_calibration_made_for_frames_of_another_size(tmp_path, capsys) -> None:
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), scene(SEPARATE))  # 640x400
+    other = write(tmp_path, "image: {width: 1280, height: 800}\nseats:\n  - {name: Anna, position: [100, 100]}\n")
+    assert main(["check", str(photo), "--calibration", str(other), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "image: calibrated for 1280x800 frames, this one is 640x400" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1

@@ -104,4 +104,4 @@ def test_a_calibration_for_another_frame_size_is_refused_with_one_line(calibrati
     status = main(["live", "--video", str(small), "--calibration", str(calibration), "--db", str(tmp_path / "g.db"), "--headless"])
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and len(err) == 1
-    assert f"{calibration}: image: calibrated for 640x360 frames, the source gives 320x180" in err[0]
+    assert f"{calibration}: image: calibrated for 640x360 frames, this one is 320x180" in err[0]
