@@ -14,10 +14,6 @@ seat nearest its true seat). Never tune on the test split.
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -240,4 +236,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from vision.onecore import run_on_one_core
+
+    run_on_one_core("calibration.bench")
     sys.exit(main())

@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import argparse  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
@@ -28,7 +25,6 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from calibration.seats import Seat  # noqa: E402
-from referee.cards import Colour, Shape  # noqa: E402
 
 __all__ = ["main", "match_cards", "score_arrangement", "ArrangementTally", "Tally"]
 
@@ -383,4 +379,7 @@ def _speed(repeat: int) -> int:
 
 
 if __name__ == "__main__":
+    from vision.onecore import run_on_one_core
+
+    run_on_one_core("vision.bench")
     sys.exit(main())

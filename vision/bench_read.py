@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import argparse  # noqa: E402
 import collections  # noqa: E402
 import csv  # noqa: E402
@@ -321,4 +318,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from vision.onecore import run_on_one_core
+
+    run_on_one_core("vision.bench_read")
     sys.exit(main())

@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import os
 
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
-
 import argparse  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
@@ -194,4 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from vision.onecore import run_on_one_core
+
+    run_on_one_core("referee.cli.live_bench")
     sys.exit(main())
