@@ -104,7 +104,10 @@ def test_the_window_keys_toggle_the_mode_take_point_cards_start_the_next_round_a
                 return
             time.sleep(0.1)
         cv2.imwrite(str(tmp_path / "screen.png"), screenshot(display, SCREEN_WH))
-        pytest.fail(f"{what}: not seen within 60 s (screen in {tmp_path / 'screen.png'})")
+        state = "running" if process.poll() is None else f"ended with status {process.returncode}"
+        laid = sum(e["type"] == "card_laid" for e in events())
+        pytest.fail(f"{what}: not seen within 60 s; referee live {state}, {laid} cards laid, last events "
+                    f"{[e['type'] for e in events()[-3:]]} (screen in {tmp_path / 'screen.png'})")
 
     def press(*keys: str) -> None:
         # One key per frame at most: OpenCV's waitKey returns only the last of the keys pressed since its last call.
