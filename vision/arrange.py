@@ -308,6 +308,17 @@ def _share_chain(
     long = float(np.mean(geo.longs[cards]))
     across = geo.centres[cards] @ np.array([-axis[1], axis[0]]) / long
     link = [_link_cost(geo, a, b) for a, b in zip(cards, cards[1:])]
+    pieces: dict[tuple[int, int, int], tuple[float, float]] = {}
+
+    def piece_costs(a: int, b: int, seat: int) -> tuple[float, float]:
+        """Cards a..b-1 as ``seat``'s row: how far its player sits off its middle, how far it bends."""
+        if (a, b, seat) not in pieces:
+            extent = along[b - 1] - along[a] + float(np.mean(geo.shorts[cards[a:b]]))
+            offset = abs(float(along[a:b].mean()) - float(positions[seat] @ axis)) / extent
+            pieces[a, b, seat] = (_SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF),
+                                  _LINE_WEIGHT * _off_line(geo.centres[cards[a:b]], across[a:b], long))
+        return pieces[a, b, seat]
+
     best_cost, best = math.inf, {}
     # A player may get no piece (their own row is elsewhere, or was not seen), at a price.
     for k in range(min(len(seats), 3, n), 0, -1):
@@ -316,10 +327,9 @@ def _share_chain(
                 bounds = [0, *cuts, n]
                 cost = sum(link) - sum(link[cut - 1] for cut in cuts) + _LEFT_OUT_COST * (len(seats) - k)
                 for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers):
-                    extent = along[b - 1] - along[a] + float(np.mean(geo.shorts[cards[a:b]]))
-                    offset = abs(float(along[a:b].mean()) - float(positions[seat] @ axis)) / extent
-                    cost += _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF)
-                    cost += _LINE_WEIGHT * _off_line(geo.centres[cards[a:b]], across[a:b], long)
+                    seat_cost, line_cost = piece_costs(a, b, seat)
+                    cost += seat_cost
+                    cost += line_cost
                 if cost < best_cost:
                     best_cost = cost
                     best = {seat: cards[a:b] for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers)}
