@@ -18,18 +18,16 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Sequence
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.seats import Seat
 from referee.cards import Criteria
 from vision.arrange import arrange_rows
-from vision.find import CardQuad, find_cards
-from vision.pipeline import DetectedCard, read_quad
+from vision.pipeline import DetectedCard
 from vision.records import CardReading
 
-__all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "Sighting", "rows_of", "read_changes", "SEARCH_INTERVAL_S", "UNREADABLE_AFTER_S"]
+__all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "rows_of", "UNREADABLE_AFTER_S"]
 
 _MATCH_DISTANCE = 0.55  # centre distance to keep an identity, in short sides
 _STILL_DISTANCE = 0.06  # centre wander allowed while lying still, in short sides
@@ -42,7 +40,6 @@ _EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare ta
 _TABLE_TOL = 35.0  # colour distance to the bare table of a clean ring round a card
 _TABLE_SHARE = 0.75  # share of that ring showing one colour for it to be surely the table
 _TABLE_LOOK_S = 0.3  # how often the table round a card is looked at again until it is sure
-_REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frames
 UNREADABLE_AFTER_S = 1.5  # a card lying still this long without one reading is reported
 
 
@@ -374,85 +371,3 @@ def rows_of(cards: Sequence[TrackedCard], seats: Sequence[Seat] | None, size_wh:
     settled = [card for card in cards if card.is_settled and card.criteria is not None]
     placed = arrange_rows([card.corners_xy for card in settled], seats, size_wh)
     return {row.player: tuple(settled[k] for k in row.cards) for row in placed}
-
-
-@dataclass(frozen=True)
-class Sighting:
-    """The cards of the latest search, and what the next frame needs to decide whether to search again.
-
-    ``thumb`` is a small grey copy of the searched frame; ``searched_t`` and ``full_t``
-    the times of the latest search and of the latest unconditional one.
-    """
-
-    cards: tuple[DetectedCard, ...]
-    thumb: NDArray[np.float32]
-    searched_t: float
-    full_t: float
-    searched: bool
-
-
-_THUMB_STEP = 16  # frame pixels per thumbnail pixel
-_CHANGE_LEVEL = 12.0  # grey levels a thumbnail pixel must change by to count as a change
-_SEARCH_EVERY_S = 1.0  # search at least this often, changes or not
-SEARCH_INTERVAL_S = 1 / 15  # at most this often: a faster camera's extra frames reuse the latest search
-
-
-def _thumb(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
-    grey = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
-    h, w = grey.shape
-    size = (max(1, w // _THUMB_STEP), max(1, h // _THUMB_STEP))
-    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-
-
-def read_changes(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before: Sighting | None,
-                 known: Sequence[TrackedCard], interval_s: float = SEARCH_INTERVAL_S) -> Sighting:
-    """Every face-up card in the frame, searched only when the frame has changed.
-
-    The frame is searched when it differs from the last searched frame (and that
-    search is at least ``interval_s`` old), and at least once a second in any case;
-    otherwise the last search's cards stand. The decision uses the source's time
-    ``t`` only, so a video file gives the same result on any machine. A settled card
-    found exactly where it lay keeps its last reading (read again every few frames).
-
-    Parameters
-    ----------
-    frame_bgr : ndarray (H, W, 3) uint8
-    t, frame_index : the frame's time (s) and index
-    before : the previous frame's sighting, or None
-    known : the tracker's cards after the previous frame
-    interval_s : the shortest time between two searches
-    """
-    thumb = _thumb(frame_bgr)
-    if before is not None and before.thumb.shape == thumb.shape and t - before.full_t < _SEARCH_EVERY_S:
-        changed = bool((np.abs(thumb - before.thumb) > _CHANGE_LEVEL).any())
-        if not changed or t - before.searched_t < interval_s - 1e-9:
-            return Sighting(before.cards, before.thumb, before.searched_t, before.full_t, False)
-        full_t = before.full_t
-    else:
-        full_t = t
-    settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
-    cards = _read_quads(frame_bgr, find_cards(frame_bgr), settled, frame_index)
-    return Sighting(tuple(sorted(cards, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, t, full_t, True)
-
-
-def _read_quads(frame_bgr: NDArray[np.uint8], quads: Sequence[CardQuad], settled: Sequence[TrackedCard],
-                frame_index: int) -> list[DetectedCard]:
-    out = []
-    for quad in quads:
-        reuse = _unmoved(quad, settled)
-        if reuse is not None and (frame_index + reuse.id) % _REREAD_EVERY:
-            out.append(DetectedCard(quad.corners_xy, reuse.reading))
-            continue
-        card = read_quad(frame_bgr, quad)
-        if card is not None:
-            out.append(card)
-    return out
-
-
-def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard]) -> TrackedCard | None:
-    for card in settled:
-        shift = np.abs(card.corners_xy - quad.corners_xy).max()
-        short = float(np.linalg.norm(card.corners_xy[1] - card.corners_xy[0]))
-        if shift <= max(1.5, 0.03 * short):
-            return card
-    return None

@@ -1,8 +1,7 @@
 """What ``referee live`` reads from a frame, with the table's calibration.
 
-``sight_cards`` searches a frame for cards only when it has changed (as
-``vision.track.read_changes`` does) and, while everything that changed is still moving
-(a hand sliding a card in), only a few times a second: a card can settle only once its
+``sight_cards`` searches a frame for cards only when it has changed and, while
+everything that changed is still moving (a hand sliding a card in), only a few times a second: a card can settle only once its
 place has stopped changing. It reads them with the calibration's colour profile, and
 leaves out cards whose centre lies off the table top or in the middle pool (they are
 never part of a row). ``LightWatch`` follows the light: about twice a second it
@@ -24,7 +23,7 @@ from calibration.areas import TableAreas, row_candidates
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
 from vision.find import CardQuad, find_cards
 from vision.pipeline import DetectedCard, read_quad
-from vision.track import SEARCH_INTERVAL_S, TrackedCard
+from vision.track import TrackedCard
 
 __all__ = ["Sighting", "sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
 
@@ -34,6 +33,7 @@ _SEARCH_EVERY_S = 1.0  # search at least this often, changes or not
 _REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frames
 _MOVING_EVERY_S = 0.25  # while all that changed is still moving, search only this often
 _MIN_REST_CELLS = 4  # changed cells come to rest that are worth a search when no card is known yet
+SEARCH_INTERVAL_S = 1 / 15  # at most this often: a faster camera's extra frames reuse the latest search
 
 CHECK_EVERY_S = 0.5  # how often the light is checked (source time)
 _AGREE = 2  # consecutive checks that must agree before the light counts as changed (or back)
