@@ -122,12 +122,7 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     if not quads_xy:
         return []
     corners = np.array(quads_xy, np.float32)  # (N, 4, 2)
-    starts, ends = corners, np.roll(corners, -1, axis=1)
-    directions = ends - starts
-    directions /= np.maximum(np.linalg.norm(directions, axis=2, keepdims=True), 1e-6)
-    normals = np.stack([directions[..., 1], -directions[..., 0]], axis=2)
-    outwards = (((starts + ends) / 2 - corners.mean(axis=1, keepdims=True)) * normals).sum(axis=2)
-    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[..., None]
+    starts, ends, directions, normals = _sides_outwards(corners)
     samples = np.linspace(0.15, 0.85, 16, dtype=np.float32)
     offsets = np.arange(-search_px, search_px + 0.01, 0.5, dtype=np.float32)
     points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
@@ -200,12 +195,7 @@ def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32], outer
     short, long = (lengths[:, 0] + lengths[:, 2]) / 2, (lengths[:, 1] + lengths[:, 3]) / 2
     reach = np.linspace(-0.1, outer, round(36 * (outer + 0.1) / 0.35), dtype=np.float32)
     offsets = reach[None, :] * short[:, None]  # (N, K) pixels
-    starts, ends = corners, np.roll(corners, -1, axis=1)
-    directions = ends - starts
-    directions /= np.maximum(np.linalg.norm(directions, axis=2, keepdims=True), 1e-6)
-    normals = np.stack([directions[..., 1], -directions[..., 0]], axis=2)
-    outwards = (((starts + ends) / 2 - corners.mean(axis=1, keepdims=True)) * normals).sum(axis=2)
-    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[..., None]
+    starts, ends, directions, normals = _sides_outwards(corners)
     samples = np.linspace(0.2, 0.8, 12, dtype=np.float32)
     points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
     grid = points[:, :, :, None, :] + offsets[:, None, None, :, None] * normals[:, :, None, None, :]
@@ -291,3 +281,14 @@ def warp_card(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], sho
     target = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32)
     matrix = cv2.getPerspectiveTransform(corners_xy.astype(np.float32), target)
     return cv2.warpPerspective(frame_bgr, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _sides_outwards(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], ...]:
+    """Each side's start, end, unit direction and unit normal pointing away from the card: (N, 4, 2) each."""
+    starts, ends = corners, np.roll(corners, -1, axis=1)
+    directions = ends - starts
+    directions /= np.maximum(np.linalg.norm(directions, axis=2, keepdims=True), 1e-6)
+    normals = np.stack([directions[..., 1], -directions[..., 0]], axis=2)
+    outwards = (((starts + ends) / 2 - corners.mean(axis=1, keepdims=True)) * normals).sum(axis=2)
+    normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[..., None]
+    return starts, ends, directions, normals
