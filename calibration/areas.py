@@ -75,12 +75,20 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
     small = cv2.resize(frame_bgr, (max(8, round(width * scale)), max(8, round(height * scale))), interpolation=cv2.INTER_AREA)
     # Brightest channel: a saturated cloth is as bright as a grey one; blurred over stripes, grain and cards.
     level = cv2.GaussianBlur(cv2.medianBlur(small.max(axis=2), 5), (0, 0), 2.0)
-    threshold, mask = cv2.threshold(level, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    quads = [np.asarray(c, np.float64).reshape(4, 2) * scale for c in card_corners]
+    # The threshold parts the top from the room, so the white cards are left out of it: with
+    # them in, a cloth between the room and the paper in brightness is split from the paper.
+    cards = np.zeros(level.shape, np.uint8)
+    cv2.fillPoly(cards, [np.round(q).astype(np.int32) for q in quads], 255)
+    rest = level[cards == 0]
+    if rest.size < 16:
+        return None
+    threshold, _ = cv2.threshold(rest.reshape(1, -1), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    mask = np.where((level > threshold) | (cards > 0), np.uint8(255), np.uint8(0))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     if count < 2:
         return None
-    quads = [np.asarray(c, np.float64).reshape(4, 2) * scale for c in card_corners]
     votes = np.zeros(count, np.int64)
     for quad in quads:
         x, y = quad.mean(axis=0)

@@ -1,10 +1,13 @@
 """Table top and pool: found on synthetic frames, and keeping cards out of rows."""
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 
 from calibration.areas import TableAreas, depth_in_table, find_pool_area, find_table_area, inside, row_candidates
 from referee.cli.table import referee_frame
+from vision.find import find_cards
 from tests.calibration.photos import face_up, photo, true_seats
 
 TABLE = np.array([[150, 100], [850, 120], [830, 700], [170, 690]], np.float64)
@@ -29,6 +32,23 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
 def test_the_table_top_is_the_bright_region_in_the_darker_room() -> None:
     found = find_table_area(room_with_table())
     assert found is not None and iou(found, TABLE) > 0.93
+
+
+def test_a_felt_between_the_room_and_the_cards_in_brightness_is_the_top() -> None:
+    # The committed clip's first frame: green felt, a darker room in every corner, white cards.
+    # The threshold must part the felt from the room, not the cards from the felt.
+    clip = cv2.VideoCapture(str(Path(__file__).resolve().parents[2] / "fixtures" / "video" / "round-medium.mp4"))
+    ok, frame = clip.read()
+    clip.release()
+    assert ok
+    corners = [quad.corners_xy for quad in find_cards(frame)]
+    found = find_table_area(frame, corners)
+    assert found is not None
+    height, width = frame.shape[:2]
+    assert 0.55 < cv2.contourArea(found.astype(np.float32)) / (width * height) < 0.92
+    assert all(inside(found, quad.mean(axis=0)) for quad in np.asarray(corners))
+    assert inside(found, (width / 2, height / 2))  # the pool of face-down cards
+    assert not any(inside(found, xy) for xy in ((8, 8), (width - 8, height - 8)))  # the room
 
 
 def test_a_frame_that_is_all_table_or_all_room_has_no_top() -> None:
