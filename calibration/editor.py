@@ -186,9 +186,14 @@ def edit_seats(frame_bgr: NDArray[np.uint8], seats: Sequence[Seat], table: Seque
     cv2.moveWindow(WINDOW_NAME, 0, 0)
     cv2.setMouseCallback(WINDOW_NAME, on_mouse)
     try:
+        shown = None
         while holder["state"].done is None:
-            cv2.imshow(WINDOW_NAME, draw_editor(frame_bgr, holder["state"], scale, table, pool))
-            key = _plain_key(cv2.waitKeyEx(30))
+            # Drawn again only when something changed: a short loop loses fewer keys typed fast
+            # (waitKey reports only the last key pressed since it was last called).
+            if holder["state"] != shown:
+                shown = holder["state"]
+                cv2.imshow(WINDOW_NAME, draw_editor(frame_bgr, shown, scale, table, pool))
+            key = _plain_key(cv2.waitKeyEx(20))
             if key >= 0:
                 holder["state"] = type_key(holder["state"], key)
             if cv2.getWindowProperty(WINDOW_NAME, cv2.WND_PROP_VISIBLE) < 1:

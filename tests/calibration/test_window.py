@@ -37,6 +37,27 @@ def xdotool(display: str, *args: str) -> str:
     return done.stdout
 
 
+SEAT_BGR, PICKED_BGR = (40, 200, 255), (60, 60, 255)  # calibration.editor: a seat, the picked seat
+
+
+def seat_drawn(shot: np.ndarray, xy: tuple[str, str], bgr: tuple[int, int, int]) -> bool:
+    """Whether a seat's dot in that colour is drawn at screen point ``xy``."""
+    x, y = int(xy[0]), int(xy[1])
+    patch = shot[max(y - 6, 0): y + 7, max(x - 6, 0): x + 7].astype(int)
+    return int((np.abs(patch - bgr).sum(axis=2) < 60).sum()) > 50
+
+
+def wait_for_screen(display: str, done, timeout_s: float = 20.0) -> np.ndarray | None:
+    """The screen once ``done(screen)`` holds (or at the timeout; None without libX11): a window
+    on a busy machine may take a while to draw what it was told."""
+    deadline = time.monotonic() + timeout_s
+    shot = screenshot(display, SCREEN_WH)
+    while shot is not None and not done(shot) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        shot = screenshot(display, SCREEN_WH)
+    return shot
+
+
 def test_dragging_a_seat_in_the_window_moves_it_and_typing_renames_one(display, tmp_path) -> None:
     proposal = tmp_path / "proposal.yaml"
     subprocess.run([sys.executable, "-m", "referee", "calibrate", str(PHOTO), "--out", str(proposal), "--headless"],
@@ -48,44 +69,49 @@ def test_dragging_a_seat_in_the_window_moves_it_and_typing_renames_one(display, 
     env.pop("WAYLAND_DISPLAY", None)
     process = subprocess.Popen([sys.executable, "-m", "referee", "calibrate", str(PHOTO), "--out", str(out)],
                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Each step waits until the window shows its effect: on a busy machine the window may take a
+    # while to draw, and OpenCV reports only the newest key pressed since it last looked.
     try:
         window = xdotool(display, "search", "--sync", "--onlyvisible", "--name", "referee calibrate").split()[0]
-        geometry = dict(line.split("=") for line in xdotool(display, "getwindowgeometry", "--shell", window).split())
-        left, top = int(geometry["X"]), int(geometry["Y"])
-        time.sleep(0.5)
+        start = before[0].position_xy
+        corner = {}
 
         def screen(xy):
-            return str(round(left + xy[0] * SCALE)), str(round(top + xy[1] * SCALE))
+            return str(round(corner["x"] + xy[0] * SCALE)), str(round(corner["y"] + xy[1] * SCALE))
 
+        def placed(shot) -> bool:  # the window where it says it is, with the first seat drawn
+            geometry = dict(line.split("=") for line in xdotool(display, "getwindowgeometry", "--shell", window).split())
+            corner.update(x=int(geometry["X"]), y=int(geometry["Y"]))
+            return seat_drawn(shot, screen(start), SEAT_BGR)
+
+        assert wait_for_screen(display, placed) is None or placed(screenshot(display, SCREEN_WH)), "the window shows no seat"
         # Drag the first seat 120 screen pixels sideways and 90 in towards the middle, in small steps as a hand would.
-        start = before[0].position_xy
         inwards = 1 if start[1] < 540 else -1
         target = (start[0] + (120 if start[0] < 960 else -120) / SCALE, start[1] + inwards * 90 / SCALE)
         xdotool(display, "mousemove", *screen(start))
         xdotool(display, "mousedown", "1")
+        wait_for_screen(display, lambda shot: seat_drawn(shot, screen(start), PICKED_BGR))
         for k in range(1, 7):
             xdotool(display, "mousemove", *screen((start[0] + k * (target[0] - start[0]) / 6, start[1] + k * (target[1] - start[1]) / 6)))
             time.sleep(0.05)
         xdotool(display, "mouseup", "1")
-        time.sleep(0.4)
-        shot = screenshot(display, SCREEN_WH)
-        if shot is not None:  # the picked seat is drawn red where it was dropped, and no longer where it was
-            red = lambda xy: int((np.abs(shot[int(float(xy[1])) - 6: int(float(xy[1])) + 7,  # noqa: E731
-                                                 int(float(xy[0])) - 6: int(float(xy[0])) + 7].astype(int) - (60, 60, 255)).sum(axis=2) < 60).sum())
-            assert red(screen(target)) > 50 and red(screen(start)) == 0
+        # The picked seat is drawn red where it was dropped, and no longer where it was.
+        shot = wait_for_screen(display, lambda shot: seat_drawn(shot, screen(target), PICKED_BGR))
+        assert shot is None or seat_drawn(shot, screen(target), PICKED_BGR) and not seat_drawn(shot, screen(start), PICKED_BGR)
         xdotool(display, "key", "Return")  # let go of the dragged seat
+        wait_for_screen(display, lambda shot: seat_drawn(shot, screen(target), SEAT_BGR))
         # Click the second seat and type a name for it.
-        xdotool(display, "mousemove", *screen(before[1].position_xy))
-        time.sleep(0.2)
-        xdotool(display, "mousedown", "1")
-        time.sleep(0.1)
-        xdotool(display, "mouseup", "1")
-        time.sleep(0.3)
+        second = before[1].position_xy
+        xdotool(display, "mousemove", *screen(second))
+        xdotool(display, "click", "1")
+        wait_for_screen(display, lambda shot: seat_drawn(shot, screen(second), PICKED_BGR))
         # Lower case: under Xvfb, xdotool's Shift does not reach Qt (a keymap quirk of the test setup).
-        xdotool(display, "type", "--delay", "100", "zoe")
-        time.sleep(0.3)
+        for letter in "zoe":
+            shown = screenshot(display, SCREEN_WH)
+            xdotool(display, "key", letter)
+            wait_for_screen(display, lambda shot: shown is None or not np.array_equal(shot, shown))
         xdotool(display, "key", "Return")
-        time.sleep(0.5)
+        wait_for_screen(display, lambda shot: seat_drawn(shot, screen(second), SEAT_BGR))
         xdotool(display, "key", "Return")  # save
         _, err = process.communicate(timeout=30)
     finally:
