@@ -12,7 +12,7 @@ from typing import Iterator
 
 import numpy as np
 
-__all__ = ["xvfb", "screenshot"]
+__all__ = ["xvfb", "screenshot", "windows_on"]
 
 
 @contextmanager
@@ -35,6 +35,23 @@ def xvfb(size_wh: tuple[int, int]) -> Iterator[str]:
         os.close(read_fd)
         server.terminate()
         server.wait(timeout=10)
+
+
+def windows_on(display: str) -> str:
+    """The visible windows on a display with their names and geometry, for a failing test to say
+    what the screen held ("none" when there is none, or why it could not be asked)."""
+    env = {**os.environ, "DISPLAY": display}
+    try:
+        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "."], env=env, capture_output=True,
+                               text=True, timeout=20).stdout.split()
+        described = []
+        for window in found:
+            name = subprocess.run(["xdotool", "getwindowname", window], env=env, capture_output=True, text=True, timeout=20)
+            where = subprocess.run(["xdotool", "getwindowgeometry", window], env=env, capture_output=True, text=True, timeout=20)
+            described.append(f"{name.stdout.strip()!r}: {' '.join(where.stdout.split()[2:])}")
+        return "; ".join(described) or "none"
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"unknown ({error})"
 
 
 class _XImage(ctypes.Structure):
