@@ -186,13 +186,18 @@ def edit_seats(frame_bgr: NDArray[np.uint8], seats: Sequence[Seat], table: Seque
     cv2.moveWindow(WINDOW_NAME, 0, 0)
     cv2.setMouseCallback(WINDOW_NAME, on_mouse)
     try:
-        shown = None
+        shown, image, since = None, None, 0
         while holder["state"].done is None:
             # Drawn again only when something changed: a short loop loses fewer keys typed fast
-            # (waitKey reports only the last key pressed since it was last called).
+            # (waitKey reports only the last key pressed since it was last called); shown again
+            # now and then all the same, for a window that was not yet up the first time.
             if holder["state"] != shown:
                 shown = holder["state"]
-                cv2.imshow(WINDOW_NAME, draw_editor(frame_bgr, shown, scale, table, pool))
+                image = draw_editor(frame_bgr, shown, scale, table, pool)
+                since = 0
+            if since % 10 == 0:
+                cv2.imshow(WINDOW_NAME, image)
+            since += 1
             key = _plain_key(cv2.waitKeyEx(20))
             if key >= 0:
                 holder["state"] = type_key(holder["state"], key)
