@@ -74,13 +74,12 @@ def _settle_square_cards(geo: _Geometry) -> _Geometry:
     if len(square) == 0:
         return geo
     axes, shorts, longs = geo.short_axes.copy(), geo.shorts.copy(), geo.longs.copy()
+    neighbours = np.isfinite(_misfits(geo)).sum(axis=1)
     for i in square:
         turned = replace(geo, short_axes=axes.copy(), shorts=shorts.copy(), longs=longs.copy())
         turned.short_axes[i] = (-axes[i][1], axes[i][0])
         turned.shorts[i], turned.longs[i] = longs[i], shorts[i]
-        others = [j for j in range(len(geo.centres)) if j != i]
-        kept = sum(_neighbours(geo, i, j) for j in others)
-        if sum(_neighbours(turned, i, j) for j in others) > kept:
+        if np.isfinite(_misfits(turned, i)).sum() > neighbours[i]:
             axes[i], shorts[i], longs[i] = turned.short_axes[i], turned.shorts[i], turned.longs[i]
     return replace(geo, short_axes=axes, shorts=shorts, longs=longs)
 
@@ -90,24 +89,24 @@ def _axis_angle(a: NDArray, b: NDArray) -> float:
     return math.degrees(math.acos(min(1.0, abs(float(a @ b)))))
 
 
-def _neighbours(geo: _Geometry, i: int, j: int) -> bool:
-    return _misfit(geo, i, j) is not None
-
-
-def _misfit(geo: _Geometry, i: int, j: int) -> float | None:
-    """How far card ``j`` lies from where a row's next card after ``i`` would; None when it cannot be next."""
-    if _axis_angle(geo.short_axes[i], geo.short_axes[j]) > _MAX_TURN_DEG:
-        return None
-    axis = geo.short_axes[i] + np.sign(geo.short_axes[i] @ geo.short_axes[j]) * geo.short_axes[j]
-    axis /= np.linalg.norm(axis)
-    step = geo.centres[j] - geo.centres[i]
-    along = abs(float(step @ axis))
-    across = abs(float(step @ np.array([-axis[1], axis[0]])))
-    short = (geo.shorts[i] + geo.shorts[j]) / 2
-    long = (geo.longs[i] + geo.longs[j]) / 2
-    if not (0.7 * short <= along <= _MAX_STEP * short and across <= _MAX_SIDEWAYS * long):
-        return None
-    return along / short + _ACROSS_MISFIT * across / long
+def _misfits(geo: _Geometry, only: int | None = None) -> NDArray[np.float64]:
+    """How far each card lies from where a row's next card after another would: (N, N), inf where
+    it cannot be next (and on the diagonal); with ``only``, that card's row (N,) alone."""
+    rows = slice(None) if only is None else slice(only, only + 1)
+    a, b = geo.short_axes[rows][:, None, :], geo.short_axes[None, :, :]
+    dots = np.sum(a * b, axis=2)
+    axis = a + np.sign(dots)[:, :, None] * b
+    axis /= np.maximum(np.linalg.norm(axis, axis=2), 1e-12)[:, :, None]
+    step = geo.centres[None, :, :] - geo.centres[rows][:, None, :]
+    along = np.abs(np.sum(step * axis, axis=2))
+    across = np.abs(step[:, :, 1] * axis[:, :, 0] - step[:, :, 0] * axis[:, :, 1])
+    short = (geo.shorts[rows][:, None] + geo.shorts[None, :]) / 2
+    long = (geo.longs[rows][:, None] + geo.longs[None, :]) / 2
+    fits = ((np.abs(dots) >= math.cos(math.radians(_MAX_TURN_DEG))) & (along >= 0.7 * short)
+            & (along <= _MAX_STEP * short) & (across <= _MAX_SIDEWAYS * long))
+    misfit = np.where(fits, along / np.maximum(short, 1e-9) + _ACROSS_MISFIT * across / np.maximum(long, 1e-9), np.inf)
+    misfit[np.arange(misfit.shape[0]), np.arange(misfit.shape[0]) if only is None else [only]] = np.inf
+    return misfit if only is None else misfit[0]
 
 
 def find_chains(corners: Sequence[NDArray]) -> list[list[int]]:
@@ -119,18 +118,17 @@ def find_chains(corners: Sequence[NDArray]) -> list[list[int]]:
     """
     geo = _geometry(corners)
     n = len(geo.centres)
+    misfits = _misfits(geo)
     links: dict[int, dict[int, tuple[float, int]]] = {i: {} for i in range(n)}
-    for i in range(n):
-        for j in range(i + 1, n):
-            distance = _misfit(geo, i, j)
-            if distance is None:
-                continue
-            side_i = 1 if (geo.centres[j] - geo.centres[i]) @ geo.short_axes[i] > 0 else -1
-            side_j = 1 if (geo.centres[i] - geo.centres[j]) @ geo.short_axes[j] > 0 else -1
-            for a, side, b in ((i, side_i, j), (j, side_j, i)):
-                best = links[a].get(side)
-                if best is None or distance < best[0]:
-                    links[a][side] = (distance, b)
+    for i, j in zip(*np.nonzero(np.triu(np.isfinite(misfits)))):
+        i, j = int(i), int(j)
+        distance = float(misfits[i, j])
+        side_i = 1 if (geo.centres[j] - geo.centres[i]) @ geo.short_axes[i] > 0 else -1
+        side_j = 1 if (geo.centres[i] - geo.centres[j]) @ geo.short_axes[j] > 0 else -1
+        for a, side, b in ((i, side_i, j), (j, side_j, i)):
+            best = links[a].get(side)
+            if best is None or distance < best[0]:
+                links[a][side] = (distance, b)
     # Keep only mutual links, so a chain never branches.
     adjacency: dict[int, set[int]] = {i: set() for i in range(n)}
     for a in range(n):
@@ -308,15 +306,22 @@ def _share_chain(
     long = float(np.mean(geo.longs[cards]))
     across = geo.centres[cards] @ np.array([-axis[1], axis[0]]) / long
     link = [_link_cost(geo, a, b) for a, b in zip(cards, cards[1:])]
-    pieces: dict[tuple[int, int, int], tuple[float, float]] = {}
+    # Each piece's costs are worked out once, in plain floats: the cuts tried share pieces.
+    at = along.tolist()
+    shorts = geo.shorts[cards].tolist()
+    seat_at = {seat: float(positions[seat] @ axis) for seat in seats}
+    pieces: dict[tuple[int, int, int], float] = {}
+    lines: dict[tuple[int, int], float] = {}
 
-    def piece_costs(a: int, b: int, seat: int) -> tuple[float, float]:
-        """Cards a..b-1 as ``seat``'s row: how far its player sits off its middle, how far it bends."""
+    def piece_costs(a: int, b: int, seat: int) -> float:
+        """Cards a..b-1 as ``seat``'s row: how far its player sits off its middle, plus how far it bends."""
         if (a, b, seat) not in pieces:
-            extent = along[b - 1] - along[a] + float(np.mean(geo.shorts[cards[a:b]]))
-            offset = abs(float(along[a:b].mean()) - float(positions[seat] @ axis)) / extent
-            pieces[a, b, seat] = (_SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF),
-                                  _LINE_WEIGHT * _off_line(geo.centres[cards[a:b]], across[a:b], long))
+            count = b - a
+            extent = at[b - 1] - at[a] + sum(shorts[a:b]) / count
+            offset = abs(sum(at[a:b]) / count - seat_at[seat]) / extent
+            if (a, b) not in lines:
+                lines[a, b] = _LINE_WEIGHT * _off_line(geo.centres[cards[a:b]], across[a:b], long)
+            pieces[a, b, seat] = _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF) + lines[a, b]
         return pieces[a, b, seat]
 
     best_cost, best = math.inf, {}
@@ -327,9 +332,7 @@ def _share_chain(
                 bounds = [0, *cuts, n]
                 cost = sum(link) - sum(link[cut - 1] for cut in cuts) + _LEFT_OUT_COST * (len(seats) - k)
                 for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers):
-                    seat_cost, line_cost = piece_costs(a, b, seat)
-                    cost += seat_cost
-                    cost += line_cost
+                    cost += piece_costs(a, b, seat)
                 if cost < best_cost:
                     best_cost = cost
                     best = {seat: cards[a:b] for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers)}
@@ -353,20 +356,21 @@ def _off_line(centres: NDArray[np.float64], across: NDArray[np.float64], long: f
     """
     if len(centres) < 3:
         return float(np.sum((across - across.mean()) ** 2))
-    return float(np.linalg.svd(centres - centres.mean(axis=0), compute_uv=False)[-1] ** 2) / long**2
+    # The smaller eigenvalue of the centred scatter matrix: the smallest singular value, squared.
+    c = centres - centres.mean(axis=0)
+    sxx, syy, sxy = float(c[:, 0] @ c[:, 0]), float(c[:, 1] @ c[:, 1]), float(c[:, 0] @ c[:, 1])
+    return max(0.0, (sxx + syy) / 2 - math.hypot((sxx - syy) / 2, sxy)) / long**2
 
 
 def _separation(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> float:
     """How far apart two convex quads lie: their gap, or minus their overlap's depth (separating axes)."""
-    best = -math.inf
-    for quad in (quad_a, quad_b):
-        edges = np.roll(quad, -1, axis=0) - quad
-        normals = np.stack([-edges[:, 1], edges[:, 0]], axis=1)
-        normals /= np.maximum(np.linalg.norm(normals, axis=1), 1e-9)[:, None]
-        pa, pb = quad_a @ normals.T, quad_b @ normals.T
-        gaps = np.maximum(pb.min(axis=0) - pa.max(axis=0), pa.min(axis=0) - pb.max(axis=0))
-        best = max(best, float(gaps.max()))
-    return best
+    both = np.concatenate([quad_a, quad_b])
+    edges = np.concatenate([quad_a[[1, 2, 3, 0]] - quad_a, quad_b[[1, 2, 3, 0]] - quad_b])
+    normals = edges[:, ::-1] * (-1.0, 1.0)
+    normals /= np.maximum(np.hypot(normals[:, 0], normals[:, 1]), 1e-9)[:, None]
+    projected = both @ normals.T  # (8 corners, 8 sides' normals)
+    pa, pb = projected[:4], projected[4:]
+    return float(np.maximum(pb.min(axis=0) - pa.max(axis=0), pa.min(axis=0) - pb.max(axis=0)).max())
 
 
 def _link_cost(geo: _Geometry, a: int, b: int) -> float:
