@@ -126,19 +126,36 @@ def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArr
     return out
 
 
-def draw_panel(image_bgr: NDArray[np.uint8], title: str, lines: Sequence[str]) -> NDArray[np.uint8]:
-    """A copy with a readable panel of text in the top-left corner (the ranking, the round)."""
+def draw_panel(image_bgr: NDArray[np.uint8], title: str, lines: Sequence[str],
+               avoid: Sequence[NDArray] = ()) -> NDArray[np.uint8]:
+    """A copy with a readable panel of text in a corner (the ranking, the round): the top-left one,
+    or of the four the one over the fewest of the outlines in ``avoid`` (cards and their labels)."""
     out = image_bgr.copy()
     scale = max(0.6, out.shape[0] / 1100)
     thickness = max(1, round(scale * 2))
     line_h = int(38 * scale)
     width = max(cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)[0][0] for t in [title, *lines]) + int(30 * scale)
     height = line_h * (len(lines) + 1) + int(20 * scale)
-    panel = out[:height, :width]
+    rows, cols = out.shape[:2]
+    width, height = min(width, cols), min(height, rows)
+    corners = [(0, 0), (cols - width, 0), (0, rows - height), (cols - width, rows - height)]
+
+    def covered(corner: tuple[int, int]) -> int:
+        x0, y0 = corner
+        count = 0
+        for outline in avoid:
+            points = np.asarray(outline, np.float64).reshape(-1, 2)
+            (left, top), (right, bottom) = points.min(axis=0), points.max(axis=0)
+            top -= 2 * line_h  # the label above a card or row
+            count += left < x0 + width and right > x0 and top < y0 + height and bottom > y0
+        return count
+
+    x0, y0 = min(corners, key=covered)  # the first corner wins a tie
+    panel = out[y0:y0 + height, x0:x0 + width]
     panel[:] = (panel * 0.25).astype(np.uint8)
-    y = int(line_h * 0.9)
-    cv2.putText(out, title, (int(12 * scale), y), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thickness + 1, cv2.LINE_AA)
+    x, y = x0 + int(12 * scale), y0 + int(line_h * 0.9)
+    cv2.putText(out, title, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thickness + 1, cv2.LINE_AA)
     for text in lines:
         y += line_h
-        cv2.putText(out, text, (int(12 * scale), y), cv2.FONT_HERSHEY_SIMPLEX, scale, (230, 230, 230), thickness, cv2.LINE_AA)
+        cv2.putText(out, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (230, 230, 230), thickness, cv2.LINE_AA)
     return out

@@ -193,4 +193,4 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
     out = draw_rows(out, overlays)
     lines = [f"{r.place}. {r.player}: {r.valid_length} card{'' if r.valid_length == 1 else 's'}, "
              f"{r.symbol_total} symbol{'' if r.symbol_total == 1 else 's'}" for r in result.ranking]
-    return draw_panel(out, "Ranking", lines or ["no rows found"])
+    return draw_panel(out, "Ranking", lines or ["no rows found"], [card.corners_xy for card in result.cards])
