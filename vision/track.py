@@ -162,13 +162,16 @@ class CardTracker:
         self._next_id = 0
         self._times: deque = deque(maxlen=9)  # the latest frames' times, for the frame time
 
+    def _frame_s(self) -> float:
+        """The time between frames of late (0 before the second frame)."""
+        if len(self._times) < 2:
+            return 0.0
+        return float(np.median(np.diff(np.asarray(self._times))))
+
     def _gap_s(self, seconds: float) -> float:
         """A time limit on unseen stretches, stretched when frames come slower than a few per such stretch:
         at 4 frames/s one frame missed is no longer gap than three at 15."""
-        if len(self._times) < 2:
-            return seconds
-        frame_s = float(np.median(np.diff(np.asarray(self._times))))
-        return max(seconds, _GAP_FRAMES * frame_s)
+        return max(seconds, _GAP_FRAMES * self._frame_s())
 
     def update(self, cards: Sequence[DetectedCard], frame_index: int, t: float,
                frame_bgr: NDArray[np.uint8] | None = None, searched: bool = True) -> TrackerUpdate:
@@ -271,9 +274,14 @@ class CardTracker:
         ):
             # A partly covered card (a hand over it) or an outline bent for a frame (a neighbour
             # moving close by): the card is still there and has not moved, but this outline and
-            # reading are not to be trusted, nor is a card laid while a hand is over it. (An
-            # outline seen in two searches of its own is the card's; a card in a hand, seen in
-            # one, is bigger than when it lies on the table.)
+            # reading are not to be trusted. (An outline seen in two searches of its own is the
+            # card's; a card in a hand, seen in one, is bigger than when it lies on the table.)
+            # It is laid now only if it had lain whole, still and read surely for the time to
+            # settle up to its last whole sighting, give or take a frame: the next card's
+            # hand over it, not the hand laying it.
+            if (track.settled_t is None and track.votes and track.path
+                    and track.whole_t - track.still_since >= self.settle_s - self._frame_s() - 1e-6):
+                self._settle(track, frame_index, t, frame_bgr)
             return
         track.whole_t = t
         if (track.settled_t is not None and track.table_share < _TABLE_SHARE and frame_bgr is not None
@@ -331,6 +339,9 @@ class CardTracker:
             return
         if not track.votes and not (track.doubts and t - track.still_since >= _DOUBTFUL_SETTLE_S - 1e-6):
             return
+        self._settle(track, frame_index, t, frame_bgr)
+
+    def _settle(self, track: _Track, frame_index: int, t: float, frame_bgr: NDArray[np.uint8] | None) -> None:
         track.settled_t = t
         track.settled_frame = frame_index
         track.ref_sides = _sides(track.corners_xy)
