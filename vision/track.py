@@ -105,7 +105,7 @@ class _Track:
     settled_frame: int | None = None
     ref_sides: NDArray[np.float64] | None = None  # the outline's side lengths while lying still (or settled)
     whole_seen: int = 0  # whole sightings in the current still stretch
-    looks: int = 0  # ... of them from a search of their own (not the same search's cards again)
+    looks: int = 0  # ... of them fresh (not an earlier search's cards handed on over a changed frame)
     whole_t: float = 0.0  # when the card was last seen whole
     table_bgr: NDArray[np.float32] | None = None
     table_tol: float = 40.0
@@ -174,7 +174,7 @@ class CardTracker:
         return max(seconds, _GAP_FRAMES * self._frame_s())
 
     def update(self, cards: Sequence[DetectedCard], frame_index: int, t: float,
-               frame_bgr: NDArray[np.uint8] | None = None, searched: bool = True) -> TrackerUpdate:
+               frame_bgr: NDArray[np.uint8] | None = None, fresh: bool = True) -> TrackerUpdate:
         """Take one frame's cards (not modified); returns every tracked card and the removals.
 
         Parameters
@@ -183,9 +183,9 @@ class CardTracker:
         frame_index, t : the frame's 0-based index and its time in seconds
         frame_bgr : ndarray (H, W, 3) uint8, the frame itself, to tell a covered place
             from an empty one; without it a missing settled card is never removed.
-        searched : False when ``cards`` are an earlier frame's search handed on again (the
-            frame was not searched): they say the cards are still there, not that a card
-            seen once in a hand lies still.
+        fresh : False when ``cards`` are an earlier frame's search handed on again though
+            this frame differs from that one: they say the cards may still be there, not
+            that a card seen once in a hand lies still.
         """
         if self._times and t <= self._times[-1]:
             self._times.clear()  # time went back (a new source): the frame time is learned again
@@ -200,7 +200,7 @@ class CardTracker:
                 self._next_id += 1
                 self._tracks[track_id] = _Track(track_id, card.corners_xy.copy(), t, t)
             track = self._tracks[track_id]
-            self._observe(track, card, frame_index, t, frame_bgr, searched)
+            self._observe(track, card, frame_index, t, frame_bgr, fresh)
             seen.add(track_id)
             if not (track.votes or track.doubts) and not track.warned and track.path and t - track.still_since >= UNREADABLE_AFTER_S:
                 track.warned = True
@@ -251,7 +251,7 @@ class CardTracker:
         return out
 
     def _observe(self, track: _Track, card: DetectedCard, frame_index: int, t: float,
-                 frame_bgr: NDArray[np.uint8] | None, searched: bool) -> None:
+                 frame_bgr: NDArray[np.uint8] | None, fresh: bool) -> None:
         cx, cy = (float(v) for v in card.corners_xy.mean(axis=0))
         sides = _sides(card.corners_xy)
         gap = t - track.last_seen_t
@@ -276,11 +276,9 @@ class CardTracker:
             # moving close by): the card is still there and has not moved, but this outline and
             # reading are not to be trusted. (An outline seen in two searches of its own is the
             # card's; a card in a hand, seen in one, is bigger than when it lies on the table.)
-            # It is laid now only if it had lain whole, still and read surely for the time to
-            # settle up to its last whole sighting, give or take a frame: the next card's
-            # hand over it, not the hand laying it.
-            if (track.settled_t is None and track.votes and track.path
-                    and track.whole_t - track.still_since >= self.settle_s - self._frame_s() - 1e-6):
+            # Seen whole in two searches and read surely before, it lies still under the next
+            # card's hand, not the hand laying it: its stillness clock goes on.
+            if track.settled_t is None and track.votes and track.path and t - track.path[0][0] >= self.settle_s - 1e-6:
                 self._settle(track, frame_index, t, frame_bgr)
             return
         track.whole_t = t
@@ -309,7 +307,7 @@ class CardTracker:
                     track.doubts.clear()
         track.path.append((t, cx, cy))
         track.whole_seen += 1
-        track.looks += searched
+        track.looks += fresh
         reading = card.reading
         if reading.criteria is None:
             track.reason = reading.reason
