@@ -161,17 +161,12 @@ class CardTracker:
         self._tracks: dict[int, _Track] = {}
         self._next_id = 0
         self._times: deque = deque(maxlen=9)  # the latest frames' times, for the frame time
-
-    def _frame_s(self) -> float:
-        """The time between frames of late (0 before the second frame)."""
-        if len(self._times) < 2:
-            return 0.0
-        return float(np.median(np.diff(np.asarray(self._times))))
+        self._frame_s = 0.0  # the time between frames of late (0 before the second frame)
 
     def _gap_s(self, seconds: float) -> float:
         """A time limit on unseen stretches, stretched when frames come slower than a few per such stretch:
         at 4 frames/s one frame missed is no longer gap than three at 15."""
-        return max(seconds, _GAP_FRAMES * self._frame_s())
+        return max(seconds, _GAP_FRAMES * self._frame_s)
 
     def update(self, cards: Sequence[DetectedCard], frame_index: int, t: float,
                frame_bgr: NDArray[np.uint8] | None = None, fresh: bool = True) -> TrackerUpdate:
@@ -190,6 +185,7 @@ class CardTracker:
         if self._times and t <= self._times[-1]:
             self._times.clear()  # time went back (a new source): the frame time is learned again
         self._times.append(t)
+        self._frame_s = float(np.median(np.diff(np.asarray(self._times)))) if len(self._times) > 1 else 0.0
         matches = self._match(cards)
         seen = set()
         unreadable = []
