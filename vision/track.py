@@ -208,7 +208,7 @@ class CardTracker:
                 continue
             gone = t - track.last_seen_t
             if track.settled_t is None:
-                lay_still = track.looks >= 2 and bool(track.votes) and bool(track.path)
+                lay_still = bool(track.votes) and bool(track.path)
                 if gone > (_COVERED_STILL_S if lay_still else self._gap_s(_DROP_TENTATIVE_S)):
                     del self._tracks[track.id]
             elif frame_bgr is not None:
@@ -253,7 +253,7 @@ class CardTracker:
         gap = t - track.last_seen_t
         in_place = self._near_still_place(track, cx, cy) or (
             track.ref_sides is not None and _inside((cx, cy), track.corners_xy) and _smaller(sides, track.ref_sides))
-        if gap > self._gap_s(_MAX_GAP_S) and not (gap <= _COVERED_STILL_S and track.looks >= 2 and in_place):
+        if gap > self._gap_s(_MAX_GAP_S) and not (gap <= _COVERED_STILL_S and (track.looks >= 2 or bool(track.votes)) and in_place):
             # Unseen for a while and not back where it lay still: the stillness clock starts
             # again. Back in its place, it lay there all along under a hand (laid, then
             # covered at once by the next card's hand).

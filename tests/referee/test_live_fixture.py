@@ -24,8 +24,9 @@ CLIPS_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "video"
 CLIPS = [os.environ["LIVE_FIXTURE_CLIP"]] if os.environ.get("LIVE_FIXTURE_CLIP") else ["round-medium.mp4", "round-hard.mp4"]
 
 # Frames looked at per second below which the stream test cannot pass: the tracker (vision/track.py)
-# referees this clip right from every 2nd frame (15 fps) but not from every 3rd (10 fps: Olga's 4th
-# card is laid late and two cards are taken for removed), whatever the source.
+# referees round-medium (30 fps) right from every 2nd and 3rd frame (15 and 10 fps) but not from
+# every 4th (7.5 fps: Olga's 4th card lies bare for only a third of a second before the next hand
+# covers it, and is seen in one search), and round-hard (15 fps) only from every frame.
 SLOWEST_FPS = 15
 
 

@@ -178,11 +178,11 @@ def test_a_card_partly_covered_by_the_hand_laying_it_is_not_laid_until_the_hand_
 
 
 def test_a_card_seen_in_one_search_only_is_forgotten_soon_after_it_goes() -> None:
-    # A card in a hand found by one search, handed on while the frame changed (the hand
-    # moving) but was not searched again: it never lay still, so it is not waited for
-    # when the hand takes it away.
+    # A card in a hand found by one search (read doubtfully: fingers, blur), handed on while
+    # the frame changed (the hand moving) but was not searched again: it never lay still,
+    # so it is not waited for when the hand takes it away.
     tracker = CardTracker()
-    card = [detected(SLOTS[0], CRITS[0])]
+    card = [detected(SLOTS[0], CRITS[0], confidence=0.4)]
     tracker.update(card, 0, 0.0, frame([SLOTS[0]]))
     for k in range(1, 5):
         tracker.update(card, k, k / 15, frame([SLOTS[0]]), fresh=False)
@@ -196,6 +196,14 @@ def test_at_four_frames_a_second_a_card_missed_in_one_frame_still_settles() -> N
     for k, seen in enumerate([True, False, True, True]):  # 0.5 s between two sightings: one frame missed
         update = tracker.update(card if seen else [], k, k / 4, frame([SLOTS[0]]))
     assert [c.settled_t for c in update.cards] == [pytest.approx(0.5)]
+
+
+def test_at_five_frames_a_second_a_card_read_surely_then_covered_settles_when_seen_again_in_place() -> None:
+    tracker = CardTracker()
+    card = [detected(SLOTS[0], CRITS[0])]
+    for k, seen in enumerate([True, False, False, True]):  # a hand over it for 0.4 s
+        update = tracker.update(card if seen else [], k, k / 5, frame([SLOTS[0]], [] if seen else [SLOTS[0]]))
+    assert [c.settled_t for c in update.cards] == [pytest.approx(0.6)]
 
 
 def test_a_card_taken_away_is_removed_after_its_place_shows_bare_table() -> None:
