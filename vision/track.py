@@ -367,7 +367,8 @@ class CardTracker:
             for a, b in zip(ring, np.roll(ring, -1, axis=0)):
                 points.extend(a + (b - a) * s for s in (0.2, 0.5, 0.8))
         others = [tr.corners_xy for tr in self._tracks.values() if tr.id != track.id]
-        kept = _in_frame(np.array([p for p in points if not any(_inside(p, q) for q in others)]).reshape(-1, 2), frame_bgr)
+        points_xy = np.array(points)
+        kept = _in_frame(points_xy[~_inside_any(points_xy, others)], frame_bgr)
         nothing = (None, 40.0, 0.0, None, None)
         if len(kept) < 4:
             return nothing
@@ -413,7 +414,7 @@ class CardTracker:
         if track.ring_xy is None or track.ring_bgr is None:
             return True
         others = [tr.corners_xy for tr in self._tracks.values() if tr.id != track.id]
-        keep = np.array([not any(_inside(p, q) for q in others) for p in track.ring_xy], bool)
+        keep = ~_inside_any(track.ring_xy, others)
         if keep.sum() < 4:
             return True
         return _unchanged(_sample(frame_bgr, track.ring_xy[keep]), track.ring_bgr[keep], _RING_SHARE)
@@ -446,6 +447,17 @@ def _unchanged(now: NDArray[np.float64], before: NDArray[np.float64] | None, sha
     if before is None or len(now) != len(before) or len(now) == 0:
         return False
     return float((np.linalg.norm(now - before, axis=1) <= _RING_TOL).mean()) >= share
+
+
+def _inside_any(points_xy: NDArray, quads: Sequence[NDArray]) -> NDArray[np.bool_]:
+    """For each of the points (N, 2), whether it lies inside any of the convex quads (each (4, 2))."""
+    if not quads or len(points_xy) == 0:
+        return np.zeros(len(points_xy), bool)
+    q = np.stack(quads).astype(np.float64)  # (Q, 4, 2)
+    edges = np.roll(q, -1, axis=1) - q
+    rel = points_xy[:, None, None, :] - q[None]  # (N, Q, 4, 2)
+    cross = edges[None, ..., 0] * rel[..., 1] - edges[None, ..., 1] * rel[..., 0]
+    return np.any(np.all(cross >= 0, axis=2) | np.all(cross <= 0, axis=2), axis=1)
 
 
 def _in_frame(points_xy: NDArray, frame_bgr: NDArray[np.uint8]) -> NDArray[np.float64]:
