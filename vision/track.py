@@ -1,6 +1,6 @@
 """Cards followed across frames: identities, lying still, votes on criteria, hidden vs gone.
 
-``CardTracker.update(cards, frame_index, t, frame_bgr, searched)`` takes one frame's
+``CardTracker.update(cards, frame_index, t, frame_bgr, fresh)`` takes one frame's
 detected cards and returns a snapshot of every tracked card. A card is *settled*
 (laid) once it has been seen whole and lying still for ``settle_s`` seconds (time,
 not frames, so the frame rate does not matter) and read surely at least once (a card
@@ -41,7 +41,7 @@ _PARTIAL_AREA = 0.85  # a card not yet laid is partly covered when it shows less
 _MAX_GAP_S = 0.25  # a longer gap in sightings restarts the stillness clock ...
 _GAP_FRAMES = 2.5  # ... or, when frames come slower, a gap longer than this many frame times
 _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only passing by
-_COVERED_STILL_S = 2.0  # ... unless it had lain still: a hand over it this long keeps its stillness clock
+_COVERED_STILL_S = 2.0  # ... unless read surely: a hand over it this long keeps its stillness clock
 _PARTIAL_HOLD_S = 1.0  # a smaller outline of a card not yet laid passes for a hand over it this long after its last whole sighting
 _TRUSTED = 0.5  # a reading this confident may decide a card's criteria; below it only when no better one came
 _DOUBTFUL_SETTLE_S = 1.0  # a card read only doubtfully is laid once it has lain still this long
@@ -270,10 +270,10 @@ class CardTracker:
         ):
             # A partly covered card (a hand over it) or an outline bent for a frame (a neighbour
             # moving close by): the card is still there and has not moved, but this outline and
-            # reading are not to be trusted. (An outline seen in two searches of its own is the
-            # card's; a card in a hand, seen in one, is bigger than when it lies on the table.)
-            # Seen whole in two searches and read surely before, it lies still under the next
-            # card's hand, not the hand laying it: its stillness clock goes on.
+            # reading are not to be trusted. (An outline seen in two fresh looks is the card's; a
+            # card in a hand, seen in one, is bigger than when it lies on the table.) Seen whole
+            # and read surely before, it lies still under the next card's hand, not under the
+            # hand laying it (whose fingers make it a doubtful read): its stillness clock goes on.
             if track.settled_t is None and track.votes and track.path and t - track.path[0][0] >= self.settle_s - 1e-6:
                 self._settle(track, frame_index, t, frame_bgr)
             return
