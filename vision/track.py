@@ -1,14 +1,19 @@
 """Cards followed across frames: identities, lying still, votes on criteria, hidden vs gone.
 
-``CardTracker.update(cards, frame_index, t, frame_bgr)`` takes one frame's detected
-cards and returns a snapshot of every tracked card. A card is *settled* (laid)
-once it has been seen lying still for ``settle_s`` seconds (time, not frames, so
-the frame rate does not matter) and read at least once. Its criteria are a
-confidence-weighted vote over every frame in which it was seen whole. A settled
-card that goes missing is *hidden*, not gone, while its place is covered (a hand,
-a sleeve); it is removed only after ``remove_after_s`` of absence with its place
-showing the bare table, as seen in ``frame_bgr``. A nudged card matches its old
-place and keeps its identity.
+``CardTracker.update(cards, frame_index, t, frame_bgr, fresh)`` takes one frame's
+detected cards and returns a snapshot of every tracked card. A card is *settled*
+(laid) once it has been seen whole and lying still for ``settle_s`` seconds (time,
+not frames, so the frame rate does not matter) and read surely at least once (a card
+only ever read doubtfully, after a second of lying still); an outline smaller than
+the card's (a hand over part of it) never lays it. Its criteria are a
+confidence-weighted vote over the frames in which it was seen whole, where doubtful
+readings count only while no sure one came. A settled card that goes missing is
+*hidden*, not gone, while its place is covered (a hand, a sleeve); it is removed only
+after ``remove_after_s`` of absence with its place showing the bare table, unchanged
+from one look to the next, and the table round it looking as it did when it was laid
+(an arm the colour of the table reaches over that too), as seen in ``frame_bgr``. A
+nudged card matches its old place and keeps its identity. Gaps in sightings are
+judged in seconds, stretched to a few frame times when frames come slowly (4/s).
 """
 
 from __future__ import annotations
@@ -33,13 +38,19 @@ _MATCH_DISTANCE = 0.55  # centre distance to keep an identity, in short sides
 _STILL_DISTANCE = 0.06  # centre wander allowed while lying still, in short sides
 _SAME_SIDES = 0.12  # a sighting is of the whole card when every side is this close to the card's own
 _PARTIAL_AREA = 0.85  # a card not yet laid is partly covered when it shows less than this share of its outline
-_MAX_GAP_S = 0.25  # a longer gap in sightings restarts the stillness clock
+_MAX_GAP_S = 0.25  # a longer gap in sightings restarts the stillness clock ...
+_GAP_FRAMES = 2.5  # ... or, when frames come slower, a gap longer than this many frame times
 _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only passing by
-_COVERED_STILL_S = 2.0  # ... unless it had lain still: a hand over it this long keeps its stillness clock
+_COVERED_STILL_S = 2.0  # ... unless read surely: a hand over it this long keeps its stillness clock
+_PARTIAL_HOLD_S = 1.0  # a smaller outline of a card not yet laid passes for a hand over it this long after its last whole sighting
+_TRUSTED = 0.5  # a reading this confident may decide a card's criteria; below it only when no better one came
+_DOUBTFUL_SETTLE_S = 1.0  # a card read only doubtfully is laid once it has lain still this long
 _EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare table
 _TABLE_TOL = 35.0  # colour distance to the bare table of a clean ring round a card
 _TABLE_SHARE = 0.75  # share of that ring showing one colour for it to be surely the table
 _TABLE_LOOK_S = 0.3  # how often the table round a card is looked at again until it is sure
+_RING_TOL = 20.0  # colour change of a point of the bare table still counted as unchanged
+_RING_SHARE = 0.85  # share of those points that must be unchanged for a card's place to count as bared
 UNREADABLE_AFTER_S = 1.5  # a card lying still this long without one reading is reported
 
 
@@ -86,17 +97,23 @@ class _Track:
     first_t: float
     last_seen_t: float
     path: deque = field(default_factory=deque)  # (t, x, y) sightings of the centre while lying still
-    votes: Counter = field(default_factory=Counter)
+    votes: Counter = field(default_factory=Counter)  # criteria -> weight of the trusted readings
+    doubts: Counter = field(default_factory=Counter)  # ... of the doubtful ones (confidence below _TRUSTED)
     reading: CardReading | None = None
     read_frame: int = -1
     settled_t: float | None = None
     settled_frame: int | None = None
     ref_sides: NDArray[np.float64] | None = None  # the outline's side lengths while lying still (or settled)
     whole_seen: int = 0  # whole sightings in the current still stretch
+    looks: int = 0  # ... of them fresh (not an earlier search's cards handed on over a changed frame)
+    whole_t: float = 0.0  # when the card was last seen whole
     table_bgr: NDArray[np.float32] | None = None
     table_tol: float = 40.0
     table_share: float = 0.0  # share of the ring round the card that showed the table
     table_t: float = 0.0  # when the table round the card was last looked at
+    ring_xy: NDArray[np.float64] | None = None  # points round the card that showed the bare table then ...
+    ring_bgr: NDArray[np.float64] | None = None  # ... and their colours
+    place_bgr: NDArray[np.float64] | None = None  # the colours of its place when last looked at while it was missing
     still_since: float = 0.0  # when the card's latest still stretch began
     reason: str = ""  # why the latest reading failed
     warned: bool = False
@@ -143,9 +160,16 @@ class CardTracker:
         """Forget every card (identities start again from 0)."""
         self._tracks: dict[int, _Track] = {}
         self._next_id = 0
+        self._times: deque = deque(maxlen=9)  # the latest frames' times, for the frame time
+        self._frame_s = 0.0  # the time between frames of late (0 before the second frame)
+
+    def _gap_s(self, seconds: float) -> float:
+        """A time limit on unseen stretches, stretched when frames come slower than a few per such stretch:
+        at 4 frames/s one frame missed is no longer gap than three at 15."""
+        return max(seconds, _GAP_FRAMES * self._frame_s)
 
     def update(self, cards: Sequence[DetectedCard], frame_index: int, t: float,
-               frame_bgr: NDArray[np.uint8] | None = None) -> TrackerUpdate:
+               frame_bgr: NDArray[np.uint8] | None = None, fresh: bool = True) -> TrackerUpdate:
         """Take one frame's cards (not modified); returns every tracked card and the removals.
 
         Parameters
@@ -154,7 +178,14 @@ class CardTracker:
         frame_index, t : the frame's 0-based index and its time in seconds
         frame_bgr : ndarray (H, W, 3) uint8, the frame itself, to tell a covered place
             from an empty one; without it a missing settled card is never removed.
+        fresh : False when ``cards`` are an earlier frame's search handed on again though
+            this frame differs from that one: they say the cards may still be there, not
+            that a card seen once in a hand lies still.
         """
+        if self._times and t <= self._times[-1]:
+            self._times.clear()  # time went back (a new source): the frame time is learned again
+        self._times.append(t)
+        self._frame_s = float(np.median(np.diff(np.asarray(self._times)))) if len(self._times) > 1 else 0.0
         matches = self._match(cards)
         seen = set()
         unreadable = []
@@ -165,9 +196,9 @@ class CardTracker:
                 self._next_id += 1
                 self._tracks[track_id] = _Track(track_id, card.corners_xy.copy(), t, t)
             track = self._tracks[track_id]
-            self._observe(track, card, frame_index, t, frame_bgr)
+            self._observe(track, card, frame_index, t, frame_bgr, fresh)
             seen.add(track_id)
-            if not track.votes and not track.warned and track.path and t - track.still_since >= UNREADABLE_AFTER_S:
+            if not (track.votes or track.doubts) and not track.warned and track.path and t - track.still_since >= UNREADABLE_AFTER_S:
                 track.warned = True
                 x, y = (float(v) for v in track.corners_xy.mean(axis=0))
                 unreadable.append((track.id, (x, y), track.reason or "no reading"))
@@ -177,12 +208,16 @@ class CardTracker:
                 continue
             gone = t - track.last_seen_t
             if track.settled_t is None:
-                lay_still = track.whole_seen >= 2 and bool(track.votes) and bool(track.path)
-                if gone > (_COVERED_STILL_S if lay_still else _DROP_TENTATIVE_S):
+                lay_still = bool(track.votes) and bool(track.path)
+                if gone > (_COVERED_STILL_S if lay_still else self._gap_s(_DROP_TENTATIVE_S)):
                     del self._tracks[track.id]
-            elif gone >= self.remove_after_s and frame_bgr is not None and self._looks_empty(track, frame_bgr):
-                del self._tracks[track.id]
-                removed.append(track.id)
+            elif frame_bgr is not None:
+                # Missing: removed once its place has shown the bare table, unchanged from one
+                # look to the next (a hand or an arm over it moves), after ``remove_after_s``.
+                before, track.place_bgr = track.place_bgr, _sample(frame_bgr, self._place_points(track))
+                if gone >= self.remove_after_s and _unchanged(track.place_bgr, before, _EMPTY_SHARE) and self._looks_empty(track, frame_bgr):
+                    del self._tracks[track.id]
+                    removed.append(track.id)
         snapshot = tuple(self._snapshot(track, track.id not in seen) for track in self._tracks.values())
         return TrackerUpdate(snapshot, tuple(removed), tuple(unreadable))
 
@@ -212,38 +247,44 @@ class CardTracker:
         return out
 
     def _observe(self, track: _Track, card: DetectedCard, frame_index: int, t: float,
-                 frame_bgr: NDArray[np.uint8] | None) -> None:
+                 frame_bgr: NDArray[np.uint8] | None, fresh: bool) -> None:
         cx, cy = (float(v) for v in card.corners_xy.mean(axis=0))
         sides = _sides(card.corners_xy)
         gap = t - track.last_seen_t
         in_place = self._near_still_place(track, cx, cy) or (
             track.ref_sides is not None and _inside((cx, cy), track.corners_xy) and _smaller(sides, track.ref_sides))
-        if gap > _MAX_GAP_S and not (gap <= _COVERED_STILL_S and track.whole_seen >= 2 and in_place):
+        if gap > self._gap_s(_MAX_GAP_S) and not (gap <= _COVERED_STILL_S and (track.looks >= 2 or bool(track.votes)) and in_place):
             # Unseen for a while and not back where it lay still: the stillness clock starts
             # again. Back in its place, it lay there all along under a hand (laid, then
             # covered at once by the next card's hand).
             track.path.clear()
             track.whole_seen = 0
+            track.looks = 0
         track.last_seen_t = t
+        track.place_bgr = None
         if track.ref_sides is not None and not _same_shape(sides, track.ref_sides) and (
             track.settled_t is not None
-            or (track.whole_seen >= 2 and _inside((cx, cy), track.corners_xy) and not _larger(sides, track.ref_sides)
+            or (track.looks >= 2 and t - track.whole_t <= _PARTIAL_HOLD_S and _inside((cx, cy), track.corners_xy)
+                and not _larger(sides, track.ref_sides)
                 and (_smaller(sides, track.ref_sides) or self._near_still_place(track, cx, cy)))
         ):
             # A partly covered card (a hand over it) or an outline bent for a frame (a neighbour
             # moving close by): the card is still there and has not moved, but this outline and
-            # reading are not to be trusted.
-            self._settle_if_still(track, frame_index, t, frame_bgr)
+            # reading are not to be trusted. (An outline seen in two fresh looks is the card's; a
+            # card in a hand, seen in one, is bigger than when it lies on the table.) Seen whole
+            # and read surely before, it lies still under the next card's hand, not under the
+            # hand laying it (whose fingers make it a doubtful read): its stillness clock goes on.
+            if track.settled_t is None and track.votes and track.path and t - track.path[0][0] >= self.settle_s - 1e-6:
+                self._settle(track, frame_index, t, frame_bgr)
             return
+        track.whole_t = t
         if (track.settled_t is not None and track.table_share < _TABLE_SHARE and frame_bgr is not None
                 and t - track.table_t >= _TABLE_LOOK_S):
             # The table round a card was seen with something on it (a hand laying the card
             # next to it): look again while the card lies there whole, keeping the clearer
             # view, or a hand over the card could later pass for the bare table.
             track.table_t = t
-            table = self._surroundings(track, frame_bgr)
-            if table[2] > track.table_share:
-                track.table_bgr, track.table_tol, track.table_share = table
+            self._look_round(track, frame_bgr, keep_clearer=True)
         track.corners_xy = card.corners_xy.copy()
         still = self._still_radius(track)
         moved = False
@@ -254,19 +295,24 @@ class CardTracker:
         if moved or not track.path:
             track.still_since = track.path[0][0] if track.path else t
             track.whole_seen = len(track.path)
+            track.looks = len(track.path)
             if track.settled_t is None:
                 track.ref_sides = sides
                 if moved:  # readings taken in a moving hand (blur, fingers) do not vote once it lies still
                     track.votes.clear()
+                    track.doubts.clear()
         track.path.append((t, cx, cy))
         track.whole_seen += 1
+        track.looks += fresh
         reading = card.reading
         if reading.criteria is None:
             track.reason = reading.reason
         if reading.criteria is not None and reading is not track.reading:
-            # A doubtful reading counts far less than a sure one; the latest reading goes
-            # last, so that of equal votes the newer wins (a card read in the hand first).
-            track.votes[reading.criteria] = track.votes.pop(reading.criteria, 0.0) + max(reading.confidence, 0.05) ** 2
+            # A doubtful reading (a hand over the card, glare) counts only while no sure one
+            # came, and far less than a sure one; the latest reading goes last, so that of
+            # equal votes the newer wins (a card read in the hand first).
+            tally = track.votes if reading.confidence >= _TRUSTED else track.doubts
+            tally[reading.criteria] = tally.pop(reading.criteria, 0.0) + max(reading.confidence, 0.05) ** 2
             track.reading = reading
             track.read_frame = frame_index
         while len(track.path) > 2 and track.path[1][0] <= t - self.settle_s:
@@ -280,22 +326,39 @@ class CardTracker:
         return math.hypot(cx - x0, cy - y0) <= 2 * self._still_radius(track)
 
     def _settle_if_still(self, track: _Track, frame_index: int, t: float, frame_bgr: NDArray[np.uint8] | None) -> None:
-        if track.settled_t is not None or not track.votes or track.whole_seen < 2 or not track.path:
+        """Lay a card seen whole, lying still for ``settle_s``, read surely (or doubtfully, but for long)."""
+        if track.settled_t is not None or track.whole_seen < 2 or not track.path:
             return
-        if t - track.path[0][0] >= self.settle_s - 1e-6:
-            track.settled_t = t
-            track.settled_frame = frame_index
-            track.ref_sides = _sides(track.corners_xy)
-            if frame_bgr is not None:
-                track.table_t = t
-                track.table_bgr, track.table_tol, track.table_share = self._surroundings(track, frame_bgr)
+        if t - track.path[0][0] < self.settle_s - 1e-6:
+            return
+        if not track.votes and not (track.doubts and t - track.still_since >= _DOUBTFUL_SETTLE_S - 1e-6):
+            return
+        self._settle(track, frame_index, t, frame_bgr)
+
+    def _settle(self, track: _Track, frame_index: int, t: float, frame_bgr: NDArray[np.uint8] | None) -> None:
+        track.settled_t = t
+        track.settled_frame = frame_index
+        track.ref_sides = _sides(track.corners_xy)
+        if frame_bgr is not None:
+            track.table_t = t
+            self._look_round(track, frame_bgr, keep_clearer=False)
 
     def _still_radius(self, track: _Track) -> float:
         return max(1.5, _STILL_DISTANCE * track.short)
 
-    def _surroundings(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.float32] | None, float, float]:
+    def _look_round(self, track: _Track, frame_bgr: NDArray[np.uint8], keep_clearer: bool) -> None:
+        """Note the bare table round a card (its colour and the points that showed it); with
+        ``keep_clearer``, only when more of the ring shows it than last time."""
+        table_bgr, tol, share, ring_xy, ring_bgr = self._surroundings(track, frame_bgr)
+        if keep_clearer and share <= track.table_share:
+            return
+        track.table_bgr, track.table_tol, track.table_share = table_bgr, tol, share
+        track.ring_xy, track.ring_bgr = ring_xy, ring_bgr
+
+    def _surroundings(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> tuple:
         """The bare table's colour just outside the card (other cards' places left out), the
-        colour distance still counted as that table, and the share of the ring that showed it."""
+        colour distance still counted as that table, the share of the ring that showed it,
+        and the points of the ring that showed it with their colours."""
         c = track.corners_xy.astype(np.float64)
         centre = c.mean(axis=0)
         points = []
@@ -304,20 +367,24 @@ class CardTracker:
             for a, b in zip(ring, np.roll(ring, -1, axis=0)):
                 points.extend(a + (b - a) * s for s in (0.2, 0.5, 0.8))
         others = [tr.corners_xy for tr in self._tracks.values() if tr.id != track.id]
-        kept = [p for p in points if not any(_inside(p, q) for q in others)]
-        samples = _sample(frame_bgr, np.array(kept)) if kept else np.empty((0, 3))
-        if len(samples) < 4:
-            return None, 40.0, 0.0
+        points_xy = np.array(points)
+        kept = _in_frame(points_xy[~_inside_any(points_xy, others)], frame_bgr)
+        nothing = (None, 40.0, 0.0, None, None)
+        if len(kept) < 4:
+            return nothing
+        samples = _sample(frame_bgr, kept)
         # The biggest group of alike samples is the table; the rest may be a hand, the pool
         # or a mug beside the card, which must not widen what counts as the bare table.
         apart = np.linalg.norm(samples[:, None, :] - samples[None, :, :], axis=2)
         alike = apart <= 1.5 * _TABLE_TOL
-        group = samples[alike[int(np.argmax(alike.sum(axis=1)))]]
+        in_group = alike[int(np.argmax(alike.sum(axis=1)))]
+        group = samples[in_group]
         if len(group) < 4:
-            return None, 40.0, 0.0
+            return nothing
         median = np.median(group, axis=0)
         spread = float(np.median(np.linalg.norm(group - median, axis=1)))
-        return median.astype(np.float32), max(_TABLE_TOL, 2.0 * spread), len(group) / len(samples)
+        return (median.astype(np.float32), max(_TABLE_TOL, 2.0 * spread), len(group) / len(samples),
+                kept[in_group], group)
 
     def _table_near(self, track: _Track) -> tuple[NDArray[np.float32] | None, float]:
         """The bare table's colour round a card; where that was never seen clearly, round
@@ -331,21 +398,38 @@ class CardTracker:
         return nearest.table_bgr, nearest.table_tol
 
     def _looks_empty(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> bool:
+        """The card's place shows the bare table, and the table round it looks as it did when
+        the card was laid: a hand or an arm over a card, even one the colour of the table,
+        reaches over its surroundings too."""
         table_bgr, table_tol = self._table_near(track)
         if table_bgr is None:
             return True
-        c = track.corners_xy.astype(np.float64)
-        u, v = np.meshgrid(np.linspace(0.15, 0.85, 5), np.linspace(0.15, 0.85, 5))
-        u, v = u.ravel()[:, None], v.ravel()[:, None]
-        points = (1 - v) * ((1 - u) * c[0] + u * c[1]) + v * ((1 - u) * c[3] + u * c[2])
-        samples = _sample(frame_bgr, points)
+        samples = track.place_bgr if track.place_bgr is not None else _sample(frame_bgr, self._place_points(track))
         if len(samples) == 0:
             return True
         near = np.linalg.norm(samples - table_bgr, axis=1) <= table_tol
-        return float(near.mean()) >= _EMPTY_SHARE
+        return float(near.mean()) >= _EMPTY_SHARE and self._ring_unchanged(track, frame_bgr)
+
+    def _ring_unchanged(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> bool:
+        if track.ring_xy is None or track.ring_bgr is None:
+            return True
+        others = [tr.corners_xy for tr in self._tracks.values() if tr.id != track.id]
+        keep = ~_inside_any(track.ring_xy, others)
+        if keep.sum() < 4:
+            return True
+        return _unchanged(_sample(frame_bgr, track.ring_xy[keep]), track.ring_bgr[keep], _RING_SHARE)
+
+    @staticmethod
+    def _place_points(track: _Track) -> NDArray[np.float64]:
+        """A 5 x 5 grid over the card's place, clear of its edges."""
+        c = track.corners_xy.astype(np.float64)
+        u, v = np.meshgrid(np.linspace(0.15, 0.85, 5), np.linspace(0.15, 0.85, 5))
+        u, v = u.ravel()[:, None], v.ravel()[:, None]
+        return (1 - v) * ((1 - u) * c[0] + u * c[1]) + v * ((1 - u) * c[3] + u * c[2])
 
     def _snapshot(self, track: _Track, hidden: bool) -> TrackedCard:
-        criteria, votes = max(reversed(track.votes.items()), key=lambda kv: kv[1]) if track.votes else (None, 0.0)
+        tally = track.votes or track.doubts
+        criteria, votes = max(reversed(tally.items()), key=lambda kv: kv[1]) if tally else (None, 0.0)
         return TrackedCard(track.id, track.corners_xy.copy(), criteria, float(votes), track.settled_t,
                            track.settled_frame, hidden, track.reading)
 
@@ -356,6 +440,31 @@ def _inside(point: NDArray, quad: NDArray) -> bool:
     rel = point - q
     cross = edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0]
     return bool(np.all(cross >= 0) or np.all(cross <= 0))
+
+
+def _unchanged(now: NDArray[np.float64], before: NDArray[np.float64] | None, share: float) -> bool:
+    """At least ``share`` of the points show the colour they showed before (within ``_RING_TOL``)."""
+    if before is None or len(now) != len(before) or len(now) == 0:
+        return False
+    return float((np.linalg.norm(now - before, axis=1) <= _RING_TOL).mean()) >= share
+
+
+def _inside_any(points_xy: NDArray, quads: Sequence[NDArray]) -> NDArray[np.bool_]:
+    """For each of the points (N, 2), whether it lies inside any of the convex quads (each (4, 2))."""
+    if not quads or len(points_xy) == 0:
+        return np.zeros(len(points_xy), bool)
+    q = np.stack(quads).astype(np.float64)  # (Q, 4, 2)
+    edges = np.roll(q, -1, axis=1) - q
+    rel = points_xy[:, None, None, :] - q[None]  # (N, Q, 4, 2)
+    cross = edges[None, ..., 0] * rel[..., 1] - edges[None, ..., 1] * rel[..., 0]
+    return np.any(np.all(cross >= 0, axis=2) | np.all(cross <= 0, axis=2), axis=1)
+
+
+def _in_frame(points_xy: NDArray, frame_bgr: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """The points that round to a pixel of the frame."""
+    h, w = frame_bgr.shape[:2]
+    xy = np.round(points_xy)
+    return points_xy[(xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)].astype(np.float64)
 
 
 def _sample(frame_bgr: NDArray[np.uint8], points_xy: NDArray) -> NDArray[np.float64]:

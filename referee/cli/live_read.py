@@ -53,7 +53,9 @@ class Sighting:
     """The cards of the latest search, and what the next frame needs to decide whether to search again.
 
     ``thumb`` is a small grey copy of the searched frame, ``last_thumb`` of the latest frame;
-    ``searched_t`` and ``full_t`` the times of the latest search and of the latest unconditional one.
+    ``searched_t`` and ``full_t`` the times of the latest search and of the latest unconditional one;
+    ``searched`` whether this frame was searched, and ``fresh`` whether the cards are as this frame
+    shows them (searched, or not changed since the search; otherwise they may be out of date).
     """
 
     cards: tuple[DetectedCard, ...]
@@ -62,6 +64,7 @@ class Sighting:
     searched_t: float
     full_t: float
     searched: bool
+    fresh: bool = True
 
 
 def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before: Sighting | None,
@@ -99,7 +102,7 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
         else:
             search = False
         if not search:
-            return Sighting(before.cards, before.thumb, thumb, before.searched_t, before.full_t, False)
+            return Sighting(before.cards, before.thumb, thumb, before.searched_t, before.full_t, False, not changed.any())
         full_t = before.full_t
     else:
         full_t = t

@@ -1,9 +1,9 @@
-"""``referee live`` on a committed fixture clip (``fixtures/video/``), against the clip's ground-truth timeline:
+"""``referee live`` on the committed fixture clips (``fixtures/video/``, made by
+``python -m fixtures.build_committed --only-video``), against each clip's ground-truth timeline:
 from the file, and from the same clip served as an MJPEG stream over HTTP on 127.0.0.1.
 
-Skipped until the clips are committed (``python -m fixtures.build_committed --only-video``).
-``LIVE_FIXTURE_CLIP=round-hard.mp4`` picks another clip (that one fails today: two touching
-cards at the end of a row are found as one quad, so the seventh card is never laid).
+``round-medium`` and ``round-hard`` (a dark hand the colour of the wooden table, fingers resting on
+a card being laid, glare) are both refereed; ``LIVE_FIXTURE_CLIP=round-hard.mp4`` runs one clip only.
 """
 
 import json
@@ -20,20 +20,26 @@ import yaml
 
 from referee.cli import main
 
-CLIP = Path(__file__).resolve().parents[2] / "fixtures" / "video" / os.environ.get("LIVE_FIXTURE_CLIP", "round-medium.mp4")
+CLIPS_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "video"
+CLIPS = [os.environ["LIVE_FIXTURE_CLIP"]] if os.environ.get("LIVE_FIXTURE_CLIP") else ["round-medium.mp4", "round-hard.mp4"]
 
 # Frames looked at per second below which the stream test cannot pass: the tracker (vision/track.py)
-# referees this clip right from every 2nd frame (15 fps) but not from every 3rd (10 fps: Olga's 4th
-# card is laid late and two cards are taken for removed), whatever the source.
+# referees round-medium (30 fps) right from every 2nd and 3rd frame (15 and 10 fps) but not from
+# every 4th (7.5 fps: Olga's 4th card lies bare for only a third of a second before the next hand
+# covers it, and is seen in one search), and round-hard (15 fps) only from every frame. With frames
+# dropped at random (a busy machine) round-medium fails about one run in six at 16 frames/s looked
+# at, for the same card (it did before the sure-reading rule of vision/track.py too: 3 in 12).
 SLOWEST_FPS = 15
 
-pytestmark = pytest.mark.skipif(not CLIP.with_suffix(".json").exists() or not CLIP.exists(),
-                                reason=f"no committed fixture clip at {CLIP}")
+
+@pytest.fixture(params=CLIPS, ids=lambda name: name.removesuffix(".mp4"))
+def clip(request) -> Path:
+    return CLIPS_DIR / request.param
 
 
-def test_the_committed_clip_is_refereed_along_its_timeline(tmp_path, capsys) -> None:
-    truth = json.loads(CLIP.with_suffix(".json").read_text())
-    status = main(["live", "--video", str(CLIP), "--calibration", str(CLIP.with_suffix(".seats.yaml")), "--events", "-",
+def test_the_committed_clip_is_refereed_along_its_timeline(clip, tmp_path, capsys) -> None:
+    truth = json.loads(clip.with_suffix(".json").read_text())
+    status = main(["live", "--video", str(clip), "--calibration", str(clip.with_suffix(".seats.yaml")), "--events", "-",
                    "--db", str(tmp_path / "g.db"), "--headless"])
     assert status == 0
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -124,20 +130,20 @@ class ClipServer:
         self.httpd.server_close()
 
 
-def test_the_committed_clip_served_as_an_mjpeg_stream_is_refereed_along_its_timeline(tmp_path, capsys) -> None:
-    truth = json.loads(CLIP.with_suffix(".json").read_text())
+def test_the_committed_clip_served_as_an_mjpeg_stream_is_refereed_along_its_timeline(clip, tmp_path, capsys) -> None:
+    truth = json.loads(clip.with_suffix(".json").read_text())
     # A whole calibration this time: the committed seats, the colour profile learned from the
     # first frame by 'referee calibrate', and the middle pool where the thrown-back cards land.
     made = tmp_path / "made.yaml"
-    assert main(["calibrate", "--video", str(CLIP), "--frame", "0", "--out", str(made), "--headless"]) == 0
+    assert main(["calibrate", "--video", str(clip), "--frame", "0", "--out", str(made), "--headless"]) == 0
     doc = yaml.safe_load(made.read_text())
-    doc["seats"] = yaml.safe_load(CLIP.with_suffix(".seats.yaml").read_text())["seats"]
-    if CLIP.name == "round-medium.mp4":
+    doc["seats"] = yaml.safe_load(clip.with_suffix(".seats.yaml").read_text())["seats"]
+    if clip.name == "round-medium.mp4":
         doc["pool"] = [[430, 200], [910, 200], [910, 470], [430, 470]]
     calibration = tmp_path / "table.yaml"
     calibration.write_text(yaml.safe_dump(doc, sort_keys=False))
     capsys.readouterr()
-    with ClipServer(CLIP) as server:
+    with ClipServer(clip) as server:
         status = main(["live", "--url", server.url, "--calibration", str(calibration), "--events", "-",
                        "--db", str(tmp_path / "g.db"), "--headless", "--give-up", "1"])
     assert status == 0

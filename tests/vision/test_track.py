@@ -129,6 +129,83 @@ def test_a_card_covered_by_a_hand_right_after_lying_still_settles_when_it_shows_
     assert [c.is_settled for c in back.cards] == [True]
 
 
+def test_an_arm_the_colour_of_the_table_over_a_card_does_not_remove_it() -> None:
+    # A dark arm on a dark wooden table: over the card it passes for the table, but it also
+    # reaches over the table round the card, which no longer looks as it did.
+    tracker = CardTracker(remove_after_s=1.0)
+    card = [detected(SLOTS[0], CRITS[0])]
+    _, (t, f) = run(tracker, 1.0, 15, card)
+    arm = frame()
+    x, y = SLOTS[0]
+    arm[:, x - 20:x + 20] = np.add(TABLE_BGR, (0, 15, 25))
+    for k in range(60):
+        update = tracker.update([], f + k, t + k / 15, arm)
+        assert update.removed == ()
+    assert [c.hidden for c in update.cards] == [True]
+
+
+def test_a_card_read_only_doubtfully_is_laid_once_a_sure_reading_comes() -> None:
+    # Fingers resting on the card: read wrong, and doubtfully; then the hand lets go.
+    tracker = CardTracker()
+    doubtful = [detected(SLOTS[0], CRITS[1], confidence=0.4)]
+    update, (t, f) = run(tracker, 0.6, 15, doubtful)
+    assert not update.cards[0].is_settled
+    update, _ = run(tracker, 0.2, 15, [detected(SLOTS[0], CRITS[0], confidence=0.9)], t, f)
+    assert update.cards[0].is_settled and update.cards[0].criteria == CRITS[0]
+
+
+def test_a_card_only_ever_read_doubtfully_is_laid_after_lying_still_a_second() -> None:
+    tracker = CardTracker()
+    laid_at = None
+    for k in range(30):
+        update = tracker.update([detected(SLOTS[0], CRITS[1], confidence=0.4)], k, k / 15, frame([SLOTS[0]]))
+        if laid_at is None and update.cards[0].is_settled:
+            laid_at = k / 15
+    assert laid_at is not None and 1.0 - 1e-6 <= laid_at <= 1.0 + 1 / 15
+    assert update.cards[0].criteria == CRITS[1]
+
+
+def test_a_card_partly_covered_by_the_hand_laying_it_is_not_laid_until_the_hand_lets_go() -> None:
+    # Seen whole once as the hand slides it in, then with the fingers over its far end (a
+    # shorter outline, read doubtfully, as the reader does where something overlaps a card).
+    tracker = CardTracker()
+    whole, (t, f) = run(tracker, 1 / 15, 15, [detected(SLOTS[0], CRITS[0])])
+    partly = [detected((SLOTS[0][0], SLOTS[0][1] + 10), CRITS[1], confidence=0.4, size_wh=(50, 55))]
+    covered, (t, f) = run(tracker, 0.6, 15, partly, t, f)
+    assert [c.is_settled for c in covered.cards] == [False]
+    back, _ = run(tracker, 0.5, 15, [detected(SLOTS[0], CRITS[0])], t, f)
+    assert [(c.is_settled, c.criteria) for c in back.cards] == [(True, CRITS[0])]
+
+
+def test_a_card_seen_in_one_search_only_is_forgotten_soon_after_it_goes() -> None:
+    # A card in a hand found by one search (read doubtfully: fingers, blur), handed on while
+    # the frame changed (the hand moving) but was not searched again: it never lay still,
+    # so it is not waited for when the hand takes it away.
+    tracker = CardTracker()
+    card = [detected(SLOTS[0], CRITS[0], confidence=0.4)]
+    tracker.update(card, 0, 0.0, frame([SLOTS[0]]))
+    for k in range(1, 5):
+        tracker.update(card, k, k / 15, frame([SLOTS[0]]), fresh=False)
+    update, _ = run(tracker, 1.0, 15, [], 5 / 15, 5)
+    assert update.cards == ()
+
+
+def test_at_four_frames_a_second_a_card_missed_in_one_frame_still_settles() -> None:
+    tracker = CardTracker()
+    card = [detected(SLOTS[0], CRITS[0])]
+    for k, seen in enumerate([True, False, True, True]):  # 0.5 s between two sightings: one frame missed
+        update = tracker.update(card if seen else [], k, k / 4, frame([SLOTS[0]]))
+    assert [c.settled_t for c in update.cards] == [pytest.approx(0.5)]
+
+
+def test_at_five_frames_a_second_a_card_read_surely_then_covered_settles_when_seen_again_in_place() -> None:
+    tracker = CardTracker()
+    card = [detected(SLOTS[0], CRITS[0])]
+    for k, seen in enumerate([True, False, False, True]):  # a hand over it for 0.4 s
+        update = tracker.update(card if seen else [], k, k / 5, frame([SLOTS[0]], [] if seen else [SLOTS[0]]))
+    assert [c.settled_t for c in update.cards] == [pytest.approx(0.6)]
+
+
 def test_a_card_taken_away_is_removed_after_its_place_shows_bare_table() -> None:
     tracker = CardTracker(remove_after_s=1.0)
     cards = [detected(SLOTS[0], CRITS[0]), detected(SLOTS[1], CRITS[1])]
