@@ -117,12 +117,16 @@ def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArr
                        background_bgr=_ERROR_BGR if is_error else colour, colour_bgr=(0, 0, 0) if not is_error else (255, 255, 255))
         middle = np.mean([c.mean(axis=0) for c in row.corners], axis=0)
         top = min(float(c[:, 1].min()) for c in row.corners)
+        bottom = max(float(c[:, 1].max()) for c in row.corners)
         title = f"{row.player}: {row.valid_length}" + (" - check!" if row.uncertain else "")
-        draw_label(out, title, (int(middle[0]), int(top - 30 * scale)), scale * 1.1, colour_bgr=(0, 0, 0), background_bgr=colour)
+        # Above the row, or below it for a row along the image's top edge (where it would be cut off).
+        above = top - 30 * scale - 20 * scale >= 0
+        title_y = top - 30 * scale if above else bottom + 30 * scale
+        draw_label(out, title, (int(middle[0]), int(title_y)), scale * 1.1, colour_bgr=(0, 0, 0), background_bgr=colour)
         if row.error_index is not None and row.error_text:
             err = row.corners[row.error_index]
-            bottom = float(err[:, 1].max())
-            draw_label(out, row.error_text, (int(err[:, 0].mean()), int(bottom + 28 * scale)), scale * 0.9, background_bgr=_ERROR_BGR)
+            err_y = float(err[:, 1].max()) + 28 * scale + (0 if above else 45 * scale)
+            draw_label(out, row.error_text, (int(err[:, 0].mean()), int(err_y)), scale * 0.9, background_bgr=_ERROR_BGR)
     return out
 
 

@@ -73,8 +73,6 @@ def draw_live(frame_bgr: NDArray[np.uint8], game: LiveGame, view: LiveView) -> N
             uncertain=False,
         ))
     out = draw_rows(frame_bgr, overlays) if overlays else frame_bgr.copy()
-    for row in overlays:
-        _name_if_cut(out, row)
     out = draw_panel(out, _title(game, view), _lines(game, reveal))
     h, w = out.shape[:2]
     scale = max(0.5, h / 900)
@@ -87,19 +85,6 @@ def draw_live(frame_bgr: NDArray[np.uint8], game: LiveGame, view: LiveView) -> N
         draw_label(out, "n next round   p point cards   m open/hidden   q quit", (w // 2, int(h - 25 * scale)),
                    scale * 0.7, background_bgr=(40, 40, 40))
     return out
-
-
-def _name_if_cut(image_bgr: NDArray[np.uint8], row: RowOverlay) -> None:
-    """``draw_rows`` names a row above its cards: for a row along the top edge, name it below them too."""
-    short = float(np.median([np.linalg.norm(c[0] - c[1]) for c in row.corners]))
-    scale = max(0.5, short / 110)
-    top = min(float(c[:, 1].min()) for c in row.corners)
-    if top - 30 * scale - 12 * scale >= 0:
-        return
-    bottom = max(float(c[:, 1].max()) for c in row.corners)
-    middle = np.mean([c.mean(axis=0) for c in row.corners], axis=0)
-    draw_label(image_bgr, f"{row.player}: {row.valid_length}", (int(middle[0]), int(bottom + 75 * scale)), scale * 1.1,
-               colour_bgr=(0, 0, 0), background_bgr=(255, 255, 255))
 
 
 def _title(game: LiveGame, view: LiveView) -> str:
