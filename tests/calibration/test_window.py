@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.xscreen import screenshot, xvfb
+from tests.xscreen import screenshot, window_env, xvfb
 
 from calibration.config import load_calibration
 
@@ -65,8 +65,7 @@ def test_dragging_a_seat_in_the_window_moves_it_and_typing_renames_one(display, 
     before = load_calibration(proposal).seats
     assert len(before) >= 2
     out = tmp_path / "table.yaml"
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(ROOT)}
-    env.pop("WAYLAND_DISPLAY", None)
+    env = window_env(display, ROOT)
     process = subprocess.Popen([sys.executable, "-m", "referee", "calibrate", str(PHOTO), "--out", str(out)],
                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     # Each step waits until the window shows its effect: on a busy machine the window may take a
@@ -130,7 +129,7 @@ def test_dragging_a_seat_in_the_window_moves_it_and_typing_renames_one(display, 
 
 def test_escape_in_the_window_cancels_and_writes_nothing(display, tmp_path) -> None:
     out = tmp_path / "table.yaml"
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(ROOT)}
+    env = window_env(display, ROOT)
     process = subprocess.Popen([sys.executable, "-m", "referee", "calibrate", str(PHOTO), "--out", str(out)],
                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

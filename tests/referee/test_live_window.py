@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.xscreen import screenshot, windows_on, xvfb
+from tests.xscreen import screenshot, window_env, windows_on, xvfb
 
 from referee.cli.live_synth import Script, script_round, seats_yaml, write_video
 
@@ -40,8 +40,7 @@ def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display,
     seats = tmp_path / "seats.yaml"
     seats.write_text(seats_yaml())
     events = tmp_path / "events.jsonl"
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(ROOT)}
-    env.pop("WAYLAND_DISPLAY", None)
+    env = window_env(display, ROOT)
     # Frame by frame (no --realtime): on a busy machine a paced clip may be over before the window is up.
     process = subprocess.Popen(
         [sys.executable, "-m", "referee", "live", "--video", str(video), "--calibration", str(seats),
@@ -92,8 +91,7 @@ def test_the_window_keys_toggle_the_mode_take_point_cards_start_the_next_round_a
     seats = tmp_path / "seats.yaml"
     seats.write_text(seats_yaml())
     events_path, db, record = tmp_path / "events.jsonl", tmp_path / "g.db", tmp_path / "out.avi"
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(ROOT)}
-    env.pop("WAYLAND_DISPLAY", None)
+    env = window_env(display, ROOT)
     process = subprocess.Popen(
         [sys.executable, "-m", "referee", "live", "--video", str(video), "--calibration", str(seats), "--realtime",
          "--events", str(events_path), "--db", str(db), "--record", str(record)],
