@@ -196,15 +196,17 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92) -> list[Region
         sizes = np.where(known.any(axis=1)[:, None, None], sizes, size[:, None, :])
         # Loose: the cards nearest may lie nearer the camera or further from it, or be
         # the paper inside their printed border (or a point card's frame), a fifth smaller.
-        low = size / np.nanmedian(sizes, axis=1)
+        low = size / _median_of_known(sizes)
         # One clean card alone nearby may be a small one (a point card's paper, a far
         # pool card): a region is too big for the cards only when two or more say so.
         high = np.where((known.sum(axis=1) >= 2)[:, None], size / np.nanmax(sizes[:, :3], axis=1), 1.0)
         fits = (low > 0.6).all(axis=1) & (high < 1.6).all(axis=1) & (high[:, 0] * high[:, 1] < 1.9)
     # Two cards side by side, each a region of its own at some level, are no one card.
     part = inside & (ratio.T < 0.7) & (ratio.T > 0.3) & (fill[None, :] >= 0.85)  # [k, j]: j is about half of k and lies in it
-    apart_pairs = (~inside & ~inside.T).astype(np.float32)
-    fits &= ((part.astype(np.float32) @ apart_pairs) * part).sum(axis=1) == 0
+    apart = ~inside & ~inside.T
+    for k in np.flatnonzero(part.sum(axis=1) >= 2):
+        halves = np.flatnonzero(part[k])
+        fits[k] &= not apart[np.ix_(halves, halves)].any()
     order = np.lexsort((-area, -steady, fill < clean_fill, framed, ~fits))
     chosen: list[int] = []
     overlaps = inside | inside.T
@@ -217,6 +219,16 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92) -> list[Region
         chosen.append(int(k))
         taken |= overlaps[k]
     return [regions[k] for k in chosen]
+
+
+def _median_of_known(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``np.nanmedian(values, axis=1)`` of (N, M, C) values with a known one in every row,
+    to the bit, without the masked arrays ``nanmedian`` builds for small inputs."""
+    ordered = np.sort(values, axis=1)  # NaN last
+    count = (~np.isnan(values)).sum(axis=1)
+    low = np.take_along_axis(ordered, ((count - 1) // 2)[:, None, :], axis=1)[:, 0]
+    high = np.take_along_axis(ordered, (count // 2)[:, None, :], axis=1)[:, 0]
+    return (low + high) / 2
 
 
 def points_inside(quads_xy: NDArray[np.float32], points_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
