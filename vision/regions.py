@@ -100,19 +100,20 @@ def _sized_outlines(contours: tuple[NDArray, ...], hierarchy: NDArray | None, mi
     """The outer contours of four points or more, at least ``min_side`` wide and high,
     with an area between ``min_area`` and ``max_area``; and their boxes (x0, y0, x1, y1)
     and areas, (M, 5). All contours are sized at once: most are specks."""
-    if hierarchy is None:
-        return [], np.zeros((0, 5), np.float32)
     lengths = np.fromiter(map(len, contours), int, len(contours))
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    points = np.concatenate(contours).reshape(-1, 2)
+    outer = np.flatnonzero((hierarchy[0][:, 3] == -1) & (lengths >= 4)) if hierarchy is not None else []
+    if len(outer) == 0:
+        return [], np.zeros((0, 5), np.float32)
+    shapes = [contours[k] for k in outer]
+    starts = np.concatenate([[0], np.cumsum(lengths[outer])[:-1]])
+    points = np.concatenate(shapes).reshape(-1, 2)
     low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
-    wide = (hierarchy[0][:, 3] == -1) & (lengths >= 4) & (high - low + 1 >= min_side).all(axis=1)
-    candidates = np.flatnonzero(wide)
-    areas = np.array([cv2.contourArea(contours[k]) for k in candidates], np.float32)
+    wide = np.flatnonzero((high - low + 1 >= min_side).all(axis=1))
+    areas = np.array([cv2.contourArea(shapes[k]) for k in wide], np.float32)
     sized = (areas >= min_area) & (areas <= max_area)
-    chosen = candidates[sized]
+    chosen = wide[sized]
     box = np.concatenate([low[chosen], high[chosen] + 1, areas[sized, None]], axis=1).astype(np.float32)
-    return [contours[k] for k in chosen], box
+    return [shapes[k] for k in chosen], box
 
 
 def _percentiles(values: NDArray[np.uint8], percents: tuple[float, ...]) -> list[float]:
