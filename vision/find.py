@@ -44,7 +44,8 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale)
     chosen = choose_cards(regions, _CLEAN_FILL)
     # The edge cut ate about a pixel along every side.
-    quads = [CardQuad(grow(r.corners_xy, 1.0) / scale, r.fill) for r in chosen]
+    grown = grow(np.array([r.corners_xy for r in chosen], np.float32).reshape(-1, 4, 2), 1.0) / scale
+    quads = [CardQuad(corners, r.fill) for corners, r in zip(grown, chosen)]
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     search = 1.0 / scale + 2.0

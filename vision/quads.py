@@ -76,9 +76,10 @@ def sides(corners: NDArray[np.float32]) -> tuple[float, float]:
 
 
 def grow(corners: NDArray[np.float32], pixels: float) -> NDArray[np.float32]:
-    centre = corners.mean(axis=0)
+    """Quadrilaterals (..., 4, 2) grown by about ``pixels`` along each side."""
+    centre = corners.mean(axis=-2, keepdims=True)
     offsets = corners - centre
-    lengths = np.linalg.norm(offsets, axis=1, keepdims=True)
+    lengths = np.linalg.norm(offsets, axis=-1, keepdims=True)
     return (centre + offsets * (1 + pixels * 1.41 / np.maximum(lengths, 1e-6))).astype(np.float32)
 
 
