@@ -39,12 +39,13 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
         objects are not filtered here (``read_card`` tells a face from anything else).
     """
     scale = min(1.0, WORK_LONG_SIDE / max(frame_bgr.shape[:2]))
-    small = cv2.resize(frame_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
+    small = _shrink(frame_bgr, scale)
     white, _ = whiteness(small)
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale)
     chosen = choose_cards(regions, _CLEAN_FILL)
     # The edge cut ate about a pixel along every side.
-    quads = [CardQuad(grow(r.corners_xy, 1.0) / scale, r.fill) for r in chosen]
+    grown = grow(np.array([r.corners_xy for r in chosen], np.float32).reshape(-1, 4, 2), 1.0) / scale
+    quads = [CardQuad(corners, r.fill) for corners, r in zip(grown, chosen)]
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     search = 1.0 / scale + 2.0
@@ -56,6 +57,19 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     partial = (fill < _CLEAN_FILL) | (size < 0.92 * _typical_sizes(quads)).any(axis=1)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, partial.tolist(), margin=_BORDER_MARGIN)
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
+
+
+def _shrink(frame_bgr: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:
+    """The frame at ``scale`` (at most 1), by pixel area. A frame four times too big (4K)
+    is halved twice by 2x2 means instead: within one grey level of ``INTER_AREA``, four
+    times faster."""
+    if scale >= 1:
+        return frame_bgr
+    if scale != 0.25:
+        return cv2.resize(frame_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    # At exactly half size, INTER_LINEAR samples between each 2x2 block's pixels: their mean.
+    half = cv2.resize(frame_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(half, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
 
 
 def _add_new(quads: list[CardQuad], more: list[CardQuad]) -> list[CardQuad]:

@@ -32,15 +32,27 @@ def paper_mask(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
 def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None = None) -> tuple[NDArray[np.float32], tuple[float, float]]:
     """Lightness less chroma, after taking out the light's cast: high on paper only."""
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
-    light = lab[..., 0].astype(np.float32)
     if cast_ab is None:
-        # The cast of the light, taken from the brightest pixels (mostly paper).
-        sample = lab[::3, ::3].reshape(-1, 3).astype(np.float32)
-        bright = sample[sample[:, 0] >= np.percentile(sample[:, 0], 90)]
-        cast_ab = (float(np.median(bright[:, 1])) - 128, float(np.median(bright[:, 2])) - 128)
+        cast_ab = _cast_of_brightest(lab[::3, ::3])
+    light = lab[..., 0].astype(np.float32)
     a = lab[..., 1].astype(np.float32) - (128 + cast_ab[0])
     b = lab[..., 2].astype(np.float32) - (128 + cast_ab[1])
     return cv2.addWeighted(light, 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
+
+
+def _cast_of_brightest(lab: NDArray[np.uint8]) -> tuple[float, float]:
+    """The light's cast (a, b less neutral grey), the median over the brightest tenth of
+    the pixels (mostly paper): those at or above the 90th percentile of lightness."""
+    light = lab[..., 0].ravel()
+    # The percentile (linear interpolation) from the histogram; lightness is whole, so
+    # ``light >= percentile`` is ``light >= ceil(percentile)``.
+    ranked = np.cumsum(np.bincount(light, minlength=256))
+    position = 0.9 * (light.size - 1)
+    below = int(np.searchsorted(ranked, int(position), side="right"))
+    above = int(np.searchsorted(ranked, min(int(position) + 1, light.size - 1), side="right"))
+    cut = below if position == int(position) else above
+    bright = light >= cut
+    return float(np.median(lab[..., 1].ravel()[bright])) - 128, float(np.median(lab[..., 2].ravel()[bright])) - 128
 
 
 def paper_where(white: NDArray[np.float32], table: NDArray[np.float32], paper: NDArray[np.float32]) -> NDArray[np.uint8]:

@@ -76,9 +76,10 @@ def sides(corners: NDArray[np.float32]) -> tuple[float, float]:
 
 
 def grow(corners: NDArray[np.float32], pixels: float) -> NDArray[np.float32]:
-    centre = corners.mean(axis=0)
+    """Quadrilaterals (..., 4, 2) grown by about ``pixels`` along each side."""
+    centre = corners.mean(axis=-2, keepdims=True)
     offsets = corners - centre
-    lengths = np.linalg.norm(offsets, axis=1, keepdims=True)
+    lengths = np.linalg.norm(offsets, axis=-1, keepdims=True)
     return (centre + offsets * (1 + pixels * 1.41 / np.maximum(lengths, 1e-6))).astype(np.float32)
 
 
@@ -143,10 +144,11 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     bad = ~np.isfinite(snapped).reshape(len(corners), -1).all(axis=1) | (moved > 3 * search_px)
     snapped[bad] = corners[bad]
     wanted = np.asarray(reach, bool)
-    if wanted.any():
-        snapped[wanted] = _reach_outlines(gray, snapped[wanted])
-    if margin > 0 and not wanted.all():
-        snapped[~wanted] = _reach_outlines(gray, snapped[~wanted], margin, paper_between=0.5)
+    moving = wanted | (margin > 0)
+    if moving.any():
+        outer = np.where(wanted, 0.25, margin)[moving]
+        paper_between = np.where(wanted, 0.0, 0.5)[moving]
+        snapped[moving] = _reach_outlines(gray, snapped[moving], outer, paper_between)
     return list(snapped)
 
 
@@ -179,8 +181,8 @@ def _meet_all(pa: NDArray, da: NDArray, pb: NDArray, db: NDArray) -> NDArray[np.
     return (pa + t[..., None] * da).astype(np.float32)
 
 
-def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32], outer: float = 0.25,
-                    paper_between: float = 0.0) -> NDArray[np.float32]:
+def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32], outer: NDArray[np.float64],
+                    paper_between: NDArray[np.float64]) -> NDArray[np.float32]:
     """Sides moved out to each card's outline where the region found was only part of it.
 
     A part of a card in a shadow or under glare, or the margin outside its printed
@@ -188,12 +190,16 @@ def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32], outer
     Each side moves to the outermost place, within ``outer`` of the card's short side,
     where the light falls from the paper's level to the table's and stays down, and
     where at least ``paper_between`` of the way out is as bright as paper. All cards at
-    once: ``corners`` is (N, 4, 2) float32, clockwise; returns the same shape.
+    once: ``corners`` is (N, 4, 2) float32, clockwise; ``outer`` and ``paper_between``
+    (N,), per card; returns the same shape as ``corners``.
     """
     n = len(corners)
     lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
     short, long = (lengths[:, 0] + lengths[:, 2]) / 2, (lengths[:, 1] + lengths[:, 3]) / 2
-    reach = np.linspace(-0.1, outer, round(36 * (outer + 0.1) / 0.35), dtype=np.float32)
+    # One grid of a hundredth of the short side for all; each card looks as far as its window.
+    window = np.rint(36 * (outer + 0.1) / 0.35).astype(int)
+    reach = np.linspace(-0.1, float(outer.max()), int(window.max()), dtype=np.float32)
+    past = (np.arange(len(reach)) >= window[:, None])[:, None, None, :]  # (N, 1, 1, K): beyond the window
     offsets = reach[None, :] * short[:, None]  # (N, K) pixels
     starts, ends, directions, normals = _sides_outwards(corners)
     samples = np.linspace(0.2, 0.8, 12, dtype=np.float32)
@@ -207,21 +213,21 @@ def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32], outer
     a, b, c, d = (corners[:, k, None, :] for k in range(4))
     interior = (a * (1 - u) * (1 - v) + b * u * (1 - v) + c * u * v + d * (1 - u) * v).astype(np.float32)  # (N, 25, 2)
     paper = np.percentile(cv2.remap(gray, interior[..., 0], interior[..., 1], cv2.INTER_LINEAR).astype(np.float32), 75, axis=1)
-    table = np.median(profile[..., -3:].reshape(n, 4, -1), axis=2)
+    ends = (window[:, None] - 3 + np.arange(3))[:, None, None, :]  # the window's last three samples
+    table = np.median(np.take_along_axis(profile, ends, axis=3).reshape(n, 4, -1), axis=2)
     level = (table + 0.5 * (paper[:, None] - table))[..., None, None]
-    below = profile < level
+    below = (profile < level) | past
     # The outline: below from there to the window's end, and above just inside.
     stays = np.flip(np.cumprod(np.flip(below, axis=3), axis=3), axis=3).astype(bool)
     first = np.argmax(stays, axis=3)
-    found = stays.any(axis=3) & (first > 0) & (first < len(reach) - 3)
-    if paper_between > 0:
-        # Out across the margin of paper outside a printed border, not across a strip of
-        # table to something bright beyond it.
-        start = int(np.searchsorted(reach, 0.0))
-        bright = np.cumsum(~below, axis=3)
-        way = np.maximum(first - start, 1)
-        across = np.take_along_axis(bright, np.maximum(first - 1, 0)[..., None], axis=3)[..., 0] - bright[..., start - 1]
-        found &= (first <= start) | (across >= paper_between * way)
+    found = (first > 0) & (first < window[:, None, None] - 3)
+    # Out across the margin of paper outside a printed border, not across a strip of
+    # table to something bright beyond it.
+    start = int(np.searchsorted(reach, 0.0))
+    bright = np.cumsum(~below, axis=3)
+    way = np.maximum(first - start, 1)
+    across = np.take_along_axis(bright, np.maximum(first - 1, 0)[..., None], axis=3)[..., 0] - bright[..., start - 1]
+    found &= (first <= start) | (across >= paper_between[:, None, None] * way)
     above = np.take_along_axis(profile, np.maximum(first - 1, 0)[..., None], axis=3)[..., 0]
     under = np.take_along_axis(profile, first[..., None], axis=3)[..., 0]
     step = offsets[:, 1] - offsets[:, 0]

@@ -62,8 +62,8 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
     """
     white_u8 = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
     edges = cv2.dilate(cv2.Canny(white_u8, _EDGE_LOW, _EDGE_HIGH), np.ones((2, 2), np.uint8))
-    cut = np.where(edges > 0, 0, white_u8).astype(np.uint8)
-    low, high = np.percentile(white_u8[::4, ::4], _SWEEP_PERCENTILES)
+    cut = cv2.subtract(white_u8, edges)  # edges are 255: nought along them
+    low, high = _percentiles(white_u8[::4, ::4], _SWEEP_PERCENTILES)
     min_area, max_area = 1.2 * min_short_px**2, 0.1 * white.size
     min_side = 0.7 * min_short_px
     regions: list[Region] = []
@@ -75,14 +75,7 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
         # Two levels of contours: a card lying inside a hole of the bright table is an
         # outer contour too.
         contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-        outer = [contours[k] for k in np.flatnonzero(hierarchy[0][:, 3] == -1)] if hierarchy is not None else []
-        shapes = [contour for contour, fits in zip(outer, _large_enough(outer, min_side)) if fits]
-        areas = np.array([cv2.contourArea(contour) for contour in shapes], np.float32)
-        boxes = np.array([cv2.boundingRect(contour) for contour in shapes], np.float32).reshape(-1, 4)
-        boxes[:, 2:] += boxes[:, :2]
-        sized = (areas >= min_area) & (areas <= max_area)
-        shapes = [contour for contour, fits in zip(shapes, sized) if fits]
-        box = np.concatenate([boxes, areas[:, None]], axis=1)[sized]
+        shapes, box = _sized_outlines(contours, hierarchy, min_side, min_area, max_area)
         # About the same region as one at the level below is that one; one no card there
         # is looked at again unless it is just the same.
         kept = before_index >= 0
@@ -102,15 +95,41 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
     return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)]
 
 
-def _large_enough(contours: list[NDArray], min_side: float) -> NDArray[np.bool_]:
-    """Whether each contour has four points or more and a bounding box at least ``min_side`` wide and high."""
-    if not contours:
-        return np.zeros(0, bool)
-    lengths = np.array([len(contour) for contour in contours])
-    points = np.concatenate(contours).reshape(-1, 2)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    size = np.maximum.reduceat(points, starts) - np.minimum.reduceat(points, starts) + 1
-    return (lengths >= 4) & (size >= min_side).all(axis=1)
+def _sized_outlines(contours: tuple[NDArray, ...], hierarchy: NDArray | None, min_side: float, min_area: float,
+                    max_area: float) -> tuple[list[NDArray], NDArray[np.float32]]:
+    """The outer contours of four points or more, at least ``min_side`` wide and high,
+    with an area between ``min_area`` and ``max_area``; and their boxes (x0, y0, x1, y1)
+    and areas, (M, 5). All contours are sized at once: most are specks."""
+    lengths = np.fromiter(map(len, contours), int, len(contours))
+    outer = np.flatnonzero((hierarchy[0][:, 3] == -1) & (lengths >= 4)) if hierarchy is not None else []
+    if len(outer) == 0:
+        return [], np.zeros((0, 5), np.float32)
+    shapes = [contours[k] for k in outer]
+    starts = np.concatenate([[0], np.cumsum(lengths[outer])[:-1]])
+    points = np.concatenate(shapes).reshape(-1, 2)
+    low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
+    wide = np.flatnonzero((high - low + 1 >= min_side).all(axis=1))
+    areas = np.array([cv2.contourArea(shapes[k]) for k in wide], np.float32)
+    sized = (areas >= min_area) & (areas <= max_area)
+    chosen = wide[sized]
+    box = np.concatenate([low[chosen], high[chosen] + 1, areas[sized, None]], axis=1).astype(np.float32)
+    return [shapes[k] for k in chosen], box
+
+
+def _percentiles(values: NDArray[np.uint8], percents: tuple[float, ...]) -> list[float]:
+    """``np.percentile(values, percents)`` (linear interpolation) of whole numbers 0..255,
+    read off their histogram."""
+    ranked = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    result = []
+    for percent in percents:
+        position = percent / 100 * (values.size - 1)
+        below = int(position)
+        a = float(np.searchsorted(ranked, below, side="right"))
+        b = float(np.searchsorted(ranked, min(below + 1, values.size - 1), side="right"))
+        t = position - below
+        # As numpy interpolates, to the last bit.
+        result.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+    return result
 
 
 def _fit(contour: NDArray, area: float, min_side: float) -> tuple[NDArray[np.float32], float] | None:
@@ -178,24 +197,39 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92) -> list[Region
         sizes = np.where(known.any(axis=1)[:, None, None], sizes, size[:, None, :])
         # Loose: the cards nearest may lie nearer the camera or further from it, or be
         # the paper inside their printed border (or a point card's frame), a fifth smaller.
-        low = size / np.nanmedian(sizes, axis=1)
+        low = size / _median_of_known(sizes)
         # One clean card alone nearby may be a small one (a point card's paper, a far
         # pool card): a region is too big for the cards only when two or more say so.
         high = np.where((known.sum(axis=1) >= 2)[:, None], size / np.nanmax(sizes[:, :3], axis=1), 1.0)
         fits = (low > 0.6).all(axis=1) & (high < 1.6).all(axis=1) & (high[:, 0] * high[:, 1] < 1.9)
     # Two cards side by side, each a region of its own at some level, are no one card.
     part = inside & (ratio.T < 0.7) & (ratio.T > 0.3) & (fill[None, :] >= 0.85)  # [k, j]: j is about half of k and lies in it
-    apart_pairs = (~inside & ~inside.T).astype(np.float32)
-    fits &= ((part.astype(np.float32) @ apart_pairs) * part).sum(axis=1) == 0
+    apart = ~inside & ~inside.T
+    for k in np.flatnonzero(part.sum(axis=1) >= 2):
+        halves = np.flatnonzero(part[k])
+        fits[k] &= not apart[np.ix_(halves, halves)].any()
     order = np.lexsort((-area, -steady, fill < clean_fill, framed, ~fits))
     chosen: list[int] = []
+    overlaps = inside | inside.T
+    taken = np.zeros(n, bool)  # overlapping a region chosen already
     for k in order:
         if not fits[k] and chosen:
             break
-        if inside[k, chosen].any() or inside[chosen, k].any():
+        if taken[k]:
             continue
         chosen.append(int(k))
+        taken |= overlaps[k]
     return [regions[k] for k in chosen]
+
+
+def _median_of_known(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``np.nanmedian(values, axis=1)`` of (N, M, C) values with a known one in every row,
+    to the bit, without the masked arrays ``nanmedian`` builds for small inputs."""
+    ordered = np.sort(values, axis=1)  # NaN last
+    count = (~np.isnan(values)).sum(axis=1)
+    low = np.take_along_axis(ordered, ((count - 1) // 2)[:, None, :], axis=1)[:, 0]
+    high = np.take_along_axis(ordered, (count // 2)[:, None, :], axis=1)[:, 0]
+    return (low + high) / 2
 
 
 def points_inside(quads_xy: NDArray[np.float32], points_xy: NDArray[np.float32]) -> NDArray[np.bool_]:

@@ -177,3 +177,13 @@ def test_a_rows_first_card_partly_under_the_second_is_not_merged_with_it() -> No
     assert min(match(found, [second, *touching], image.shape[:2])) > 0.9
     assert match(found, [first], image.shape[:2])[0] > 0.75  # a tenth of it lies under the second
     assert all(q.size_wh[0] < 100 for q in found)
+
+
+def test_a_4k_frame_shrinks_to_within_a_grey_level_of_inter_area() -> None:
+    from vision.find import _shrink
+
+    frame = cv2.resize(scene(SEPARATE, size_wh=(960, 540)), (3840, 2160), interpolation=cv2.INTER_LINEAR)
+    small = _shrink(frame, 0.25)
+    area = cv2.resize(frame, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    assert small.shape == area.shape == (540, 960, 3)
+    assert np.abs(small.astype(int) - area).max() <= 1

@@ -89,3 +89,22 @@ def test_region_checks_its_shape() -> None:
 
 def test_a_plain_image_has_no_regions() -> None:
     assert choose_cards(card_regions(np.full((200, 300), 128, np.float32), min_short_px=40)) == []
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed 0", "seed 1", "seed 2"])
+def test_the_sweep_percentiles_are_numpys_to_the_bit(seed) -> None:
+    from vision.regions import _percentiles
+
+    values = np.random.default_rng(seed).integers(0, 256, (37, 53)).astype(np.uint8)
+    assert _percentiles(values, (30, 99.5)) == list(np.percentile(values, (30, 99.5)))
+
+
+def test_the_median_of_the_known_sizes_is_nanmedians() -> None:
+    from vision.regions import _median_of_known
+
+    rng = np.random.default_rng(0)
+    sizes = (rng.random((40, 5, 2)) * 100).astype(np.float32)
+    unknown = rng.random((40, 5)) < 0.4
+    unknown[:, 0] = False
+    sizes[unknown] = np.nan
+    assert np.array_equal(_median_of_known(sizes), np.nanmedian(sizes, axis=1))
