@@ -49,6 +49,7 @@ _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 _CLEAR_FIT = 0.3
 # Printed frames lie within _BORDER_ZONE of the edge; a line along the edge within _LINE_ZONE.
 _BORDER_ZONE, _LINE_ZONE = 0.06, 0.16
+_PER_PAPER = np.float32(1.0 / PAPER_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -118,9 +119,9 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     low[band:-band, band:-band] = cv2.threshold(ink[band:-band, band:-band], low8, 255, cv2.THRESH_BINARY)[1]
     # Two-level hierarchy: a printed border line encloses the symbols but must not hide them.
     contours, hierarchy = cv2.findContours(low, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
-    outlines = [c for c, link in zip(contours, hierarchy[0]) if link[3] < 0] if contours else []
+    links = hierarchy[0].tolist() if contours else []
     # A plain printed frame: its one hole is a convex outline of nearly its own size.
-    holes = {id(contours[link[3]]): c for c, link in zip(contours, hierarchy[0]) if link[3] >= 0} if contours else {}
+    holes = {link[3]: c for c, link in zip(contours, links) if link[3] >= 0}
     ink_fraction = cv2.countNonZero(low) / (height * width)
     smoothed = cv2.blur(ink, (3, 3))
 
@@ -128,8 +129,8 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     blobs: list[Blob] = []
     dropped: list[str] = []
     doubt: list[str] = []
-    for outline in outlines:
-        if len(outline) < 2 * min_px:
+    for index, (outline, link) in enumerate(zip(contours, links)):
+        if link[3] >= 0 or len(outline) < 2 * min_px:
             continue
         box = cv2.boundingRect(outline)
         x, y, w, h = box
@@ -143,7 +144,7 @@ def find_blobs(card: BalancedCard) -> Segmentation:
             if area < min_px * min_px:
                 dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
                 continue
-            if _is_plain_frame(holes.get(id(outline)), area, short):
+            if _is_plain_frame(holes.get(index), area, short):
                 dropped.append("edge")
                 continue
             # Whatever reaches the edge is no symbol, but a symbol may touch it (a printed
@@ -399,6 +400,6 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
                 if mean_all[0] == mean_all[1] == mean_all[2] == 0.0:
                     mean_all = cv2.mean(bal_roi, own)
             mean = mean_all
-        mean_bgr = np.array(mean[:3], np.float32) * (1.0 / PAPER_LEVEL)
+        mean_bgr = np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)
         blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill))
     return blobs
