@@ -158,7 +158,8 @@ def find_blobs(card: BalancedCard) -> Segmentation:
                 found = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
                 blobs.extend(blob for blob in found if _is_clear_symbol(blob))
             continue
-        blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt))
+        blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt,
+                                   solid=link[2] < 0))
     if _has_faint_mark(card.ink, band, short, blobs):
         doubt.append("faint blob near the ink threshold")
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
@@ -301,7 +302,9 @@ def _fits_better_whole(outer: NDArray[np.int32], whole: NDArray[np.uint8], parts
 
 def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
                   box: tuple[int, int, int, int], short: int, low8: int, high8: int,
-                  dropped: list[str], doubt: list[str]) -> list[Blob]:
+                  dropped: list[str], doubt: list[str], solid: bool = False) -> list[Blob]:
+    """The symbols in one outline of the ink mask. ``solid``: the outline encloses no
+    hole (it has no child in the contour hierarchy), so all of it is ink."""
     height, width = card.ink.shape
     x, y, w, h = box
     pad = 2
@@ -309,8 +312,11 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     x1, y1 = min(width, x + w + pad), min(height, y + h + pad)
     filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.drawContours(filled, [outline], -1, 255, -1, offset=(-x0, -y0))
-    own = cv2.bitwise_and(filled, low[y0:y1, x0:x1])
-    fill = cv2.countNonZero(own) / max(cv2.countNonZero(filled), 1)
+    if solid:
+        own, fill = filled, 1.0
+    else:
+        own = cv2.bitwise_and(filled, low[y0:y1, x0:x1])
+        fill = cv2.countNonZero(own) / max(cv2.countNonZero(filled), 1)
     if fill < 0.5:
         # Symbols are solid: a hollow outline is a printed frame or a line drawing.
         dropped.append("frame" if min(w, h) > 0.6 * short else "hollow mark")
