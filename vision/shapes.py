@@ -89,13 +89,14 @@ def angular_harmonics(weights: NDArray[np.floating]) -> tuple[float, float, floa
     # Raw moments m[p, q] = sum w y^p x^q up to the 5th order in two small products, then
     # the complex moments sum w z^j (z = x + iy) and, about the centroid c,
     # sum w (z - c)^k = sum_j C(k, j) (-c)^(k - j) sum w z^j.
-    m = _POWER_TABLE[:, :h] @ np.asarray(weights, dtype=np.float64) @ _POWER_TABLE[:, :w].T
-    total = float(m[0, 0])
+    m = (_POWER_TABLE[:, :h] @ np.asarray(weights, dtype=np.float64) @ _POWER_TABLE_T[:w]).ravel()
+    total = float(m[0])
     if total <= 0.0:
         return (0.0, 0.0, 0.0)
-    raw = (_RAW @ m.ravel()).tolist()
+    parts = (_RAW_PARTS @ m).tolist()
+    raw = [complex(re, im) for re, im in zip(parts[:6], parts[6:])]
     c = raw[1] / total
-    spread = (float(m[2, 0] + m[0, 2]) - abs(raw[1]) ** 2 / total) / total
+    spread = (parts[12] - abs(raw[1]) ** 2 / total) / total
     if spread <= 1e-9:
         return (0.0, 0.0, 0.0)
     # (plain Python complex arithmetic: numpy's per-call cost dominates at this size)
@@ -117,6 +118,9 @@ _RAW = np.zeros((6, 36), np.complex128)
 for _j in range(6):
     for _a in range(_j + 1):
         _RAW[_j, _a * 6 + (_j - _a)] = math.comb(_j, _a) * 1j ** _a
+# The real and imaginary parts of _RAW, then m[2, 0] + m[0, 2]: one real product.
+_RAW_PARTS = np.vstack([_RAW.real, _RAW.imag, np.eye(36)[12] + np.eye(36)[2]])
+_POWER_TABLE_T = np.ascontiguousarray(_POWER_TABLE.T)
 _BINOMIALS = tuple(tuple(math.comb(k, j) for j in range(k + 1)) for k in (3, 4, 5))
 
 

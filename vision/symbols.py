@@ -49,6 +49,7 @@ _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 _CLEAR_FIT = 0.3
 # Printed frames lie within _BORDER_ZONE of the edge; a line along the edge within _LINE_ZONE.
 _BORDER_ZONE, _LINE_ZONE = 0.06, 0.16
+_PER_PAPER = np.float32(1.0 / PAPER_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -118,9 +119,9 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     low[band:-band, band:-band] = cv2.threshold(ink[band:-band, band:-band], low8, 255, cv2.THRESH_BINARY)[1]
     # Two-level hierarchy: a printed border line encloses the symbols but must not hide them.
     contours, hierarchy = cv2.findContours(low, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
-    outlines = [c for c, link in zip(contours, hierarchy[0]) if link[3] < 0] if contours else []
+    links = hierarchy[0].tolist() if contours else []
     # A plain printed frame: its one hole is a convex outline of nearly its own size.
-    holes = {id(contours[link[3]]): c for c, link in zip(contours, hierarchy[0]) if link[3] >= 0} if contours else {}
+    holes = {link[3]: c for c, link in zip(contours, links) if link[3] >= 0}
     ink_fraction = cv2.countNonZero(low) / (height * width)
     smoothed = cv2.blur(ink, (3, 3))
 
@@ -128,8 +129,8 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     blobs: list[Blob] = []
     dropped: list[str] = []
     doubt: list[str] = []
-    for outline in outlines:
-        if len(outline) < 2 * min_px:
+    for index, (outline, link) in enumerate(zip(contours, links)):
+        if link[3] >= 0 or len(outline) < 2 * min_px:
             continue
         box = cv2.boundingRect(outline)
         x, y, w, h = box
@@ -143,7 +144,7 @@ def find_blobs(card: BalancedCard) -> Segmentation:
             if area < min_px * min_px:
                 dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
                 continue
-            if _is_plain_frame(holes.get(id(outline)), area, short):
+            if _is_plain_frame(holes.get(index), area, short):
                 dropped.append("edge")
                 continue
             # Whatever reaches the edge is no symbol, but a symbol may touch it (a printed
@@ -157,7 +158,8 @@ def find_blobs(card: BalancedCard) -> Segmentation:
                 found = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
                 blobs.extend(blob for blob in found if _is_clear_symbol(blob))
             continue
-        blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt))
+        blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt,
+                                   solid=link[2] < 0))
     if _has_faint_mark(card.ink, band, short, blobs):
         doubt.append("faint blob near the ink threshold")
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
@@ -300,7 +302,9 @@ def _fits_better_whole(outer: NDArray[np.int32], whole: NDArray[np.uint8], parts
 
 def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
                   box: tuple[int, int, int, int], short: int, low8: int, high8: int,
-                  dropped: list[str], doubt: list[str]) -> list[Blob]:
+                  dropped: list[str], doubt: list[str], solid: bool = False) -> list[Blob]:
+    """The symbols in one outline of the ink mask. ``solid``: the outline encloses no
+    hole (it has no child in the contour hierarchy), so all of it is ink."""
     height, width = card.ink.shape
     x, y, w, h = box
     pad = 2
@@ -308,8 +312,11 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     x1, y1 = min(width, x + w + pad), min(height, y + h + pad)
     filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.drawContours(filled, [outline], -1, 255, -1, offset=(-x0, -y0))
-    own = cv2.bitwise_and(filled, low[y0:y1, x0:x1])
-    fill = cv2.countNonZero(own) / max(cv2.countNonZero(filled), 1)
+    if solid:
+        own, fill = filled, 1.0
+    else:
+        own = cv2.bitwise_and(filled, low[y0:y1, x0:x1])
+        fill = cv2.countNonZero(own) / max(cv2.countNonZero(filled), 1)
     if fill < 0.5:
         # Symbols are solid: a hollow outline is a printed frame or a line drawing.
         dropped.append("frame" if min(w, h) > 0.6 * short else "hollow mark")
@@ -399,6 +406,6 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
                 if mean_all[0] == mean_all[1] == mean_all[2] == 0.0:
                     mean_all = cv2.mean(bal_roi, own)
             mean = mean_all
-        mean_bgr = np.array(mean[:3], np.float32) * (1.0 / PAPER_LEVEL)
+        mean_bgr = np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)
         blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill))
     return blobs

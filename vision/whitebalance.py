@@ -14,6 +14,7 @@ card is marked as possibly blind there.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -139,12 +140,21 @@ def _bump(level: NDArray[np.float32]) -> NDArray[np.float32]:
         return np.maximum(level, 1.0).astype(np.float32)
     rows, cols = level.shape
     log_level = np.log(np.maximum(level, 1e-3)).ravel()
-    v, u = np.divmod(np.arange(log_level.size), cols)
-    design = np.column_stack([np.ones(log_level.size), u / cols - 0.5, v / rows - 0.5])
+    design = _plane_design(rows, cols)
     keep = log_level <= np.partition(log_level, int(0.6 * (log_level.size - 1)))[int(0.6 * (log_level.size - 1))]
     fit = design[keep]
     coef = _solve3((fit.T @ fit).tolist(), (fit.T @ log_level[keep]).tolist())
     return np.minimum(np.maximum(np.exp(log_level - design @ coef), 1.0), _MAX_WASH).reshape(rows, cols).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=8)
+def _plane_design(rows: int, cols: int) -> NDArray[np.float64]:
+    """(rows * cols, 3) float64: 1, x and y of each cell (row-major), x and y from -0.5
+    to 0.5; read-only, shared by every card of this grid size."""
+    v, u = np.divmod(np.arange(rows * cols), cols)
+    design = np.column_stack([np.ones(rows * cols), u / cols - 0.5, v / rows - 0.5])
+    design.flags.writeable = False
+    return design
 
 
 def _solve3(a: list[list[float]], b: list[float]) -> NDArray[np.float64]:
