@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence
 
-from referee import __version__
-from referee.cli import calibrate, check, history, live, schoten, score, serve
+# The maths here is on small arrays: a BLAS or OpenMP thread pool would only compete with the
+# camera thread and the frame's own work. Set before numpy loads; the variables override it.
+for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
+
+from referee import __version__  # noqa: E402
+from referee.cli import calibrate, check, history, live, schoten, score, serve  # noqa: E402
 
 __all__ = ["main", "build_parser"]
 
