@@ -245,7 +245,8 @@ def _run_serve(args: argparse.Namespace) -> int:
     server.start()
     print(f"referee serve: past games at {server.url}history (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
-        threading.Event().wait()
+        while True:  # short sleeps: a Ctrl-C that lands on the server's thread is acted on here within 0.5 s
+            time.sleep(0.5)
     except KeyboardInterrupt:
         pass
     finally:

@@ -1,7 +1,9 @@
 """The scoreboard over HTTP on 127.0.0.1 with urllib: the token, the events, the stream, the history."""
 
+import ctypes
 import json
 import os
+import platform
 import re
 import signal
 import socket
@@ -251,6 +253,25 @@ def test_history_lists_a_game_from_the_database(tmp_path) -> None:
         assert request(server.url)[0] == 200  # redirected to the history: no live game here
         assert request(server.url + "events")[0] == 404
         assert request(server.url + "action/next_round", "POST", b"", {"X-Referee-Token": ""})[0] == 403
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64", reason="tgkill's number is x86-64 Linux's")
+def test_referee_serve_stops_on_a_ctrl_c_that_lands_on_its_server_thread(tmp_path) -> None:
+    # The kernel hands a process's SIGINT to any of its threads; Python acts on it in the main
+    # thread only, so a main thread blocked for good never saw one that landed elsewhere (a hang).
+    db = history_db(tmp_path / "games.db")
+    process = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--db", str(db), "--serve", "127.0.0.1:0"],
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        process.stderr.readline()
+        threads = [int(t) for t in os.listdir(f"/proc/{process.pid}/task") if int(t) != process.pid]
+        assert threads, "referee serve runs no second thread"
+        ctypes.CDLL(None, use_errno=True).syscall(234, process.pid, threads[0], signal.SIGINT)  # SYS_tgkill
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+        process.stderr.close()
 
 
 def test_referee_serve_serves_the_history_until_interrupted(tmp_path) -> None:
