@@ -11,8 +11,12 @@ readings count only while no sure one came. A settled card that goes missing is
 *hidden*, not gone, while its place is covered (a hand, a sleeve); it is removed only
 after ``remove_after_s`` of absence with its place showing the bare table, unchanged
 from one look to the next, and the table round it looking as it did when it was laid
-(an arm the colour of the table reaches over that too), as seen in ``frame_bgr``. A
-nudged card matches its old place and keeps its identity. Gaps in sightings are
+(an arm the colour of the table reaches over that too), as seen in ``frame_bgr``.
+Colours are compared net of the whole frame's change of light (a webcam's exposure and
+white balance drift, a lamp is switched on), and the table round a card lying whole in
+view is looked at again every few tenths of a second, taking in a change of light
+shared by the whole ring but never what lies over part of it. A nudged card matches its
+old place and keeps its identity. Gaps in sightings are
 judged in seconds, stretched to a few frame times when frames come slowly (4/s).
 """
 
@@ -51,6 +55,9 @@ _TABLE_SHARE = 0.75  # share of that ring showing one colour for it to be surely
 _TABLE_LOOK_S = 0.3  # how often the table round a card is looked at again until it is sure
 _RING_TOL = 20.0  # colour change of a point of the bare table still counted as unchanged
 _RING_SHARE = 0.85  # share of those points that must be unchanged for a card's place to count as bared
+_LIGHT_GRID = (16, 9)  # points across and down the frame whose typical change is the change of light ...
+_LIGHT_PATCH = 4  # ... each the mean of a patch this many pixels wide (no rounding to whole levels)
+_LIGHT_REBASE_S = 2.0  # the light is followed from a frame this recent, so that cards laid since drop out
 UNREADABLE_AFTER_S = 1.5  # a card lying still this long without one reading is reported
 
 
@@ -107,7 +114,7 @@ class _Track:
     whole_seen: int = 0  # whole sightings in the current still stretch
     looks: int = 0  # ... of them fresh (not an earlier search's cards handed on over a changed frame)
     whole_t: float = 0.0  # when the card was last seen whole
-    table_bgr: NDArray[np.float32] | None = None
+    table_bgr: NDArray[np.float32] | None = None  # colours kept by the track are net of the light (see ``_light_bgr``)
     table_tol: float = 40.0
     table_share: float = 0.0  # share of the ring round the card that showed the table
     table_t: float = 0.0  # when the table round the card was last looked at
@@ -162,6 +169,10 @@ class CardTracker:
         self._next_id = 0
         self._times: deque = deque(maxlen=9)  # the latest frames' times, for the frame time
         self._frame_s = 0.0  # the time between frames of late (0 before the second frame)
+        self._light_bgr = np.zeros(3)  # the change of light since the first frame, added to every colour
+        self._light_rc: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None  # the patches' pixels (rows, cols) ...
+        self._light_hw = (0, 0)  # ... in frames of this size
+        self._light_base: tuple[NDArray[np.float64], NDArray[np.float64], float] | None = None  # patches, light, t
 
     def _gap_s(self, seconds: float) -> float:
         """A time limit on unseen stretches, stretched when frames come slower than a few per such stretch:
@@ -186,6 +197,8 @@ class CardTracker:
             self._times.clear()  # time went back (a new source): the frame time is learned again
         self._times.append(t)
         self._frame_s = float(np.median(np.diff(np.asarray(self._times)))) if len(self._times) > 1 else 0.0
+        if frame_bgr is not None:
+            self._follow_light(frame_bgr, t)
         matches = self._match(cards)
         seen = set()
         unreadable = []
@@ -214,12 +227,38 @@ class CardTracker:
             elif frame_bgr is not None:
                 # Missing: removed once its place has shown the bare table, unchanged from one
                 # look to the next (a hand or an arm over it moves), after ``remove_after_s``.
-                before, track.place_bgr = track.place_bgr, _sample(frame_bgr, self._place_points(track))
+                before, track.place_bgr = track.place_bgr, self._net(_sample(frame_bgr, self._place_points(track)))
                 if gone >= self.remove_after_s and _unchanged(track.place_bgr, before, _EMPTY_SHARE) and self._looks_empty(track, frame_bgr):
                     del self._tracks[track.id]
                     removed.append(track.id)
         snapshot = tuple(self._snapshot(track, track.id not in seen) for track in self._tracks.values())
         return TrackerUpdate(snapshot, tuple(removed), tuple(unreadable))
+
+    def _follow_light(self, frame_bgr: NDArray[np.uint8], t: float) -> None:
+        """The change of light since the first frame: the median change of patches spread over the
+        whole frame (mostly the table; a hand, an arm or the cards laid since are a minority)."""
+        h, w = frame_bgr.shape[:2]
+        if self._light_rc is None or self._light_hw != (h, w):
+            cols = (np.arange(_LIGHT_GRID[0]) + 0.5) * w / _LIGHT_GRID[0]
+            rows = (np.arange(_LIGHT_GRID[1]) + 0.5) * h / _LIGHT_GRID[1]
+            offsets = np.arange(_LIGHT_PATCH) - _LIGHT_PATCH // 2
+            rr = np.clip(rows.astype(int)[:, None, None, None] + offsets[None, None, :, None], 0, h - 1)
+            cc = np.clip(cols.astype(int)[None, :, None, None] + offsets[None, None, None, :], 0, w - 1)
+            rr, cc = np.broadcast_arrays(rr, cc)
+            self._light_rc, self._light_hw = (rr.reshape(-1, _LIGHT_PATCH**2), cc.reshape(-1, _LIGHT_PATCH**2)), (h, w)
+            self._light_base = None
+        patches = frame_bgr[self._light_rc].mean(axis=1)  # (points, 3)
+        if self._light_base is None:
+            self._light_base = (patches, self._light_bgr.copy(), t)
+            return
+        base, base_light, base_t = self._light_base
+        self._light_bgr = base_light + np.median(patches - base, axis=0)
+        if not 0 <= t - base_t < _LIGHT_REBASE_S:
+            self._light_base = (patches, self._light_bgr.copy(), t)
+
+    def _net(self, samples_bgr: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Colours seen in this frame as they would look under the first frame's light."""
+        return samples_bgr - self._light_bgr
 
     def _match(self, cards: Sequence[DetectedCard]) -> dict[int, int]:
         """Detection index -> track id, nearest pairs first, each used once."""
@@ -278,13 +317,15 @@ class CardTracker:
                 self._settle(track, frame_index, t, frame_bgr)
             return
         track.whole_t = t
-        if (track.settled_t is not None and track.table_share < _TABLE_SHARE and frame_bgr is not None
-                and t - track.table_t >= _TABLE_LOOK_S):
-            # The table round a card was seen with something on it (a hand laying the card
-            # next to it): look again while the card lies there whole, keeping the clearer
-            # view, or a hand over the card could later pass for the bare table.
+        if track.settled_t is not None and frame_bgr is not None and t - track.table_t >= _TABLE_LOOK_S:
             track.table_t = t
-            self._look_round(track, frame_bgr, keep_clearer=True)
+            if track.table_share < _TABLE_SHARE:
+                # The table round a card was seen with something on it (a hand laying the card
+                # next to it): look again while the card lies there whole, keeping the clearer
+                # view, or a hand over the card could later pass for the bare table.
+                self._look_round(track, frame_bgr, keep_clearer=True)
+            if fresh:  # the card is in view in this very frame, not a search handed on over a hand
+                self._refresh_ring(track, frame_bgr)
         track.corners_xy = card.corners_xy.copy()
         still = self._still_radius(track)
         moved = False
@@ -352,8 +393,31 @@ class CardTracker:
         table_bgr, tol, share, ring_xy, ring_bgr = self._surroundings(track, frame_bgr)
         if keep_clearer and share <= track.table_share:
             return
+        if table_bgr is not None:
+            table_bgr, ring_bgr = self._net(table_bgr).astype(np.float32), self._net(ring_bgr)
         track.table_bgr, track.table_tol, track.table_share = table_bgr, tol, share
         track.ring_xy, track.ring_bgr = ring_xy, ring_bgr
+
+    def _refresh_ring(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> None:
+        """Take in a change of light at the table round a card seen whole: the change shared by
+        most of its ring (a lamp nearby, a drift the whole frame does not share), point by point
+        where a point agrees with it, and as that shared change where something lies over it
+        (a hand or an arm beside the card, another card's place), which is never learned."""
+        if track.ring_xy is None or track.ring_bgr is None or track.table_bgr is None:
+            return
+        clear = ~_inside_any(track.ring_xy, [tr.corners_xy for tr in self._tracks.values() if tr.id != track.id])
+        if clear.sum() < 4:
+            return
+        now = self._net(_sample(frame_bgr, track.ring_xy))
+        if len(now) != len(track.ring_bgr):
+            return  # a point off the frame
+        change = now - track.ring_bgr
+        shared = np.median(change[clear], axis=0)
+        agree = clear & (np.linalg.norm(change - shared, axis=1) <= _RING_TOL)
+        if agree.sum() < _RING_SHARE * clear.sum():
+            return  # something lies over the ring: it is not the table's look that changed
+        track.ring_bgr = np.where(agree[:, None], now, track.ring_bgr + shared)
+        track.table_bgr = (track.table_bgr + shared).astype(np.float32)
 
     def _surroundings(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> tuple:
         """The bare table's colour just outside the card (other cards' places left out), the
@@ -404,7 +468,7 @@ class CardTracker:
         table_bgr, table_tol = self._table_near(track)
         if table_bgr is None:
             return True
-        samples = track.place_bgr if track.place_bgr is not None else _sample(frame_bgr, self._place_points(track))
+        samples = track.place_bgr if track.place_bgr is not None else self._net(_sample(frame_bgr, self._place_points(track)))
         if len(samples) == 0:
             return True
         near = np.linalg.norm(samples - table_bgr, axis=1) <= table_tol
@@ -417,7 +481,7 @@ class CardTracker:
         keep = ~_inside_any(track.ring_xy, others)
         if keep.sum() < 4:
             return True
-        return _unchanged(_sample(frame_bgr, track.ring_xy[keep]), track.ring_bgr[keep], _RING_SHARE)
+        return _unchanged(self._net(_sample(frame_bgr, track.ring_xy[keep])), track.ring_bgr[keep], _RING_SHARE)
 
     @staticmethod
     def _place_points(track: _Track) -> NDArray[np.float64]:

@@ -2,8 +2,8 @@
 
 Off-white cards with big solid circles and squares on a plain table, laid one by
 one (each slides in for a moment, then lies still), a skin-coloured "hand" passing
-over a row, a card nudged by a few pixels, the table cleared between rounds. The
-script is in seconds and table units (a 640x360 frame); ``scale`` sizes it up
+over a row, a card nudged by a few pixels, the table cleared between rounds, the
+camera's exposure or white balance drifting or jumping. The script is in seconds and table units (a 640x360 frame); ``scale`` sizes it up
 (3 gives 1920x1080). This is a test instrument, not a photo-realistic renderer
 (that is ``fixtures/``).
 """
@@ -23,7 +23,7 @@ from referee.cards import Colour, Criteria, Shape
 
 __all__ = [
     "SynthCard", "Laying", "Hand", "Nudge", "Script", "BASE_WH", "SEATS", "CARDS", "POOL",
-    "script_round", "render_frame", "write_video", "seats_yaml",
+    "script_round", "render_frame", "write_video", "seats_yaml", "light_at",
 ]
 
 BASE_WH = (640, 360)
@@ -111,7 +111,12 @@ class Nudge:
 
 @dataclass(frozen=True)
 class Script:
-    """What happens on the table: layings, hands, nudges, and when the table is cleared."""
+    """What happens on the table: layings, hands, nudges, when the table is cleared, and the light.
+
+    ``light`` is the camera's exposure and white balance over time: (t, (b, g, r)) keyframes,
+    levels added to every pixel, changing linearly between them and held before the first and
+    after the last (a keyframe repeated a moment later makes a jump).
+    """
 
     layings: tuple[Laying, ...]
     hands: tuple[Hand, ...] = ()
@@ -119,6 +124,7 @@ class Script:
     clear_t: tuple[float, ...] = ()  # every card laid before such a time is gone from it on
     duration: float = 6.0
     seats: tuple[Seat, ...] = field(default=SEATS)
+    light: tuple[tuple[float, tuple[float, float, float]], ...] = ()
 
 
 def place_xy(player: str, position: int) -> tuple[float, float]:
@@ -217,7 +223,16 @@ def render_frame(script: Script, t: float, scale: float = 1.0, table_bgr: NDArra
             cv2.ellipse(frame, (centre[0], round(centre[1] + 70 * scale)), (round(30 * scale), round(60 * scale)),
                         0, 0, 360, SKIN_BGR, -1, cv2.LINE_AA)
     grain = _grain(frame.shape, 0) if grain is None else grain
-    return np.clip(frame + grain, 0, 255).astype(np.uint8)
+    return np.clip(frame + grain + light_at(script, t), 0, 255).astype(np.uint8)
+
+
+def light_at(script: Script, t: float) -> NDArray[np.int16]:
+    """The levels (3,) added to every pixel's B, G, R at ``t`` by the script's change of light."""
+    if not script.light:
+        return np.zeros(3, np.int16)
+    times = [key_t for key_t, _ in script.light]
+    levels = np.array([bgr for _, bgr in script.light], np.float64)
+    return np.round([np.interp(t, times, levels[:, c]) for c in range(3)]).astype(np.int16)
 
 
 def frames_of(script: Script, fps: float, scale: float = 1.0) -> Iterator[NDArray[np.uint8]]:

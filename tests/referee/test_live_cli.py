@@ -302,3 +302,31 @@ def test_a_crash_mid_game_is_resumed_without_loss(tmp_path, capsys) -> None:
     (game,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert game["rounds_scored"] == 2
     assert game["standings"] == [{"player": "Anna", "points": 18, "place": 1}, {"player": "Ben", "points": 6, "place": 2}]
+
+
+# (Not brighter: the synthetic cards' white would clip at 255, and the reader then reads doubtfully.)
+@pytest.mark.parametrize("light", [
+    pytest.param(((0.0, (0, 0, 0)), (6.0, (-40, -40, -40))), id="exposure-drifting-down-by-40"),
+    pytest.param(((0.0, (0, 0, 0)), (4.0, (10, 0, -40)), (7.0, (10, 0, -40)), (7.1, (-20, -20, -20))),
+                 id="white-balance-drifting-then-darker-at-once"),
+])
+def test_a_game_goes_on_to_the_next_round_while_the_cameras_light_drifts(tmp_path, capsys, light) -> None:
+    # The exposure drifts all through round 1 (and while the table is cleared): the round is
+    # refereed as usual, the cleared table is seen as cleared, and round 2 starts by itself.
+    first = script_round(start=0.3, gap=0.4, ben=["three_b"], hand=False, nudge=False)
+    cleared = first.layings[-1].settle_t + 1.0
+    second = [l for l in _round_two(cleared + 2.0)][:3]
+    script = Script(first.layings + tuple(second), (), (), (cleared,), duration=second[-1].settle_t + 1.0, light=light)
+    video = write_video(script, tmp_path / "drift.avi", fps=10)
+    seats = tmp_path / "seats.yaml"
+    seats.write_text(seats_yaml())
+    events_path = tmp_path / "events.jsonl"
+    assert main(["live", "--video", str(video), "--calibration", str(seats), "--events", str(events_path),
+                 "--db", str(tmp_path / "g.db"), "--headless", "--points", "3,9"]) == 0
+    events = read_events(events_path)
+    started = [e for e in events if e["type"] == "round_started"]
+    assert [e["round"] for e in started] == [1, 2]
+    assert cleared < started[1]["t"] <= second[0].settle_t + 0.5
+    check_round(events[:events.index(started[1])], Script(first.layings), timing=False)
+    laid_two = [(e["player"], e["position"]) for e in events if e["type"] == "card_laid" and e["t"] >= started[1]["t"]]
+    assert laid_two == [(l.player, l.position) for l in second]

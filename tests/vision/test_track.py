@@ -144,6 +144,91 @@ def test_an_arm_the_colour_of_the_table_over_a_card_does_not_remove_it() -> None
     assert [c.hidden for c in update.cards] == [True]
 
 
+def lit(image, change_bgr):
+    """The frame as the camera gives it after its exposure or white balance changed by ``change_bgr`` levels."""
+    return np.clip(image.astype(np.int16) + np.asarray(change_bgr, np.int16), 0, 255).astype(np.uint8)
+
+
+def drift(tracker, seconds, fps, cards, change_bgr, t, f, shown=None, start_bgr=(0, 0, 0)):
+    """Feed a still scene while the light goes smoothly from ``start_bgr`` to ``change_bgr``; returns
+    every update's removals and the next (t, frame). ``shown`` are the card centres drawn (default: ``cards``)."""
+    image = frame([c.corners_xy.mean(axis=0) for c in cards] if shown is None else shown)
+    removed = []
+    n = int(round(seconds * fps))
+    for k in range(n):
+        now = np.add(start_bgr, (np.subtract(change_bgr, start_bgr)) * (k + 1) / n).round()
+        removed += tracker.update(cards, f + k, t + k / fps, lit(image, now)).removed
+    return removed, (t + n / fps, f + n)
+
+
+DRIFTS = [pytest.param((40, 40, 40), id="brighter-by-40"), pytest.param((-40, -40, -40), id="darker-by-40"),
+          pytest.param((35, 0, -30), id="white-balance-to-blue")]
+
+
+@pytest.mark.parametrize("change_bgr", DRIFTS)
+def test_a_card_taken_away_after_the_light_drifted_slowly_is_removed(change_bgr) -> None:
+    # The webcam's exposure drifts over 8 s with two cards in view; then one is taken away,
+    # and later the table is cleared: each goes once its place shows the bare table.
+    tracker = CardTracker(remove_after_s=1.0)
+    cards = [detected(SLOTS[0], CRITS[0]), detected(SLOTS[1], CRITS[1])]
+    before, (t, f) = run(tracker, 1.0, 15, cards)
+    ids = {tuple(c.corners_xy.mean(axis=0)): c.id for c in before.cards}
+    removed, (t, f) = drift(tracker, 8.0, 15, cards, change_bgr, t, f)
+    assert removed == []
+    removed, (t, f) = drift(tracker, 2.0, 15, [cards[1]], change_bgr, t, f, start_bgr=change_bgr)
+    assert removed == [ids[SLOTS[0]]]
+    removed, (t, f) = drift(tracker, 2.0, 15, [], change_bgr, t, f, start_bgr=change_bgr)
+    assert removed == [ids[SLOTS[1]]]
+    assert tracker.update([], f, t, lit(frame(), change_bgr)).cards == ()
+
+
+def test_a_card_taken_away_while_the_light_goes_on_changing_is_removed() -> None:
+    # The table cleared: with the white cards gone the camera opens up (brighter by 40 over
+    # the 2 s after), so the table round the cards never looks again as when they lay there.
+    tracker = CardTracker(remove_after_s=1.0)
+    cards = [detected(SLOTS[0], CRITS[0]), detected(SLOTS[1], CRITS[1])]
+    before, (t, f) = run(tracker, 1.0, 15, cards)
+    removed, (t, f) = drift(tracker, 2.0, 15, [], (40, 40, 40), t, f)
+    assert sorted(removed) == sorted(c.id for c in before.cards)
+
+
+@pytest.mark.parametrize("change_bgr", DRIFTS)
+def test_an_arm_the_colour_of_the_table_over_a_card_does_not_remove_it_after_the_light_drifted(change_bgr) -> None:
+    tracker = CardTracker(remove_after_s=1.0)
+    card = [detected(SLOTS[0], CRITS[0])]
+    _, (t, f) = run(tracker, 1.0, 15, card)
+    _, (t, f) = drift(tracker, 8.0, 15, card, change_bgr, t, f)
+    arm = frame()
+    x, y = SLOTS[0]
+    arm[:, x - 20:x + 20] = np.add(TABLE_BGR, (0, 15, 25))
+    for k in range(60):  # still, and then drifting back
+        update = tracker.update([], f + k, t + k / 15, lit(arm, np.multiply(change_bgr, 1 - max(0, k - 30) / 30)))
+        assert update.removed == ()
+    assert [c.hidden for c in update.cards] == [True]
+
+
+def test_a_sudden_change_of_exposure_removes_no_card_still_there() -> None:
+    # The whole frame brighter by 30 at once: two cards in view, one under a dark arm the
+    # colour of the table. None is removed; a card taken away afterwards is.
+    tracker = CardTracker(remove_after_s=1.0)
+    cards = [detected(SLOTS[0], CRITS[0]), detected(SLOTS[1], CRITS[1]), detected(SLOTS[2], CRITS[2])]
+    before, (t, f) = run(tracker, 1.0, 15, cards)
+    ids = {tuple(c.corners_xy.mean(axis=0)): c.id for c in before.cards}
+    x, _ = SLOTS[0]
+    image = frame([SLOTS[1], SLOTS[2]])
+    image[:, x - 20:x + 20] = np.add(TABLE_BGR, (0, 15, 25))
+    for k in range(60):
+        update = tracker.update(cards[1:], f + k, t + k / 15, lit(image, (30, 30, 30) if k >= 15 else (0, 0, 0)))
+        assert update.removed == ()
+    assert sorted((c.id, c.hidden) for c in update.cards) == sorted(
+        [(ids[SLOTS[0]], True), (ids[SLOTS[1]], False), (ids[SLOTS[2]], False)])
+    t, f = t + 60 / 15, f + 60
+    removals = []
+    for k in range(30):  # the arm lifted, the card under it in view again
+        removals += tracker.update(cards[:2], f + k, t + k / 15, lit(frame(SLOTS[:2]), (30, 30, 30))).removed
+    assert removals == [ids[SLOTS[2]]]
+
+
 def test_a_card_read_only_doubtfully_is_laid_once_a_sure_reading_comes() -> None:
     # Fingers resting on the card: read wrong, and doubtfully; then the hand lets go.
     tracker = CardTracker()
