@@ -255,12 +255,19 @@ def test_history_lists_a_game_from_the_database(tmp_path) -> None:
         assert request(server.url + "action/next_round", "POST", b"", {"X-Referee-Token": ""})[0] == 403
 
 
+# ``referee serve`` as started in a terminal, where Ctrl-C works: a test run started in the
+# background of a script ignores SIGINT, its children inherit that, and Python then never raises
+# KeyboardInterrupt (as a shell wants for its background jobs).
+SERVE_AS_IN_A_TERMINAL = [sys.executable, "-c", "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                          "runpy.run_module('referee', run_name='__main__', alter_sys=True)", "serve"]
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64", reason="tgkill's number is x86-64 Linux's")
 def test_referee_serve_stops_on_a_ctrl_c_that_lands_on_its_server_thread(tmp_path) -> None:
     # The kernel hands a process's SIGINT to any of its threads; Python acts on it in the main
     # thread only, so a main thread blocked for good never saw one that landed elsewhere (a hang).
     db = history_db(tmp_path / "games.db")
-    process = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--db", str(db), "--serve", "127.0.0.1:0"],
+    process = subprocess.Popen(SERVE_AS_IN_A_TERMINAL + ["--db", str(db), "--serve", "127.0.0.1:0"],
                                stderr=subprocess.PIPE, text=True)
     try:
         process.stderr.readline()
@@ -276,7 +283,7 @@ def test_referee_serve_stops_on_a_ctrl_c_that_lands_on_its_server_thread(tmp_pat
 
 def test_referee_serve_serves_the_history_until_interrupted(tmp_path) -> None:
     db = history_db(tmp_path / "games.db")
-    process = subprocess.Popen([sys.executable, "-m", "referee", "serve", "--db", str(db), "--serve", "127.0.0.1:0"],
+    process = subprocess.Popen(SERVE_AS_IN_A_TERMINAL + ["--db", str(db), "--serve", "127.0.0.1:0"],
                                stderr=subprocess.PIPE, text=True)
     try:
         line = process.stderr.readline()
