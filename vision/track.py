@@ -228,7 +228,8 @@ class CardTracker:
                 # Missing: removed once its place has shown the bare table, unchanged from one
                 # look to the next (a hand or an arm over it moves), after ``remove_after_s``.
                 before, track.place_bgr = track.place_bgr, self._net(_sample(frame_bgr, self._place_points(track)))
-                if gone >= self.remove_after_s and _unchanged(track.place_bgr, before, _EMPTY_SHARE) and self._looks_empty(track, frame_bgr):
+                if (gone >= self.remove_after_s and _unchanged(track.place_bgr, before, _EMPTY_SHARE)
+                        and self._looks_empty(track, track.place_bgr, frame_bgr)):
                     del self._tracks[track.id]
                     removed.append(track.id)
         snapshot = tuple(self._snapshot(track, track.id not in seen) for track in self._tracks.values())
@@ -461,17 +462,16 @@ class CardTracker:
         nearest = min(sure, key=lambda tr: float(np.linalg.norm(tr.centre - track.centre)))
         return nearest.table_bgr, nearest.table_tol
 
-    def _looks_empty(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> bool:
-        """The card's place shows the bare table, and the table round it looks as it did when
-        the card was laid: a hand or an arm over a card, even one the colour of the table,
-        reaches over its surroundings too."""
+    def _looks_empty(self, track: _Track, place_bgr: NDArray[np.float64], frame_bgr: NDArray[np.uint8]) -> bool:
+        """The card's place (``place_bgr``: its colours in this frame, net of the light) shows the
+        bare table, and the table round it looks as it did when the card was laid: a hand or an
+        arm over a card, even one the colour of the table, reaches over its surroundings too."""
         table_bgr, table_tol = self._table_near(track)
         if table_bgr is None:
             return True
-        samples = track.place_bgr if track.place_bgr is not None else self._net(_sample(frame_bgr, self._place_points(track)))
-        if len(samples) == 0:
+        if len(place_bgr) == 0:
             return True
-        near = np.linalg.norm(samples - table_bgr, axis=1) <= table_tol
+        near = np.linalg.norm(place_bgr - table_bgr, axis=1) <= table_tol
         return float(near.mean()) >= _EMPTY_SHARE and self._ring_unchanged(track, frame_bgr)
 
     def _ring_unchanged(self, track: _Track, frame_bgr: NDArray[np.uint8]) -> bool:
@@ -499,11 +499,7 @@ class CardTracker:
 
 
 def _inside(point: NDArray, quad: NDArray) -> bool:
-    q = quad.astype(np.float64)
-    edges = np.roll(q, -1, axis=0) - q
-    rel = point - q
-    cross = edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0]
-    return bool(np.all(cross >= 0) or np.all(cross <= 0))
+    return bool(_inside_any(np.asarray(point, np.float64).reshape(1, 2), [quad])[0])
 
 
 def _unchanged(now: NDArray[np.float64], before: NDArray[np.float64] | None, share: float) -> bool:
