@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.paper import paper_mask, whiteness
+from vision.paper import paper_mask, shade, whiteness
 from vision.quads import CardQuad, grow, order_corners, snap_all_corners, unit, warp_card
-from vision.regions import Region, card_regions, choose_cards, points_inside
+from vision.regions import Region, card_regions, choose_cards, points_inside, sweep_span
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
 
@@ -18,6 +18,11 @@ WORK_LONG_SIDE = 960
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
 _CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
 _BORDER_MARGIN = 0.12  # a printed border runs within this share of the short side from the edge
+_AGAIN_EDGES = (20, 40)  # the second look cuts along fainter edges (a card on a pale stripe, a card overlapping another)
+_AGAIN_LEVELS = 12  # at finer steps
+_AGAIN_MIN_FILL = 0.65  # a card still filling this much of its quadrilateral
+_AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
+_OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
 
 
 def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
@@ -43,6 +48,7 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     white, _ = whiteness(small)
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale)
     chosen = choose_cards(regions, _CLEAN_FILL)
+    chosen = chosen + _look_again(small, white, chosen, _MIN_SHORT_SIDE_PX * scale)
     # The edge cut ate about a pixel along every side.
     grown = grow(np.array([r.corners_xy for r in chosen], np.float32).reshape(-1, 4, 2), 1.0) / scale
     quads = [CardQuad(corners, r.fill) for corners, r in zip(grown, chosen)]
@@ -57,6 +63,101 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     partial = (fill < _CLEAN_FILL) | (size < 0.92 * _typical_sizes(quads)).any(axis=1)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, partial.tolist(), margin=_BORDER_MARGIN)
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
+
+
+def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen: list[Region],
+                min_short_px: float) -> list[Region]:
+    """The cards of the bright paper the chosen regions leave unexplained, looked for again.
+
+    A card in a shadow, on a pale stripe, or overlapping another face-up card stands out
+    at no level of the first sweep whole. The second look takes the shadows out (the
+    light on the table read from its colour), leaves the cards found dark, and sweeps
+    only the boxes around the paper left over, at finer steps and cutting along fainter
+    edges. A region counts only at about the size of the cards found near it.
+    """
+    if len(chosen) < 2:
+        return []
+    light = shade(small_bgr)
+    unlit = (white / light).astype(np.float32) if light is not None else white
+    low, high = sweep_span(cv2.GaussianBlur(np.clip(unlit, 0, 255).astype(np.uint8), (3, 3), 0))
+    corners = np.array([r.corners_xy for r in chosen], np.float32)
+    found = np.zeros(white.shape, np.uint8)
+    cv2.fillPoly(found, list(np.round(grow(corners, 2.0)).astype(np.int32)), 255)
+    lit = np.where(found > 0, np.float32(low), unlit).astype(np.float32)
+    _, left = cv2.threshold(lit, (low + high) / 2, 255, cv2.THRESH_BINARY)
+    left = cv2.morphologyEx(left.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    quads = [CardQuad(c, r.fill) for c, r in zip(corners, chosen)]
+    short, long = np.median([q.size_wh for q in quads], axis=0)
+    regions = []
+    for x0, y0, x1, y1 in _boxes_around(left, 0.3 * short * long, int(0.3 * long)):
+        offset = np.array([x0, y0], np.float32)
+        regions += [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
+                    for r in card_regions(lit[y0:y1, x0:x1], min_short_px, _AGAIN_EDGES, _AGAIN_LEVELS, (low, high),
+                                          0.1 * white.size)
+                    if r.fill >= _AGAIN_MIN_FILL]
+    if not regions:
+        return []
+    new = np.array([r.corners_xy for r in regions], np.float32)
+    apart = ~points_inside(corners, new.mean(axis=1)).any(axis=0) & ~points_inside(new, corners.mean(axis=1)).any(axis=1)
+    regions = [r for r, is_apart in zip(regions, apart) if is_apart]
+    kept = []
+    for region in choose_cards(chosen + regions, _CLEAN_FILL):
+        if not any(region is r for r in regions):
+            continue
+        typical = _typical_near(quads, tuple(region.corners_xy.mean(axis=0)))
+        size = CardQuad(region.corners_xy, region.fill).size_wh
+        if typical is not None and abs(size[0] / typical.short - 1) < _AGAIN_SIZE and abs(size[1] / typical.long - 1) < _AGAIN_SIZE:
+            kept.append(region)
+    if not kept:
+        return []
+    # A patch of pale table is brighter than what lies around it along little of its outline.
+    outlined = _outline_seen(unlit, np.array([r.corners_xy for r in kept], np.float32), high - low).mean(axis=1) >= _OUTLINE_SEEN
+    return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
+
+
+def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: float, offset: float = 2.5,
+                  samples: int = 12) -> NDArray[np.float64]:
+    """Along each side of each quadrilateral (N, 4, 2), the share of the points where the
+    whiteness ``offset`` pixels inside is above that outside by 0.15 of ``span``
+    (the table-to-paper sweep) or 8, whichever is more: (N, 4)."""
+    n = len(quads)
+    starts, ends = quads, np.roll(quads, -1, axis=1)
+    d = ends - starts
+    d = d / np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-6)
+    normal = np.stack([d[..., 1], -d[..., 0]], axis=2)
+    outwards = (((starts + ends) / 2 - quads.mean(axis=1, keepdims=True)) * normal).sum(axis=2)
+    normal = normal * np.where(outwards < 0, -1.0, 1.0)[..., None]
+    t = np.linspace(0.1, 0.9, samples, dtype=np.float32)
+    points = starts[:, :, None, :] + t[None, None, :, None] * (ends - starts)[:, :, None, :]
+    inner = (points - offset * normal[:, :, None, :]).reshape(-1, 1, 2).astype(np.float32)
+    outer = (points + offset * normal[:, :, None, :]).reshape(-1, 1, 2).astype(np.float32)
+    vi = cv2.remap(white, inner[..., 0], inner[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, 4, -1)
+    vo = cv2.remap(white, outer[..., 0], outer[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, 4, -1)
+    return ((vi - vo) > max(8.0, 0.15 * span)).mean(axis=2)
+
+
+def _boxes_around(mask: NDArray[np.uint8], min_area: float, pad: int) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) around the parts of a mask of at least ``min_area`` pixels,
+    grown by ``pad``; boxes that overlap are joined."""
+    h, w = mask.shape
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes = []
+    for contour in contours:
+        if cv2.contourArea(contour) < min_area:
+            continue
+        x, y, bw, bh = cv2.boundingRect(contour)
+        box = [max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)]
+        merged = True
+        while merged:
+            merged = False
+            for other in boxes:
+                if box[0] < other[2] and other[0] < box[2] and box[1] < other[3] and other[1] < box[3]:
+                    boxes.remove(other)
+                    box = [min(box[0], other[0]), min(box[1], other[1]), max(box[2], other[2]), max(box[3], other[3])]
+                    merged = True
+                    break
+        boxes.append(box)
+    return [tuple(b) for b in boxes]
 
 
 def _shrink(frame_bgr: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:

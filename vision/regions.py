@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from vision.quads import fit_quad
 
-__all__ = ["Region", "card_regions", "choose_cards", "points_inside"]
+__all__ = ["Region", "card_regions", "choose_cards", "points_inside", "sweep_span"]
 
 LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
@@ -46,13 +46,20 @@ class Region:
             raise ValueError(f"corners_xy must have shape (4, 2), got {self.corners_xy.shape}")
 
 
-def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region]:
+def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[float, float] = (_EDGE_LOW, _EDGE_HIGH),
+                 levels: int = LEVELS, span: tuple[float, float] | None = None,
+                 max_area: float | None = None) -> list[Region]:
     """Every card-shaped region brighter than one of a sweep of levels, cut along edges.
 
     Parameters
     ----------
     white : ndarray (H, W) float32, whiteness (see ``vision.paper.whiteness``)
     min_short_px : the smallest short side of a card, in pixels of ``white``
+    edges : Canny's two thresholds for the edges the regions are cut along
+    levels : how many levels the sweep has
+    span : the whiteness the sweep runs between (default: read off ``white``)
+    max_area : the largest region, in pixels (default: a tenth of ``white``); a part of
+        a frame swept alone is given the whole frame's span and largest region
 
     Returns
     -------
@@ -61,16 +68,16 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
         edge between them as one region.
     """
     white_u8 = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
-    edges = cv2.dilate(cv2.Canny(white_u8, _EDGE_LOW, _EDGE_HIGH), np.ones((2, 2), np.uint8))
-    cut = cv2.subtract(white_u8, edges)  # edges are 255: nought along them
-    low, high = _percentiles(white_u8[::4, ::4], _SWEEP_PERCENTILES)
-    min_area, max_area = 1.2 * min_short_px**2, 0.1 * white.size
+    edge_mask = cv2.dilate(cv2.Canny(white_u8, *edges), np.ones((2, 2), np.uint8))
+    cut = cv2.subtract(white_u8, edge_mask)  # edges are 255: nought along them
+    low, high = sweep_span(white_u8) if span is None else span
+    min_area, max_area = 1.2 * min_short_px**2, 0.1 * white.size if max_area is None else max_area
     min_side = 0.7 * min_short_px
     regions: list[Region] = []
     counts: list[int] = []
     before = np.zeros((0, 5), np.float32)  # the last level's regions: box (x0, y0, x1, y1) and area
     before_index = np.zeros(0, int)  # and which region each is, -1 for none
-    for level, threshold in enumerate(np.linspace(low, high, LEVELS + 1)[:-1]):
+    for level, threshold in enumerate(np.linspace(low, high, levels + 1)[:-1]):
         _, mask = cv2.threshold(cut, float(threshold), 1, cv2.THRESH_BINARY)
         # Two levels of contours: a card lying inside a hole of the bright table is an
         # outer contour too.
@@ -93,6 +100,13 @@ def card_regions(white: NDArray[np.float32], min_short_px: float) -> list[Region
                 counts.append(1)
         before, before_index = box, index
     return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)]
+
+
+def sweep_span(white_u8: NDArray[np.uint8]) -> tuple[float, float]:
+    """The whiteness a sweep runs between: about the table's and the paper's, from the
+    blurred whiteness ``white_u8`` (H, W) uint8."""
+    low, high = _percentiles(white_u8[::4, ::4], _SWEEP_PERCENTILES)
+    return low, high
 
 
 def _sized_outlines(contours: tuple[NDArray, ...], hierarchy: NDArray | None, min_side: float, min_area: float,

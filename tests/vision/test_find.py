@@ -116,6 +116,26 @@ def test_a_card_in_a_deep_shadow_on_coloured_cloth_is_found() -> None:
     assert match(found, cards[2:3], image.shape[:2])[0] > 0.8
 
 
+def face_down(image, corners) -> None:
+    """A card's back: dark blue, with a pale frame printed inside its edge."""
+    cv2.fillConvexPoly(image, corners.astype(np.int32), (120, 50, 30), lineType=cv2.LINE_AA)
+    frame = cv2.boxPoints((tuple(corners.mean(axis=0)), (64, 104), 3)).astype(np.int32)
+    cv2.polylines(image, [frame], True, (235, 240, 240), 2, cv2.LINE_AA)
+
+
+def test_a_card_across_a_shadows_edge_is_found_whole_and_a_back_in_the_shadow_is_not() -> None:
+    cards = [card_corners((120, 150), (80, 120), 5), card_corners((260, 150), (80, 120), -8),
+             card_corners((430, 200), (80, 120), 3), card_corners((200, 300), (80, 120), 2)]
+    image = scene(cards, table_bgr=(150, 190, 160)).astype(np.float32)  # pale green cloth
+    face_down(image, card_corners((540, 300), (80, 120), 3))
+    # A mug's shadow, its edge (10 px wide) across the middle of the third card.
+    image *= (1 - 0.45 * np.clip((np.arange(640) - 430) / 10, 0, 1))[None, :, None]
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    found = find_cards(image)
+    assert len(found) == 4
+    assert min(match(found, cards, image.shape[:2])) > 0.9
+
+
 def test_the_light_on_the_table_is_read_from_the_cloth_colour() -> None:
     from vision.paper import shade
 

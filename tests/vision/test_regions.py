@@ -108,3 +108,11 @@ def test_the_median_of_the_known_sizes_is_nanmedians() -> None:
     unknown[:, 0] = False
     sizes[unknown] = np.nan
     assert np.array_equal(_median_of_known(sizes), np.nanmedian(sizes, axis=1))
+
+
+def test_a_part_of_a_frame_swept_with_the_frames_span_and_largest_region_keeps_its_card() -> None:
+    card = box((100, 100), (80, 120), 4)
+    white = whiteness_of([card])[20:180, 40:180]  # the card fills a third of the part
+    assert card_regions(white, min_short_px=40) == []  # more than a tenth of the part: too big
+    regions = card_regions(white, min_short_px=40, span=(120.0, 220.0), max_area=0.1 * 400 * 640)
+    assert max(iou(r.corners_xy + (40, 20), card) for r in regions) > 0.85
