@@ -78,22 +78,23 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     if len(chosen) < 2:
         return []
     light = shade(small_bgr)
-    unlit = (white / light).astype(np.float32) if light is not None else white
-    low, high = sweep_span(cv2.GaussianBlur(np.clip(unlit, 0, 255).astype(np.uint8), (3, 3), 0))
+    unlit = cv2.divide(white, light) if light is not None else white
+    low, high = sweep_span(cv2.GaussianBlur(cv2.convertScaleAbs(cv2.max(unlit, 0.0)), (3, 3), 0)[::4, ::4])
     corners = np.array([r.corners_xy for r in chosen], np.float32)
     found = np.zeros(white.shape, np.uint8)
     cv2.fillPoly(found, list(np.round(grow(corners, 2.0)).astype(np.int32)), 255)
-    lit = np.where(found > 0, np.float32(low), unlit).astype(np.float32)
-    _, left = cv2.threshold(lit, (low + high) / 2, 255, cv2.THRESH_BINARY)
-    left = cv2.morphologyEx(left.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    _, bright = cv2.threshold(unlit, (low + high) / 2, 255, cv2.THRESH_BINARY)
+    left = cv2.subtract(bright.astype(np.uint8), found)
+    left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     quads = [CardQuad(c, r.fill) for c, r in zip(corners, chosen)]
     short, long = np.median([q.size_wh for q in quads], axis=0)
     regions = []
     for x0, y0, x1, y1 in _boxes_around(left, 0.3 * short * long, int(0.3 * long)):
+        lit = unlit[y0:y1, x0:x1].copy()
+        lit[found[y0:y1, x0:x1] > 0] = low  # the cards found, as dark as the table
         offset = np.array([x0, y0], np.float32)
         regions += [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
-                    for r in card_regions(lit[y0:y1, x0:x1], min_short_px, _AGAIN_EDGES, _AGAIN_LEVELS, (low, high),
-                                          0.1 * white.size)
+                    for r in card_regions(lit, min_short_px, _AGAIN_EDGES, _AGAIN_LEVELS, (low, high), 0.1 * white.size)
                     if r.fill >= _AGAIN_MIN_FILL]
     if not regions:
         return []

@@ -70,7 +70,7 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
     white_u8 = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
     edge_mask = cv2.dilate(cv2.Canny(white_u8, *edges), np.ones((2, 2), np.uint8))
     cut = cv2.subtract(white_u8, edge_mask)  # edges are 255: nought along them
-    low, high = sweep_span(white_u8) if span is None else span
+    low, high = sweep_span(white_u8[::4, ::4]) if span is None else span
     min_area, max_area = 1.2 * min_short_px**2, 0.1 * white.size if max_area is None else max_area
     min_side = 0.7 * min_short_px
     regions: list[Region] = []
@@ -103,9 +103,9 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
 
 
 def sweep_span(white_u8: NDArray[np.uint8]) -> tuple[float, float]:
-    """The whiteness a sweep runs between: about the table's and the paper's, from the
-    blurred whiteness ``white_u8`` (H, W) uint8."""
-    low, high = _percentiles(white_u8[::4, ::4], _SWEEP_PERCENTILES)
+    """The whiteness a sweep runs between, about the table's and the paper's: percentiles
+    of ``white_u8``, a sample of the whiteness (uint8)."""
+    low, high = _percentiles(white_u8, _SWEEP_PERCENTILES)
     return low, high
 
 
