@@ -30,9 +30,11 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
 
     Card-shaped bright regions are looked for over a sweep of whiteness levels, cut
     apart along sharp edges, at a working resolution (see ``vision.regions``); one
-    region per card is kept, of the size of the cards around it. A row of cards lying
-    edge to edge with no edge seen between them is split by the cards' size. The
-    corners are then moved onto each card's outline at full resolution.
+    region per card is kept, of the size of the cards around it; where bright paper is
+    left unexplained, it is looked at again (shadows taken out, finer steps, fainter
+    edges; see ``_look_again``). A row of cards lying edge to edge with no edge seen
+    between them is split by the cards' size. The corners are then moved onto each
+    card's outline at full resolution.
 
     Parameters
     ----------
