@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from vision.paper import paper_mask, shade, whiteness
 from vision.quads import CardQuad, grow, order_corners, snap_all_corners, unit, warp_card
-from vision.regions import Region, card_regions, choose_cards, points_inside, sweep_span
+from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
 
@@ -20,6 +20,7 @@ _CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded co
 _BORDER_MARGIN = 0.12  # a printed border runs within this share of the short side from the edge
 _AGAIN_EDGES = (20, 40)  # the second look cuts along fainter edges (a card on a pale stripe, a card overlapping another)
 _AGAIN_LEVELS = 12  # at finer steps
+_AGAIN_WIDE = 0.3  # unless it has more than this share of the frame to look at again
 _AGAIN_MIN_FILL = 0.65  # a card still filling this much of its quadrilateral
 _AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
@@ -91,12 +92,16 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     quads = [CardQuad(c, r.fill) for c, r in zip(corners, chosen)]
     short, long = np.median([q.size_wh for q in quads], axis=0)
     regions = []
-    for x0, y0, x1, y1 in _boxes_around(left, 0.3 * short * long, int(0.3 * long)):
+    boxes = _boxes_around(left, 0.3 * short * long, int(0.3 * long))
+    # Most frames leave a tenth of themselves unexplained; a pale striped cloth, all of it:
+    # there the sweep keeps to the first sweep's steps.
+    levels = _AGAIN_LEVELS if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) < _AGAIN_WIDE * white.size else LEVELS
+    for x0, y0, x1, y1 in boxes:
         lit = unlit[y0:y1, x0:x1].copy()
         lit[found[y0:y1, x0:x1] > 0] = low  # the cards found, as dark as the table
         offset = np.array([x0, y0], np.float32)
         regions += [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
-                    for r in card_regions(lit, min_short_px, _AGAIN_EDGES, _AGAIN_LEVELS, (low, high), 0.1 * white.size)
+                    for r in card_regions(lit, min_short_px, _AGAIN_EDGES, levels, (low, high), 0.1 * white.size)
                     if r.fill >= _AGAIN_MIN_FILL]
     if not regions:
         return []
