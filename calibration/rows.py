@@ -5,7 +5,8 @@ links them). A chain may hold two neighbours' rows that touch on one table edge:
 cut where its pieces look most like rows of their own, each on its own straight line,
 with no gap wider than a row has. Pieces of one row parted by a card under a hand (or
 one the finder missed) are joined again when they lie on one line and what lies in the
-gap is not the bare table. Rows lie out from the middle, where the pool is not.
+gap is not the bare table. Rows lie out from the middle, near the table's edge, where the
+pool is not.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -25,9 +27,12 @@ from vision.arrange import find_chains
 __all__ = ["CardGeometry", "card_geometry", "row_chains", "MAX_ROW"]
 
 MAX_ROW = 8  # an eighth card is a rules error, but it lies in the row
-# Rows lie out from the middle: at least this share of the way from the table's middle to
-# its edge (a lone card further still), where thrown-back pool cards rarely land.
+# Rows lie out from the middle, where thrown-back pool cards rarely land: at least this
+# share of the way from the table's middle to its edge (a lone card further still), or
+# near the edge in front of their player: the card's centre at most this many of its long
+# sides in from the table's edge (a row's cards lie about one in, pool cards two or more).
 _ROW_DEPTH, _LONE_DEPTH = 0.5, 0.6
+_ROW_INSET, _LONE_INSET = 1.6, 1.3
 _OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
 # Cutting a chain into rows: each row costs _NEW_ROW; a card off its row's straight line
 # costs its offset squared over twice _LINE_SPREAD squared (in long sides: a row's cards
@@ -200,7 +205,8 @@ def row_chains(
         hidden card stay apart
 
     A row lies out from the middle: its cards at least ``_ROW_DEPTH`` of the way from the
-    table's middle to its edge, a lone card further still (``_LONE_DEPTH``).
+    table's middle to its edge, or near the edge (``_ROW_INSET``); a lone card further out
+    still (``_LONE_DEPTH``, ``_LONE_INSET``).
     """
     if len(corners) == 0:
         return []
@@ -213,9 +219,14 @@ def row_chains(
     depth = np.array([depth_in_table(c, centre_xy, outline) for c in geo.centres])
     # Off the table top (a card on the floor, on a shelf): never a row.
     far = _OFF_TABLE if table_xy is not None else np.inf
-    outer = [k for k in range(len(corners)) if _ROW_DEPTH <= depth[k] <= far]
+    # How far in from the table's edge, in the card's own length (the photo's scale there).
+    contour = outline.astype(np.float32).reshape(-1, 1, 2)
+    inset = np.array([cv2.pointPolygonTest(contour, (float(x), float(y)), True) for x, y in geo.centres]) / geo.longs
+    may_be_row = ((inset <= _ROW_INSET) | (depth >= _ROW_DEPTH)) & (depth <= far)
+    may_be_lone_row = (inset <= _LONE_INSET) | (depth >= _LONE_DEPTH)
+    outer = [k for k in range(len(corners)) if may_be_row[k]]
     chains = [[outer[k] for k in chain] for chain in find_chains([corners[k] for k in outer])] if outer else []
     pieces = [piece for chain in chains for piece in _cut_into_rows(chain, geo)]
     if frame_bgr is not None:
         pieces = _join_hidden(pieces, geo, np.asarray(centre_xy, np.float64), table_look(frame_bgr))
-    return [piece for piece in pieces if len(piece) >= 2 or depth[piece[0]] >= _LONE_DEPTH]
+    return [piece for piece in pieces if len(piece) >= 2 or may_be_lone_row[piece[0]]]

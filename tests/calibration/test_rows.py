@@ -90,3 +90,17 @@ def test_card_geometry_measures_sides_and_refuses_a_wrong_shape() -> None:
     assert np.allclose(geo.short_axes[0], (1, 0)) and np.allclose(geo.centres[0], (100, 200))
     with pytest.raises(ValueError, match=r"quads must be \(N, 4, 2\), got shape \(1, 3, 2\)"):
         type(geo)(np.zeros((1, 3, 2)), geo.centres, geo.short_axes, geo.shorts, geo.longs)
+
+
+# A wide, shallow table top: the rows' cards lie about a card's length in from its edge.
+SHALLOW_TABLE = np.array([(100, 150), (900, 150), (900, 650), (100, 650)], np.float64)
+
+
+@pytest.mark.parametrize(
+    "y, expected",
+    [(545.0, [[0]]), (400.0, []), (500.0, [])],
+    ids=["a card's length in from the edge, short of the middle's share", "in the middle", "two lengths in"],
+)
+def test_a_lone_card_is_a_row_only_near_the_table_edge(y, expected) -> None:
+    quads = [card(500.0, y)]
+    assert row_chains(quads, SHALLOW_TABLE.mean(axis=0), SHALLOW_TABLE) == expected
