@@ -2,7 +2,8 @@
 
 Rows are groups of cards lying side by side out from the middle of the table, where the
 pool lies (``calibration.rows``). The player sits on the row's outer side, in front of its
-middle, at the table's edge when the table top is known.
+middle, at the table's edge when the table top is known. One row alone gets a second
+seat across the table: a game has two players at least.
 """
 
 from __future__ import annotations
@@ -47,11 +48,30 @@ def seat_names(count: int, players: Sequence[str] | None) -> list[str]:
     return names
 
 
+def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
+            image_size_wh: tuple[int, int]) -> tuple[float, tuple[float, float]]:
+    """A seat across the table from another, at the table's edge (the image's edge without a table top), with its angle."""
+    width, height = image_size_wh
+    direction = centre - np.asarray(seat_xy, np.float64)
+    direction /= max(float(np.linalg.norm(direction)), 1e-9)
+    outline = table_xy if table_xy is not None else np.array([(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
+    reach = ray_exit(centre, direction, outline)
+    if not math.isfinite(reach):
+        reach = float(np.linalg.norm(centre - np.asarray(seat_xy)))
+    seat = centre + direction * reach
+    seat = (float(np.clip(seat[0], 0, width - 1)), float(np.clip(seat[1], 0, height - 1)))
+    angle = (math.atan2(direction[1], direction[0]) - math.pi / 2) % (2 * math.pi)
+    return angle, seat
+
+
 def propose_seats(
     corners: Sequence[NDArray], image_size_wh: tuple[int, int], table_xy: NDArray[np.float64] | None = None,
     players: Sequence[str] | None = None, frame_bgr: NDArray[np.uint8] | None = None,
 ) -> tuple[Seat, ...]:
     """One seat per row, on the row's outer side, named clockwise from the bottom of the image.
+
+    A game has two players at least: with a single row found (the other's hidden under a
+    hand, or not laid yet), the second seat is proposed across the table from the first.
 
     Parameters
     ----------
@@ -90,6 +110,8 @@ def propose_seats(
         seat = (float(np.clip(seat[0], 0, width - 1)), float(np.clip(seat[1], 0, height - 1)))
         angle = (math.atan2(middle[1] - centre[1], middle[0] - centre[0]) - math.pi / 2) % (2 * math.pi)
         placed.append((angle, seat))
+    if len(placed) == 1:
+        placed.append(_across(placed[0][1], centre, table_xy, image_size_wh))
     placed.sort(key=lambda item: item[0])
     names = seat_names(len(placed), players)
     return tuple(Seat(name, position) for name, (_, position) in zip(names, placed))

@@ -55,9 +55,24 @@ def test_seats_are_named_clockwise_from_the_bottom_and_lie_in_the_image() -> Non
 def test_a_row_of_cards_on_a_blank_image_gets_a_seat_on_its_outer_side() -> None:
     # Three upright cards side by side below the middle of a 1000x800 image.
     quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
-    (seat,) = propose_seats(quads, (1000, 800))
+    seat, _ = propose_seats(quads, (1000, 800))
     assert seat == Seat("Player 1", seat.position_xy)
     assert 400 < seat.position_xy[0] < 500 and seat.position_xy[1] > 680
+
+
+@pytest.mark.parametrize("table", [None, np.array([(100, 100), (900, 100), (900, 700), (100, 700)], np.float64)],
+                         ids=["no table top", "a table top"])
+def test_a_table_with_one_row_gets_a_second_seat_across_it(table) -> None:
+    # A game has two players at least: the other one's row is hidden, or not laid yet.
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    players = ["Anna", "Ben"]
+    near, across = propose_seats(quads, (1000, 800), table, players)
+    assert (near.name, across.name) == ("Anna", "Ben")
+    edge = 0 if table is None else 100
+    assert across.position_xy[1] == pytest.approx(edge, abs=1)  # the far edge, across the middle from the row
+    middle = np.array((500, 400) if table is None else table.mean(axis=0))
+    assert np.allclose(np.subtract(across.position_xy, middle) / np.linalg.norm(np.subtract(across.position_xy, middle)),
+                       -np.subtract(near.position_xy, middle) / np.linalg.norm(np.subtract(near.position_xy, middle)))
 
 
 @pytest.mark.parametrize(
