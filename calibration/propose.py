@@ -2,8 +2,9 @@
 
 Rows are groups of cards lying side by side out from the middle of the table, where the
 pool lies (``calibration.rows``). The player sits on the row's outer side, in front of its
-middle, at the table's edge when the table top is known. One row alone gets a second
-seat across the table: a game has two players at least.
+middle, at the table's edge when the table top is known. Rows all along one edge (one row
+alone included) get one more seat across the table: a game has two players at least, and
+they sit round the table.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = ["ProposalError", "propose_seats", "seat_names"]
 
 _MAX_PLAYERS = 6
 _SEAT_OUT = 1.2  # without a table top, a player sits this many long sides beyond the row
+_ONE_EDGE_DEG = 30.0  # rows whose outer sides face within this angle lie along one edge
 
 
 class ProposalError(ValueError):
@@ -50,7 +52,7 @@ def seat_names(count: int, players: Sequence[str] | None) -> list[str]:
 
 def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
             image_size_wh: tuple[int, int]) -> tuple[float, tuple[float, float]]:
-    """A seat across the table from another, at the table's edge (the image's edge without a table top), with its angle."""
+    """A seat across the table's middle from a point, at the table's edge (the image's edge without a table top), with its angle."""
     width, height = image_size_wh
     direction = centre - np.asarray(seat_xy, np.float64)
     direction /= max(float(np.linalg.norm(direction)), 1e-9)
@@ -70,8 +72,9 @@ def propose_seats(
 ) -> tuple[Seat, ...]:
     """One seat per row, on the row's outer side, named clockwise from the bottom of the image.
 
-    A game has two players at least: with a single row found (the other's hidden under a
-    hand, or not laid yet), the second seat is proposed across the table from the first.
+    A game has two players at least, sitting round the table: when every row found lies
+    along one edge (a single row included), one more seat is proposed across the table
+    from theirs (that player's row hidden under a hand, or not laid yet).
 
     Parameters
     ----------
@@ -95,6 +98,7 @@ def propose_seats(
     rows = sorted(row_chains(corners, centre, table_xy, image_size_wh, frame_bgr), key=len, reverse=True)[:_MAX_PLAYERS]
     cards = card_geometry(corners)
     placed: list[tuple[float, tuple[float, float]]] = []
+    normals = []
     for row in rows:
         middle = cards.centres[row].mean(axis=0)
         along = cards.centres[row[-1]] - cards.centres[row[0]] if len(row) > 1 else cards.short_axes[row[0]]
@@ -110,8 +114,11 @@ def propose_seats(
         seat = (float(np.clip(seat[0], 0, width - 1)), float(np.clip(seat[1], 0, height - 1)))
         angle = (math.atan2(middle[1] - centre[1], middle[0] - centre[0]) - math.pi / 2) % (2 * math.pi)
         placed.append((angle, seat))
-    if len(placed) == 1:
-        placed.append(_across(placed[0][1], centre, table_xy, image_size_wh))
+        normals.append(normal)
+    # Players sit round the table: when every row found lies along one edge (one row alone
+    # included), another player sits across, their row hidden (or not laid yet).
+    if placed and len(placed) < _MAX_PLAYERS and min(float(n @ normals[0]) for n in normals) > math.cos(math.radians(_ONE_EDGE_DEG)):
+        placed.append(_across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh))
     placed.sort(key=lambda item: item[0])
     names = seat_names(len(placed), players)
     return tuple(Seat(name, position) for name, (_, position) in zip(names, placed))

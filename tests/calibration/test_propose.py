@@ -88,3 +88,24 @@ def test_a_table_with_one_row_gets_a_second_seat_across_it(table) -> None:
 def test_a_wrong_list_of_players_is_refused(count, players, message) -> None:
     with pytest.raises(ProposalError, match=message):
         seat_names(count, players)
+
+
+def test_rows_all_along_one_edge_get_one_more_seat_across_the_table() -> None:
+    # Two players' rows on the bottom edge, nothing seen at the top.
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (100, 190, 280, 600, 690)]
+    seats = propose_seats(quads, (1000, 800))
+    assert len(seats) == 3
+    bottom = [s for s in seats if s.position_xy[1] > 680]
+    (top,) = [s for s in seats if s.position_xy[1] < 400]
+    assert len(bottom) == 2 and top.position_xy[1] == pytest.approx(0, abs=1)
+    # On the line from the bottom seats' mean through the middle (the image's, without a table top).
+    mean = np.mean([s.position_xy for s in bottom], axis=0)
+    towards, onwards = np.subtract((500, 400), mean), np.subtract(top.position_xy, (500, 400))
+    assert abs(towards[0] * onwards[1] - towards[1] * onwards[0]) < 1e-6 * np.linalg.norm(towards) * np.linalg.norm(onwards)
+    assert float(towards @ onwards) > 0
+
+
+def test_rows_on_two_edges_get_no_seat_more() -> None:
+    bottom = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 390)]
+    left = [np.array([[120, y + 80], [120, y], [240, y], [240, y + 80]], np.float64) for y in (300, 390)]
+    assert len(propose_seats(bottom + left, (1000, 800))) == 2
