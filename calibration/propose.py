@@ -52,11 +52,13 @@ def seat_names(count: int, players: Sequence[str] | None) -> list[str]:
 
 def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
             image_size_wh: tuple[int, int]) -> tuple[float, tuple[float, float]]:
-    """A seat across the table's middle from a point, at the table's edge (the image's edge without a table top), with its angle."""
+    """A seat across the table's middle from a point, at the table's edge (the image's edge
+    without a table top), with its angle clockwise from the bottom."""
     width, height = image_size_wh
     direction = centre - np.asarray(seat_xy, np.float64)
     direction /= max(float(np.linalg.norm(direction)), 1e-9)
-    outline = table_xy if table_xy is not None else np.array([(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
+    outline = table_xy if table_xy is not None else np.array(
+        [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
     reach = ray_exit(centre, direction, outline)
     if not math.isfinite(reach):
         reach = float(np.linalg.norm(centre - np.asarray(seat_xy)))
@@ -117,7 +119,8 @@ def propose_seats(
         normals.append(normal)
     # Players sit round the table: when every row found lies along one edge (one row alone
     # included), another player sits across, their row hidden (or not laid yet).
-    if placed and len(placed) < _MAX_PLAYERS and min(float(n @ normals[0]) for n in normals) > math.cos(math.radians(_ONE_EDGE_DEG)):
+    one_edge = min(float(n @ normals[0]) for n in normals) > math.cos(math.radians(_ONE_EDGE_DEG)) if normals else False
+    if one_edge and len(placed) < _MAX_PLAYERS:
         placed.append(_across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh))
     placed.sort(key=lambda item: item[0])
     names = seat_names(len(placed), players)

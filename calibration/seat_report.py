@@ -27,7 +27,9 @@ from numpy.typing import NDArray
 __all__ = ["main", "explain"]
 
 
-def explain(corners: Sequence[NDArray], chains: list[list[int]], seat_count: int, truth: dict[str, Any]) -> tuple[list[str], Counter]:
+def explain(
+    corners: Sequence[NDArray], chains: list[list[int]], seat_count: int, truth: dict[str, Any]
+) -> tuple[list[str], Counter]:
     """What went wrong with one photo's rows, as words and as a tally of causes.
 
     Parameters
@@ -39,7 +41,8 @@ def explain(corners: Sequence[NDArray], chains: list[list[int]], seat_count: int
     """
     from vision.bench import match_cards
 
-    matched = match_cards([np.asarray(c, np.float64) for c in corners], [np.array(c["corners"], np.float64) for c in truth["cards"]])
+    matched = match_cards([np.asarray(c, np.float64) for c in corners],
+                          [np.array(c["corners"], np.float64) for c in truth["cards"]])
     owner = {k: (truth["cards"][j].get("player") if truth["cards"][j]["where"] == "row" else None) for k, j in matched.items()}
     words: list[str] = []
     causes: Counter = Counter()
