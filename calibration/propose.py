@@ -119,9 +119,13 @@ def propose_seats(
         normals.append(normal)
     # Players sit round the table: when every row found lies along one edge (one row alone
     # included), another player sits across, their row hidden (or not laid yet).
+    # Given names say how many play: then only when there are more names than rows.
     one_edge = min(float(n @ normals[0]) for n in normals) > math.cos(math.radians(_ONE_EDGE_DEG)) if normals else False
-    if one_edge and len(placed) < _MAX_PLAYERS:
-        placed.append(_across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh))
+    room = _MAX_PLAYERS if players is None else len(players)
+    guessed = None
+    if one_edge and len(placed) < room:
+        guessed = _across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh)
+        placed.append(guessed)
     placed.sort(key=lambda item: item[0])
     names = seat_names(len(placed), players)
-    return tuple(Seat(name, position) for name, (_, position) in zip(names, placed))
+    return tuple(Seat(name, item[1], guessed=item is guessed) for name, item in zip(names, placed))

@@ -68,6 +68,7 @@ def test_a_table_with_one_row_gets_a_second_seat_across_it(table) -> None:
     players = ["Anna", "Ben"]
     near, across = propose_seats(quads, (1000, 800), table, players)
     assert (near.name, across.name) == ("Anna", "Ben")
+    assert across.guessed and not near.guessed  # so that calibrate says so
     edge = 0 if table is None else 100
     assert across.position_xy[1] == pytest.approx(edge, abs=1)  # the far edge, across the middle from the row
     middle = np.array((500, 400) if table is None else table.mean(axis=0))
@@ -109,3 +110,11 @@ def test_rows_on_two_edges_get_no_seat_more() -> None:
     bottom = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 390)]
     left = [np.array([[120, y + 80], [120, y], [240, y], [240, y + 80]], np.float64) for y in (300, 390)]
     assert len(propose_seats(bottom + left, (1000, 800))) == 2
+
+
+def test_named_players_as_many_as_the_rows_get_no_guessed_seat() -> None:
+    # Anna and Ben sit side by side at the bottom: the names say nobody sits across.
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (100, 190, 280, 600, 690)]
+    seats = propose_seats(quads, (1000, 800), players=["Anna", "Ben"])
+    assert [s.name for s in seats] == ["Anna", "Ben"] and not any(s.guessed for s in seats)
+    assert all(s.position_xy[1] > 680 for s in seats)
