@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.outline import reach_outlines
 from vision.paper import paper_mask, whiteness
 from vision.quads import CardQuad, grow, order_corners, snap_all_corners, unit, warp_card
 from vision.regions import Region, card_regions, choose_cards, points_inside
@@ -40,7 +41,7 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     """
     scale = min(1.0, WORK_LONG_SIDE / max(frame_bgr.shape[:2]))
     small = _shrink(frame_bgr, scale)
-    white, _ = whiteness(small)
+    white, cast_ab = whiteness(small)
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale)
     chosen = choose_cards(regions, _CLEAN_FILL)
     # The edge cut ate about a pixel along every side.
@@ -56,6 +57,8 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     fill = np.array([quad.fill for quad in quads], np.float32)
     partial = (fill < _CLEAN_FILL) | (size < 0.92 * _typical_sizes(quads)).any(axis=1)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, partial.tolist(), margin=_BORDER_MARGIN)
+    if snapped:
+        snapped = list(reach_outlines(frame_bgr, np.array(snapped, np.float32), cast_ab))
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 

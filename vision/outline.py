@@ -1,0 +1,135 @@
+"""A card's sides moved out onto its outline, past a printed border or a strip of paper the region left out."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+import cv2
+
+from vision.paper import whiteness
+from vision.quads import fit_lines, meet_lines
+
+__all__ = ["reach_outlines"]
+
+_INSIDE, _OUTSIDE = 0.04, 0.22  # the search band, shares of the short side in from and out of each side
+_STEPS = 40  # samples across the band
+_STAY_OUT = 0.05  # beyond the outline the table lasts at least this share of the short side
+_PAPER_SHARE = 0.35  # paper is within this share of the way from the paper's level to the table's
+_MARGIN_SHARE = 0.2  # the paper a side moves out across is within this share of the paper's level
+_BORDER = 0.07  # a printed border lies within this share of the short side from the outline
+_MIN_CONTRAST = 25.0  # whiteness between paper and table, below which a side is not judged
+_AGREE_PX = 1.5  # an outline point this near the side's line supports it
+_SUPPORT = 0.6  # share of the points along a side that must support its new line
+
+
+def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32],
+                   cast_ab: tuple[float, float]) -> NDArray[np.float32]:
+    """Each side moved out onto the card's outline where a line of outline points clearly lies there.
+
+    Across each side, from a little inside to a share of the short side outside, the
+    outline is where the whiteness falls from the paper's level to below halfway to the
+    table's and stays down for a while (a printed border line is thin; the table beyond
+    the card is not). A line through those points (the points near the median offset,
+    fitted by least squares) replaces the side when most points agree with it; sides
+    then meet in the corners. All cards are sampled at once.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8, the full frame
+    quads_xy : ndarray (N, 4, 2) float32, clockwise
+    cast_ab : the light's cast (see ``vision.paper.whiteness``)
+
+    Returns
+    -------
+    ndarray (N, 4, 2) float32, the same corners where no side moved
+    """
+    corners = np.asarray(quads_xy, np.float32).reshape(-1, 4, 2)
+    n = len(corners)
+    if n == 0:
+        return corners
+    lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
+    short = np.minimum(lengths[:, 0] + lengths[:, 2], lengths[:, 1] + lengths[:, 3]) / 2  # (N,)
+    starts, ends, normals = _sides(corners)
+    samples = np.linspace(0.12, 0.88, 20, dtype=np.float32)
+    reach = np.linspace(-_INSIDE, _OUTSIDE, _STEPS, dtype=np.float32)
+    offsets = reach[None, :] * short[:, None]  # (N, K) pixels
+    points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
+    grid = points[:, :, :, None, :] + offsets[:, None, None, :, None] * normals[:, :, None, None, :]
+    flat = grid.reshape(-1, _STEPS, 2)
+    bgr = cv2.remap(frame_bgr, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    profile = whiteness(bgr, cast_ab)[0].reshape(n, 4, len(samples), _STEPS)
+
+    # The paper's level just inside each side (shade and glare vary over a card), the table's beyond.
+    paper = profile[..., reach <= 0].max(axis=3)  # (N, 4, S)
+    table = np.median(np.percentile(profile[..., reach >= _OUTSIDE / 2], 20, axis=3), axis=2)[..., None]  # (N, 4, 1)
+    level = (paper - _PAPER_SHARE * (paper - table))[..., None]
+    low = profile < level
+    stay = max(2, int(np.ceil(_STAY_OUT / (reach[1] - reach[0]))))
+    # Low from here on for ``stay`` samples: a run of lows that long starts here.
+    run = np.lib.stride_tricks.sliding_window_view(np.pad(low, ((0, 0),) * 3 + ((0, stay - 1),)), stay, axis=3).all(axis=4)
+    run[..., _STEPS - stay + 1:] = False  # not seen to stay down to the band's end
+    starts_here = run & ~np.concatenate([np.ones_like(low[..., :1]), low[..., :-1]], axis=3)
+    starts_here[..., 0] = False
+    found = starts_here.any(axis=3)
+    first = np.argmax(starts_here, axis=3)
+    # The outline itself: the steepest fall near there, between two samples, refined by a parabola.
+    fall = -np.diff(profile, axis=3)  # fall[k]: from sample k to k + 1
+    near = np.clip(first[..., None] + np.arange(-3, 2), 0, _STEPS - 2)
+    falls = np.take_along_axis(fall, near, axis=3)
+    peak = np.argmax(falls[..., 1:-1], axis=3) + 1
+    left, mid, right = (np.take_along_axis(falls, (peak + k)[..., None], axis=3)[..., 0] for k in (-1, 0, 1))
+    curve = left - 2 * mid + right
+    vertex = np.where(curve < -1e-3, 0.5 * (left - right) / np.where(curve < -1e-3, curve, -1.0), 0.0)
+    position = np.take_along_axis(near, peak[..., None], axis=3)[..., 0] + 0.5 + np.clip(vertex, -0.5, 0.5)
+    step = offsets[:, 1] - offsets[:, 0]
+    along = offsets[:, 0][:, None, None] + step[:, None, None] * position
+    # Inside the card's side at first: paper just in from the side, or the side is not judged.
+    found &= paper - table >= _MIN_CONTRAST
+    # Further out than a printed border lies, what the side moves out across is paper, not a pale stripe of cloth.
+    papery = np.cumsum(profile >= paper[..., None] - _MARGIN_SHARE * (paper - table)[..., None], axis=3)
+    zero = int(np.searchsorted(reach, 0.0))
+    across = np.take_along_axis(papery, np.maximum(first - 1, zero)[..., None], axis=3)[..., 0] - papery[..., zero - 1]
+    found &= (reach[first] <= _BORDER) | (across >= 0.5 * (first - zero))
+
+    tolerance = np.maximum(_AGREE_PX, 0.01 * short)[:, None, None]
+    near = _consensus(samples[None, None, :] * lengths[:, :, None], along, found, tolerance)
+    edge = points + along[..., None] * normals[:, :, None, :]
+    origin, direction = fit_lines(edge, near)
+    support = near.mean(axis=2)
+    usable = support >= _SUPPORT
+    origin = np.where(usable[..., None], origin, starts)
+    direction = np.where(usable[..., None], direction, _unit(ends - starts))
+    moved = meet_lines(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
+    shift = np.abs(moved - corners).reshape(n, -1).max(axis=1)
+    bad = ~np.isfinite(moved).reshape(n, -1).all(axis=1) | (shift > 0.4 * short)
+    moved[bad] = corners[bad]
+    return moved.astype(np.float32)
+
+
+def _consensus(position: NDArray, offset: NDArray, found: NDArray[np.bool_], tolerance: NDArray) -> NDArray[np.bool_]:
+    """The found points (..., S) on the line (offset against position along the side) that the most
+    found points lie near, of the lines through pairs of points: RANSAC over a fixed set of pairs."""
+    count = position.shape[-1]
+    first, second = np.triu_indices(count, k=count // 4)
+    p0, p1 = position[..., first], position[..., second]
+    o0, o1 = offset[..., first], offset[..., second]
+    slope = (o1 - o0) / np.maximum(p1 - p0, 1e-6)
+    predicted = o0[..., None] + slope[..., None] * (position[..., None, :] - p0[..., None])  # (..., P, S)
+    inliers = found[..., None, :] & (np.abs(offset[..., None, :] - predicted) <= tolerance[..., None])
+    inliers &= (found[..., first] & found[..., second])[..., None]
+    best = np.argmax(inliers.sum(axis=-1), axis=-1)
+    return np.take_along_axis(inliers, best[..., None, None], axis=-2)[..., 0, :]
+
+
+def _sides(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
+    """Each side's start, end and unit normal pointing away from the card: (N, 4, 2) each."""
+    starts, ends = corners, np.roll(corners, -1, axis=1)
+    direction = _unit(ends - starts)
+    normals = np.stack([direction[..., 1], -direction[..., 0]], axis=2)
+    outwards = (((starts + ends) / 2 - corners.mean(axis=1, keepdims=True)) * normals).sum(axis=2)
+    return starts, ends, normals * np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[..., None]
+
+
+def _unit(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
+    return (vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-6)).astype(np.float32)
