@@ -15,9 +15,9 @@ __all__ = ["reach_outlines"]
 _INSIDE, _OUTSIDE = 0.04, 0.22  # the search band, shares of the short side in from and out of each side
 _STEPS = 40  # samples across the band
 _STAY_OUT = 0.05  # beyond the outline the table lasts at least this share of the short side
-_PAPER_SHARE = 0.35  # paper is within this share of the way from the paper's level to the table's
+_PAPER_SHARE = 0.25  # paper is within this share of the way from the paper's level to the table's
 _MARGIN_SHARE = 0.2  # the paper a side moves out across is within this share of the paper's level
-_BORDER = 0.07  # a printed border lies within this share of the short side from the outline
+_BORDER = 0.1  # a printed border lies within this share of the short side from the outline
 _MIN_CONTRAST = 25.0  # whiteness between paper and table, below which a side is not judged
 _AGREE_PX = 1.5  # an outline point this near the side's line supports it
 _SUPPORT = 0.6  # share of the points along a side that must support its new line
@@ -62,7 +62,7 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32],
 
     # The paper's level just inside each side (shade and glare vary over a card), the table's beyond.
     paper = profile[..., reach <= 0].max(axis=3)  # (N, 4, S)
-    table = np.median(np.percentile(profile[..., reach >= _OUTSIDE / 2], 20, axis=3), axis=2)[..., None]  # (N, 4, 1)
+    table = np.median(np.percentile(profile[..., reach >= _STAY_OUT], 5, axis=3), axis=2)[..., None]  # (N, 4, 1)
     level = (paper - _PAPER_SHARE * (paper - table))[..., None]
     low = profile < level
     stay = max(2, int(np.ceil(_STAY_OUT / (reach[1] - reach[0]))))
@@ -91,6 +91,9 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32],
     zero = int(np.searchsorted(reach, 0.0))
     across = np.take_along_axis(papery, np.maximum(first - 1, zero)[..., None], axis=3)[..., 0] - papery[..., zero - 1]
     found &= (reach[first] <= _BORDER) | (across >= 0.5 * (first - zero))
+    # The fall is from paper: the last samples before it are (nearly) as white as the paper inside.
+    before = np.take_along_axis(profile, np.clip(first[..., None] - np.arange(1, 4), 0, None), axis=3).max(axis=3)
+    found &= (reach[first] <= _BORDER) | (before >= paper - _MARGIN_SHARE * (paper - table))
 
     tolerance = np.maximum(_AGREE_PX, 0.01 * short)[:, None, None]
     near = _consensus(samples[None, None, :] * lengths[:, :, None], along, found, tolerance)
