@@ -56,8 +56,7 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32],
     offsets = reach[None, :] * short[:, None]  # (N, K) pixels
     points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
     grid = points[:, :, :, None, :] + offsets[:, None, None, :, None] * normals[:, :, None, None, :]
-    flat = grid.reshape(-1, _STEPS, 2)
-    bgr = cv2.remap(frame_bgr, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    bgr = cv2.remap(frame_bgr, grid.reshape(-1, _STEPS, 2), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     profile = whiteness(bgr, cast_ab)[0].reshape(n, 4, len(samples), _STEPS)
     # Less noise on a dim or low-contrast card: each normal with its neighbours along the side.
     padded = np.concatenate([profile[:, :, :1], profile, profile[:, :, -1:]], axis=2)
@@ -65,13 +64,16 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32],
 
     # The paper's level just inside each side (shade and glare vary over a card), the table's beyond.
     paper = profile[..., reach <= 0].max(axis=3)  # (N, 4, S)
-    table = np.median(np.percentile(profile[..., reach >= _STAY_OUT], 5, axis=3), axis=2)[..., None]  # (N, 4, 1)
+    beyond = profile[..., reach >= _STAY_OUT]
+    darkest = beyond.shape[3] // 20  # the 5th percentile, about
+    table = np.median(np.partition(beyond, darkest, axis=3)[..., darkest], axis=2)[..., None]  # (N, 4, 1)
     level = (paper - _PAPER_SHARE * (paper - table))[..., None]
     low = profile < level
     stay = max(2, int(np.ceil(_STAY_OUT / (reach[1] - reach[0]))))
     # Low from here on for ``stay`` samples: a run of lows that long starts here.
-    run = np.lib.stride_tricks.sliding_window_view(np.pad(low, ((0, 0),) * 3 + ((0, stay - 1),)), stay, axis=3).all(axis=4)
-    run[..., _STEPS - stay + 1:] = False  # not seen to stay down to the band's end
+    lows = np.concatenate([np.zeros_like(low[..., :1], np.int16), np.cumsum(low, axis=3, dtype=np.int16)], axis=3)
+    run = np.zeros_like(low)
+    run[..., : _STEPS - stay + 1] = lows[..., stay:] - lows[..., : _STEPS - stay + 1] == stay  # not seen to stay down to the band's end
     starts_here = run & ~np.concatenate([np.ones_like(low[..., :1]), low[..., :-1]], axis=3)
     starts_here[..., 0] = False
     found = starts_here.any(axis=3)
@@ -117,7 +119,7 @@ def _consensus(position: NDArray, offset: NDArray, found: NDArray[np.bool_], tol
     """The found points (..., S) on the line (offset against position along the side) that the most
     found points lie near, of the lines through pairs of points: RANSAC over a fixed set of pairs."""
     count = position.shape[-1]
-    first, second = np.triu_indices(count, k=count // 4)
+    first, second = np.triu_indices(count, k=count // 2)
     p0, p1 = position[..., first], position[..., second]
     o0, o1 = offset[..., first], offset[..., second]
     slope = (o1 - o0) / np.maximum(p1 - p0, 1e-6)
