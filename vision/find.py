@@ -40,7 +40,7 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     """
     scale = min(1.0, WORK_LONG_SIDE / max(frame_bgr.shape[:2]))
     small = _shrink(frame_bgr, scale)
-    white, cast_ab = whiteness(small)
+    white, _ = whiteness(small)
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale)
     chosen = choose_cards(regions, _CLEAN_FILL)
     # The edge cut ate about a pixel along every side.
@@ -52,7 +52,7 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     # Any card may have been found only inside its printed border, or short of a part in
     # a shadow or under glare: its sides move out to the outline where one is clearly seen.
     if snapped:
-        snapped = list(reach_outlines(frame_bgr, np.array(snapped, np.float32), cast_ab))
+        snapped = list(reach_outlines(frame_bgr, np.array(snapped, np.float32)))
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 

@@ -7,7 +7,7 @@ from numpy.typing import NDArray
 
 import cv2
 
-from vision.paper import whiteness
+from vision.paper import CHROMA_WEIGHT
 from vision.quads import fit_lines, meet_lines
 
 __all__ = ["reach_outlines"]
@@ -23,8 +23,7 @@ _AGREE_PX = 1.5  # an outline point this near the side's line supports it
 _SUPPORT = 0.5  # share of the points along a side that must support its new line
 
 
-def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32],
-                   cast_ab: tuple[float, float]) -> NDArray[np.float32]:
+def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) -> NDArray[np.float32]:
     """Each side moved out onto the card's outline where a line of outline points clearly lies there.
 
     Across each side, from a little inside to a share of the short side outside, the
@@ -38,7 +37,6 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32],
     ----------
     frame_bgr : ndarray (H, W, 3) uint8, the full frame
     quads_xy : ndarray (N, 4, 2) float32, clockwise
-    cast_ab : the light's cast (see ``vision.paper.whiteness``)
 
     Returns
     -------
@@ -57,7 +55,8 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32],
     points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
     grid = points[:, :, :, None, :] + offsets[:, None, None, :, None] * normals[:, :, None, None, :]
     bgr = cv2.remap(frame_bgr, grid.reshape(-1, _STEPS, 2), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    profile = whiteness(bgr, cast_ab)[0].reshape(n, 4, len(samples), _STEPS)
+    profile = _paperness(bgr.reshape(n, -1, 3), (reach <= 0)[None, None, :].repeat(4 * len(samples), 0).reshape(-1))
+    profile = profile.reshape(n, 4, len(samples), _STEPS)
     # Less noise on a dim or low-contrast card: each normal with its neighbours along the side.
     padded = np.concatenate([profile[:, :, :1], profile, profile[:, :, -1:]], axis=2)
     profile = 0.25 * padded[:, :, :-2] + 0.5 * profile + 0.25 * padded[:, :, 2:]
@@ -128,6 +127,19 @@ def _consensus(position: NDArray, offset: NDArray, found: NDArray[np.bool_], tol
     inliers &= (found[..., first] & found[..., second])[..., None]
     best = np.argmax(inliers.sum(axis=-1), axis=-1)
     return np.take_along_axis(inliers, best[..., None, None], axis=-2)[..., 0, :]
+
+
+def _paperness(samples_bgr: NDArray[np.uint8], inside: NDArray[np.bool_]) -> NDArray[np.float32]:
+    """Lightness less chroma away from the card's own paper colour (a white card under a
+    coloured light on a cloth of that colour still differs from it): (N, M) from (N, M, 3),
+    the paper's colour from the brighter half of each card's ``inside`` samples (M,)."""
+    lab = cv2.cvtColor(samples_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    light = lab[..., 0]
+    inner = light[:, inside]
+    bright = inner >= np.median(inner, axis=1, keepdims=True)
+    paper_ab = [np.sum(lab[:, inside, k] * bright, axis=1) / np.maximum(bright.sum(axis=1), 1) for k in (1, 2)]
+    chroma = np.hypot(lab[..., 1] - paper_ab[0][:, None], lab[..., 2] - paper_ab[1][:, None])
+    return light - CHROMA_WEIGHT * chroma
 
 
 def _sides(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:

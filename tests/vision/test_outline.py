@@ -7,7 +7,6 @@ import pytest
 from vision.outline import reach_outlines
 from vision.quads import order_corners, snap_corners
 
-NEUTRAL = (0.0, 0.0)  # no colour cast in these scenes
 TRUE = order_corners(cv2.boxPoints(((200, 160), (110, 165), 12)).astype(np.float32))
 
 
@@ -47,13 +46,13 @@ def test_sides_found_on_the_printed_border_reach_the_outline(glare) -> None:
     assert corner_error(rough) > 6
     # The snap alone stays on the border line (its search is a few pixels).
     assert corner_error(snap_corners(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), rough, 3.0, reach=False)) > 5
-    reached = reach_outlines(frame, rough[None], NEUTRAL)[0]
+    reached = reach_outlines(frame, rough[None])[0]
     assert corner_error(reached) < 2.0
 
 
 def test_a_side_on_the_outline_stays() -> None:
     frame = bordered_card()
-    assert corner_error(reach_outlines(frame, TRUE[None], NEUTRAL)[0]) < 1.0
+    assert corner_error(reach_outlines(frame, TRUE[None])[0]) < 1.0
 
 
 def test_a_side_does_not_cross_a_pale_stripe_of_cloth() -> None:
@@ -63,15 +62,15 @@ def test_a_side_does_not_cross_a_pale_stripe_of_cloth() -> None:
     stripe = frame.copy()
     cv2.fillConvexPoly(stripe, np.round(right).astype(np.int32), (150, 160, 150))
     cv2.fillConvexPoly(stripe, np.round(TRUE).astype(np.int32), (232, 238, 240))
-    found = reach_outlines(stripe, TRUE[None], NEUTRAL)[0]
+    found = reach_outlines(stripe, TRUE[None])[0]
     assert corner_error(found) < 2.0
 
 
 def test_a_plain_table_leaves_the_corners_as_they_are() -> None:
     frame = np.full((320, 400, 3), 200, np.uint8)
     rough = inset(TRUE, 0.045)
-    assert np.allclose(reach_outlines(frame, rough[None], NEUTRAL)[0], rough, atol=1e-3)
+    assert np.allclose(reach_outlines(frame, rough[None])[0], rough, atol=1e-3)
 
 
 def test_no_cards_no_corners() -> None:
-    assert reach_outlines(np.zeros((10, 10, 3), np.uint8), np.zeros((0, 4, 2), np.float32), NEUTRAL).shape == (0, 4, 2)
+    assert reach_outlines(np.zeros((10, 10, 3), np.uint8), np.zeros((0, 4, 2), np.float32)).shape == (0, 4, 2)
