@@ -67,16 +67,8 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) 
     darkest = beyond.shape[3] // 20  # the 5th percentile, about
     table = np.median(np.partition(beyond, darkest, axis=3)[..., darkest], axis=2)[..., None]  # (N, 4, 1)
     level = (paper - _PAPER_SHARE * (paper - table))[..., None]
-    low = profile < level
     stay = max(2, int(np.ceil(_STAY_OUT / (reach[1] - reach[0]))))
-    # Low from here on for ``stay`` samples: a run of lows that long starts here.
-    lows = np.concatenate([np.zeros_like(low[..., :1], np.int16), np.cumsum(low, axis=3, dtype=np.int16)], axis=3)
-    run = np.zeros_like(low)
-    run[..., : _STEPS - stay + 1] = lows[..., stay:] - lows[..., : _STEPS - stay + 1] == stay  # not seen to stay down to the band's end
-    starts_here = run & ~np.concatenate([np.ones_like(low[..., :1]), low[..., :-1]], axis=3)
-    starts_here[..., 0] = False
-    found = starts_here.any(axis=3)
-    first = np.argmax(starts_here, axis=3)
+    first, found = _first_run(profile < level, stay)
     # The outline itself: the steepest fall near there, between two samples, refined by a parabola.
     fall = -np.diff(profile, axis=3)  # fall[k]: from sample k to k + 1
     near = np.clip(first[..., None] + np.arange(-3, 2), 0, _STEPS - 2)
@@ -127,6 +119,18 @@ def _consensus(position: NDArray, offset: NDArray, found: NDArray[np.bool_], tol
     inliers &= (found[..., first] & found[..., second])[..., None]
     best = np.argmax(inliers.sum(axis=-1), axis=-1)
     return np.take_along_axis(inliers, best[..., None, None], axis=-2)[..., 0, :]
+
+
+def _first_run(low: NDArray[np.bool_], stay: int) -> tuple[NDArray, NDArray[np.bool_]]:
+    """Where along the last axis a run of at least ``stay`` lows, seen whole, first starts
+    just after a high, and whether one does."""
+    count = low.shape[-1]
+    lows = np.concatenate([np.zeros_like(low[..., :1], np.int16), np.cumsum(low, axis=-1, dtype=np.int16)], axis=-1)
+    run = np.zeros_like(low)
+    run[..., : count - stay + 1] = lows[..., stay:] - lows[..., : count - stay + 1] == stay  # seen to stay down within the band
+    run[..., 1:] &= ~low[..., :-1]
+    run[..., 0] = False
+    return np.argmax(run, axis=-1), run.any(axis=-1)
 
 
 def _paperness(samples_bgr: NDArray[np.uint8], inside: NDArray[np.bool_]) -> NDArray[np.float32]:
