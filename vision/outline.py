@@ -55,7 +55,7 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) 
     points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
     grid = points[:, :, :, None, :] + offsets[:, None, None, :, None] * normals[:, :, None, None, :]
     bgr = cv2.remap(frame_bgr, grid.reshape(-1, _STEPS, 2), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    profile = _paperness(bgr.reshape(n, -1, 3), (reach <= 0)[None, None, :].repeat(4 * len(samples), 0).reshape(-1))
+    profile = _paperness(bgr.reshape(n, 4 * len(samples), _STEPS, 3), int(np.count_nonzero(reach <= 0)))
     profile = profile.reshape(n, 4, len(samples), _STEPS)
     # Less noise on a dim or low-contrast card: each normal with its neighbours along the side.
     padded = np.concatenate([profile[:, :, :1], profile, profile[:, :, -1:]], axis=2)
@@ -133,17 +133,18 @@ def _first_run(low: NDArray[np.bool_], stay: int) -> tuple[NDArray, NDArray[np.b
     return np.argmax(run, axis=-1), run.any(axis=-1)
 
 
-def _paperness(samples_bgr: NDArray[np.uint8], inside: NDArray[np.bool_]) -> NDArray[np.float32]:
+def _paperness(profiles_bgr: NDArray[np.uint8], inside: int) -> NDArray[np.float32]:
     """Lightness less chroma away from the card's own paper colour (a white card under a
-    coloured light on a cloth of that colour still differs from it): (N, M) from (N, M, 3),
-    the paper's colour from the brighter half of each card's ``inside`` samples (M,)."""
-    lab = cv2.cvtColor(samples_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    light = lab[..., 0]
-    inner = light[:, inside]
-    bright = inner >= np.median(inner, axis=1, keepdims=True)
-    paper_ab = [np.sum(lab[:, inside, k] * bright, axis=1) / np.maximum(bright.sum(axis=1), 1) for k in (1, 2)]
-    chroma = np.hypot(lab[..., 1] - paper_ab[0][:, None], lab[..., 2] - paper_ab[1][:, None])
-    return light - CHROMA_WEIGHT * chroma
+    coloured light on a cloth of that colour still differs from it): (N, P, K) from
+    (N, P, K, 3), the paper's colour from the brighter half of each card's first ``inside``
+    samples across its sides."""
+    lab = cv2.cvtColor(profiles_bgr.reshape(len(profiles_bgr), -1, 3), cv2.COLOR_BGR2LAB).reshape(profiles_bgr.shape)
+    lab = lab.astype(np.float32)
+    inner = lab[:, :, :inside].reshape(len(lab), -1, 3)
+    bright = (inner[..., 0] >= inner[..., 0].mean(axis=1, keepdims=True)).astype(np.float32)
+    paper_ab = (inner[..., 1:] * bright[..., None]).sum(axis=1) / np.maximum(bright.sum(axis=1), 1)[:, None]  # (N, 2)
+    chroma = np.hypot(lab[..., 1] - paper_ab[:, None, None, 0], lab[..., 2] - paper_ab[:, None, None, 1])
+    return lab[..., 0] - CHROMA_WEIGHT * chroma
 
 
 def _sides(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
