@@ -25,14 +25,17 @@ _SUPPORT = 0.5  # share of the points along a side that must support its new lin
 
 
 def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Each side moved out onto the card's outline where a line of outline points clearly lies there.
+    """Each side moved onto the card's outline where a straight line of outline points clearly lies there.
 
-    Across each side, from a little inside to a share of the short side outside, the
-    outline is where the whiteness falls from the paper's level to below halfway to the
-    table's and stays down for a while (a printed border line is thin; the table beyond
-    the card is not). A line through those points (the points near the median offset,
-    fitted by least squares) replaces the side when most points agree with it; sides
-    then meet in the corners. All cards are sampled at once.
+    Along 16 normals across each side, from a little inside to a fifth of the short side
+    outside, the outline is where the paper's whiteness (lightness less chroma away from
+    this card's paper colour) falls most of the way to the table's and stays down for a
+    while: a printed border line is thin, the table beyond a card is not; and a fall far
+    out must be from paper, not from a pale stripe of cloth. A line through the points
+    that most agree (RANSAC over pairs of normals) replaces the side when half the normals
+    support it and it stays about parallel to the opposite side, so glare, a symbol or a
+    neighbour at a few normals cannot drag a corner. Sides then meet in the corners. All
+    cards are sampled at once.
 
     Parameters
     ----------
@@ -61,43 +64,13 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) 
     # Less noise on a dim or low-contrast card: each normal with its neighbours along the side.
     padded = np.concatenate([profile[:, :, :1], profile, profile[:, :, -1:]], axis=2)
     profile = 0.25 * padded[:, :, :-2] + 0.5 * profile + 0.25 * padded[:, :, 2:]
-
-    # The paper's level just inside each side (shade and glare vary over a card), the table's beyond.
-    paper = profile[..., reach <= 0].max(axis=3)  # (N, 4, S)
-    beyond = profile[..., reach >= _STAY_OUT]
-    darkest = beyond.shape[3] // 20  # the 5th percentile, about
-    table = np.median(np.partition(beyond, darkest, axis=3)[..., darkest], axis=2)[..., None]  # (N, 4, 1)
-    level = (paper - _PAPER_SHARE * (paper - table))[..., None]
-    stay = max(2, int(np.ceil(_STAY_OUT / (reach[1] - reach[0]))))
-    first, found = _first_run(profile < level, stay)
-    # The outline itself: the steepest fall near there, between two samples, refined by a parabola.
-    fall = -np.diff(profile, axis=3)  # fall[k]: from sample k to k + 1
-    near = np.clip(first[..., None] + np.arange(-3, 2), 0, _STEPS - 2)
-    falls = np.take_along_axis(fall, near, axis=3)
-    peak = np.argmax(falls[..., 1:-1], axis=3) + 1
-    left, mid, right = (np.take_along_axis(falls, (peak + k)[..., None], axis=3)[..., 0] for k in (-1, 0, 1))
-    curve = left - 2 * mid + right
-    vertex = np.where(curve < -1e-3, 0.5 * (left - right) / np.where(curve < -1e-3, curve, -1.0), 0.0)
-    position = np.take_along_axis(near, peak[..., None], axis=3)[..., 0] + 0.5 + np.clip(vertex, -0.5, 0.5)
-    step = offsets[:, 1] - offsets[:, 0]
-    along = offsets[:, 0][:, None, None] + step[:, None, None] * position
-    # Inside the card's side at first: paper just in from the side, or the side is not judged.
-    found &= paper - table >= _MIN_CONTRAST
-    # Further out than a printed border lies, what the side moves out across is paper, not a pale stripe of cloth.
-    papery = np.cumsum(profile >= paper[..., None] - _MARGIN_SHARE * (paper - table)[..., None], axis=3)
-    zero = int(np.searchsorted(reach, 0.0))
-    across = np.take_along_axis(papery, np.maximum(first - 1, zero)[..., None], axis=3)[..., 0] - papery[..., zero - 1]
-    found &= (reach[first] <= _BORDER) | (across >= 0.5 * (first - zero))
-    # The fall is from paper: the last samples before it are (nearly) as white as the paper inside.
-    before = np.take_along_axis(profile, np.clip(first[..., None] - np.arange(1, 4), 0, None), axis=3).max(axis=3)
-    found &= (reach[first] <= _BORDER) | (before >= paper - _MARGIN_SHARE * (paper - table))
+    position, found = _outline_along(profile, reach)
+    along = offsets[:, 0][:, None, None] + (offsets[:, 1] - offsets[:, 0])[:, None, None] * position  # (N, 4, S) pixels
 
     tolerance = np.maximum(_AGREE_PX, 0.01 * short)[:, None, None]
-    near = _consensus(samples[None, None, :] * lengths[:, :, None], along, found, tolerance)
-    edge = points + along[..., None] * normals[:, :, None, :]
-    origin, direction = fit_lines(edge, near)
-    support = near.mean(axis=2)
-    usable = support >= _SUPPORT
+    agree = _consensus(samples[None, None, :] * lengths[:, :, None], along, found, tolerance)
+    origin, direction = fit_lines(points + along[..., None] * normals[:, :, None, :], agree)
+    usable = agree.mean(axis=2) >= _SUPPORT
     # Opposite sides of a card stay nearly parallel in the picture: a side is not turned away from its opposite.
     old = _unit(ends - starts)
     opposite = np.roll(np.where(usable[..., None], direction, old), 2, axis=1)
@@ -111,6 +84,40 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) 
     bad = ~np.isfinite(moved).reshape(n, -1).all(axis=1) | (shift > 0.4 * short)
     moved[bad] = corners[bad]
     return moved.astype(np.float32)
+
+
+def _outline_along(profile: NDArray[np.float32], reach: NDArray[np.float32]) -> tuple[NDArray, NDArray[np.bool_]]:
+    """Where along each profile (..., K) the outline lies, in samples (a fraction between two),
+    and whether it is clearly seen there; ``reach`` (K,) is each sample's offset as a share
+    of the short side, outwards."""
+    # The paper's level just inside each side (shade and glare vary over a card), the table's beyond.
+    paper = profile[..., reach <= 0].max(axis=-1)  # (..., S)
+    beyond = profile[..., reach >= _STAY_OUT]
+    darkest = beyond.shape[-1] // 20  # the 5th percentile, about
+    table = np.median(np.partition(beyond, darkest, axis=-1)[..., darkest], axis=-1)[..., None]  # (..., 1)
+    stay = max(2, int(np.ceil(_STAY_OUT / (reach[1] - reach[0]))))
+    first, found = _first_run(profile < (paper - _PAPER_SHARE * (paper - table))[..., None], stay)
+    # The outline itself: the steepest fall near there, between two samples, refined by a parabola.
+    fall = -np.diff(profile, axis=-1)  # fall[k]: from sample k to k + 1
+    near = np.clip(first[..., None] + np.arange(-3, 2), 0, len(reach) - 2)
+    falls = np.take_along_axis(fall, near, axis=-1)
+    peak = np.argmax(falls[..., 1:-1], axis=-1) + 1
+    left, mid, right = (np.take_along_axis(falls, (peak + k)[..., None], axis=-1)[..., 0] for k in (-1, 0, 1))
+    curve = left - 2 * mid + right
+    vertex = np.where(curve < -1e-3, 0.5 * (left - right) / np.where(curve < -1e-3, curve, -1.0), 0.0)
+    position = np.take_along_axis(near, peak[..., None], axis=-1)[..., 0] + 0.5 + np.clip(vertex, -0.5, 0.5)
+    # Too little contrast between paper and table to judge.
+    found &= paper - table >= _MIN_CONTRAST
+    # Further out than a printed border lies, the side moves out across paper, and the fall
+    # is from paper (the last samples before it nearly as white as the paper inside), not
+    # from a pale stripe of cloth.
+    papery = np.cumsum(profile >= (paper - _MARGIN_SHARE * (paper - table))[..., None], axis=-1)
+    zero = int(np.searchsorted(reach, 0.0))
+    across = np.take_along_axis(papery, np.maximum(first - 1, zero)[..., None], axis=-1)[..., 0] - papery[..., zero - 1]
+    before = np.take_along_axis(profile, np.clip(first[..., None] - np.arange(1, 4), 0, None), axis=-1).max(axis=-1)
+    far = reach[first] > _BORDER
+    found &= ~far | ((across >= 0.5 * (first - zero)) & (before >= paper - _MARGIN_SHARE * (paper - table)))
+    return position, found
 
 
 def _consensus(position: NDArray, offset: NDArray, found: NDArray[np.bool_], tolerance: NDArray) -> NDArray[np.bool_]:
