@@ -7,15 +7,14 @@ import pytest
 from vision.outline import reach_outlines
 from vision.quads import order_corners, snap_corners
 
-TRUE = order_corners(cv2.boxPoints(((200, 160), (110, 165), 12)).astype(np.float32))
+BOX = ((200, 160), (110, 165), 12)  # centre, size, angle: a card's rectangle in the picture
+TRUE = order_corners(cv2.boxPoints(BOX).astype(np.float32))
 
 
-def inset(corners, share):
-    """The quadrilateral moved in towards its centre by ``share`` of the short side on every side."""
-    centre = corners.mean(axis=0)
-    short = np.linalg.norm(corners[1] - corners[0])
-    long = np.linalg.norm(corners[2] - corners[1])
-    return (centre + (corners - centre) * np.array([1 - 2 * share, 1 - 2 * share * short / long])[None, :].mean()).astype(np.float32)
+def inset(share):
+    """The card's rectangle with every side moved in by ``share`` of the short side."""
+    (centre, (w, h), angle), d = BOX, 2 * share * min(BOX[1])
+    return order_corners(cv2.boxPoints((centre, (w - d, h - d), angle)).astype(np.float32))
 
 
 def bordered_card(table_bgr=(60, 110, 40), glare=False, seed=0):
@@ -30,7 +29,7 @@ def bordered_card(table_bgr=(60, 110, 40), glare=False, seed=0):
         left = (TRUE[0] + TRUE[3]) / 2
         image += 255 * np.exp(-((xx - left[0] + 4) ** 2 + (yy - left[1]) ** 2) / (2 * 10.0 ** 2))[..., None]
     cv2.fillConvexPoly(image, np.round(TRUE * 16).astype(np.int32), (232, 238, 240), cv2.LINE_AA, 4)
-    cv2.polylines(image, [np.round(inset(TRUE, 0.04) * 16).astype(np.int32)], True, (50, 50, 50), 1, cv2.LINE_AA, 4)
+    cv2.polylines(image, [np.round(inset(0.04) * 16).astype(np.int32)], True, (50, 50, 50), 1, cv2.LINE_AA, 4)
     image = cv2.GaussianBlur(image, (3, 3), 0.8) + rng.normal(0, 3, image.shape)
     return np.clip(image, 0, 255).astype(np.uint8)
 
@@ -42,7 +41,7 @@ def corner_error(found, truth=TRUE):
 @pytest.mark.parametrize("glare", [False, True], ids=["plain", "glare-at-edge"])
 def test_sides_found_on_the_printed_border_reach_the_outline(glare) -> None:
     frame = bordered_card(glare=glare)
-    rough = inset(TRUE, 0.045)  # the region stopped just inside the printed border
+    rough = inset(0.045)  # the region stopped just inside the printed border
     assert corner_error(rough) > 6
     # The snap alone stays on the border line (its search is a few pixels).
     assert corner_error(snap_corners(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), rough, 3.0, reach=False)) > 5
@@ -62,13 +61,14 @@ def test_a_side_does_not_cross_a_pale_stripe_of_cloth() -> None:
     stripe = frame.copy()
     cv2.fillConvexPoly(stripe, np.round(right).astype(np.int32), (150, 160, 150))
     cv2.fillConvexPoly(stripe, np.round(TRUE).astype(np.int32), (232, 238, 240))
-    found = reach_outlines(stripe, TRUE[None])[0]
+    cv2.polylines(stripe, [np.round(inset(0.04) * 16).astype(np.int32)], True, (50, 50, 50), 1, cv2.LINE_AA, 4)
+    found = reach_outlines(stripe, inset(0.045)[None])[0]
     assert corner_error(found) < 2.0
 
 
 def test_a_plain_table_leaves_the_corners_as_they_are() -> None:
     frame = np.full((320, 400, 3), 200, np.uint8)
-    rough = inset(TRUE, 0.045)
+    rough = inset(0.045)
     assert np.allclose(reach_outlines(frame, rough[None])[0], rough, atol=1e-3)
 
 
