@@ -60,6 +60,7 @@ _DOUBT_CONFIDENCE = {
     "large blob near the size limit": 0.5,
     "blob split at its own ink level": 0.3,
     "faint blob near the ink threshold": 0.35,
+    "symbol washed out by glare": 0.45,
 }
 
 

@@ -13,7 +13,7 @@ that the reader can doubt the count.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -50,6 +50,19 @@ _CLEAR_FIT = 0.3
 # Printed frames lie within _BORDER_ZONE of the edge; a line along the edge within _LINE_ZONE.
 _BORDER_ZONE, _LINE_ZONE = 0.06, 0.16
 _PER_PAPER = np.float32(1.0 / PAPER_LEVEL)
+# A symbol washed out by glare: read from the ink map smoothed (sigma 1 px) where it stands
+# above this ink level (2-3 times the smoothed paper noise), on paper brightened at least
+# _WASHED_WASH times, cut at _WASHED_CUT of its own level; kept when its outline fits a
+# shape and its restored colour a print colour at least this well (read.py's fit, 0-1).
+# On /tmp/dev120 renders a lower or higher ink level, a stricter shape fit or no
+# brightness test each read fewer washed-out symbols; none was read where there was none.
+_WASHED_INK, _WASHED_WASH, _WASHED_CUT = 0.05, 1.03, 0.4
+_WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
+# Cards with more glare than this share of the paper (or blind spots) are searched for them.
+_GLARE_SHARE = 0.02
+# Linear-light gamma and how much of the light every print colour absorbs in its darkest channel.
+_GAMMA = 2.2
+_INK_ABSORPTION = 0.9
 
 
 @dataclass(frozen=True)
@@ -126,6 +139,7 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     smoothed = cv2.blur(ink, (3, 3))
 
     min_px = _MIN_EXTENT * short * 0.8
+    taken: list[NDArray[np.int32]] = []
     blobs: list[Blob] = []
     dropped: list[str] = []
     doubt: list[str] = []
@@ -140,6 +154,7 @@ def find_blobs(card: BalancedCard) -> Segmentation:
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
         if _at_edge(box, band, width, height):
+            taken.append(outline)
             area = cv2.contourArea(outline)
             if area < min_px * min_px:
                 dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
@@ -158,9 +173,13 @@ def find_blobs(card: BalancedCard) -> Segmentation:
                 found = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
                 blobs.extend(blob for blob in found if _is_clear_symbol(blob))
             continue
-        blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt,
-                                   solid=link[2] < 0))
-    if _has_faint_mark(card.ink, band, short, blobs):
+        found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt, solid=link[2] < 0)
+        if found:
+            taken.append(outline)
+            blobs.extend(found)
+    washed, faint_left = _faint_marks(card, band, short, blobs, taken)
+    blobs.extend(washed)
+    if faint_left:
         doubt.append("faint blob near the ink threshold")
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
 
@@ -258,6 +277,100 @@ def _is_clear_symbol(blob: Blob) -> bool:
     shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
     colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
     return shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT
+
+
+def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
+                 taken: list[NDArray[np.int32]]) -> tuple[list[Blob], bool]:
+    """Symbols washed out by glare (on a card with glare only), and whether a faint
+    symbol-sized mark is still left unread. ``taken``: outlines of the ink already read or
+    dropped at the edge, which the fainter cut must not join to a washed-out mark.
+
+    A washed-out symbol lies below the hysteresis thresholds, yet on a lightly smoothed ink
+    map it still stands above the paper's noise with its own outline; it is read when it
+    lies where glare brightened the paper and its outline plainly fits a shape."""
+    height, width = card.ink.shape
+    washed: list[Blob] = []
+    if card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0):
+        soft = cv2.GaussianBlur(card.ink, (0, 0), 1.0)
+        faint8 = int(_WASHED_INK * PAPER_LEVEL)
+        faint = np.zeros_like(soft)
+        faint[band:-band, band:-band] = cv2.threshold(soft[band:-band, band:-band], faint8, 255, cv2.THRESH_BINARY)[1]
+        used = np.zeros_like(faint)
+        cv2.drawContours(used, taken, -1, 255, -1)
+        faint = cv2.bitwise_and(faint, cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2)))
+        bright = cv2.resize(cv2.compare(card.wash, _WASHED_WASH, cv2.CMP_GE), (width, height), interpolation=cv2.INTER_NEAREST)
+        outlines, _ = cv2.findContours(faint, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for outline in outlines:
+            x, y, w, h = box = cv2.boundingRect(outline)
+            if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short or _at_edge(box, band, width, height):
+                continue
+            if cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
+                continue
+            if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs):
+                continue
+            blob = _washed_blob(card, soft, outline, box, short)
+            if blob is not None and _is_washed_symbol(blob):
+                washed.append(blob)
+    return washed, _has_faint_mark(card.ink, band, short, blobs + washed)
+
+
+def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],
+                 box: tuple[int, int, int, int], short: int) -> Blob | None:
+    """Measure a faint mark: its outline cut at a share of its own ink level (glare washes
+    a symbol unevenly, its middle most, so the cut is low and holes are filled), its colour
+    from its most inked part, restored to a full ink's strength (:func:`_unwashed`)."""
+    height, width = soft.shape
+    x, y, w, h = box
+    x0, y0 = max(0, x - 2), max(0, y - 2)
+    x1, y1 = min(width, x + w + 2), min(height, y + h + 2)
+    filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(filled, [outline], -1, 255, -1, offset=(-x0, -y0))
+    weights = cv2.bitwise_and(soft[y0:y1, x0:x1], filled)
+    level = cv2.minMaxLoc(weights)[1]
+    scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
+    up = cv2.resize(weights, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR) if scale > 1 else weights
+    mask = cv2.threshold(up, max(_WASHED_INK * PAPER_LEVEL, _WASHED_CUT * level), 255, cv2.THRESH_BINARY)[1]
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    contour = max(contours, key=cv2.contourArea)
+    solid = np.zeros_like(mask)
+    cv2.drawContours(solid, [contour], -1, 255, -1)
+    inradius = cv2.minMaxLoc(cv2.distanceTransform(solid, cv2.DIST_L2, 3))[1]
+    # Harmonics of the filled outline: the uneven ink of a washed-out mark would blur them.
+    features = measure_shape(contour, inradius, angular_harmonics(solid))
+    if features is None:
+        return None
+    extent = features.long_side / scale / short
+    if not _MIN_EXTENT <= extent <= _MAX_EXTENT:
+        return None
+    core = cv2.threshold(weights, 0.6 * level, 255, cv2.THRESH_BINARY)[1]
+    mean = cv2.mean(card.balanced_bgr[y0:y1, x0:x1], core)
+    cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5
+    cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
+    return Blob((float(cx), float(cy)), features, _unwashed(np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)),
+                float(extent), ("symbol washed out by glare",))
+
+
+def _unwashed(mean_bgr: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A washed-out ink's balanced colour restored. Glare adds light, so in linear light
+    the ink's absorption ``1 - b`` per channel shrinks by one common factor and keeps its
+    proportions; every print colour absorbs nearly all of the light in its darkest
+    channel, so scaling that channel's absorption to ``_INK_ABSORPTION`` restores it."""
+    absorbed = 1.0 - np.minimum(np.maximum(mean_bgr, 0.0), 1.0) ** _GAMMA
+    top = float(absorbed.max())
+    if top <= 0.0:
+        return mean_bgr
+    return (np.maximum(1.0 - absorbed * (_INK_ABSORPTION / top), 0.0) ** (1.0 / _GAMMA)).astype(np.float32)
+
+
+def _is_washed_symbol(blob: Blob) -> bool:
+    """Does a washed-out mark plainly fit a shape (per five features, as the reader's fit)
+    and a print colour?"""
+    x = blob.features.as_array()
+    shape_fit = float(np.exp(shape_scores(x[None], np.array([blob.extent])).max() * 5.0 / len(x) / 4.0))
+    colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
+    return shape_fit >= _WASHED_SHAPE_FIT and colour_fit >= _WASHED_COLOUR_FIT
 
 
 def _has_faint_mark(ink: NDArray[np.uint8], band: int, short: int, blobs: list[Blob]) -> bool:

@@ -316,3 +316,37 @@ def test_a_symbol_cut_off_by_a_short_quad_is_doubted(card_art):
     cut = np.ascontiguousarray(image[:, :76])
     reading = read_card(card_art.light(cut, noise=2.0))
     assert reading.confidence < 0.5, reading
+
+
+def _added_glare(image, x, y, radius, amount):
+    """Glare as the renders add it: light in linear units on top of the lit card, its core
+    clipping to white once encoded."""
+    h, w = image.shape[:2]
+    linear = (image.astype(np.float32) / 255.0) ** 2.2
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    spot = amount * np.exp(-((xx - x * w) ** 2 + (yy - y * h) ** 2) / (2 * (radius * w) ** 2))
+    return np.clip(255.0 * np.minimum(linear + spot[..., None], 1.0) ** (1 / 2.2) + 0.5, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("shape, colour, amount", [("circle", "black", 1.0), ("circle", "blue", 1.0), ("square", "red", 0.6),
+                                                   ("star", "black", 0.6)])
+def test_a_symbol_washed_pale_by_glare_is_read(card_art, shape, colour, amount):
+    # A glare spot centred on one symbol washes it to a pale shape (below the ink
+    # thresholds) that a person still sees: it is read, shape and colour, but doubted.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym(shape, colour, 0.5, 0.95, 0.32, 10.0)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.95 / 1.45, 0.2, amount)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
+def test_a_symbol_clipped_white_by_glare_is_not_counted(card_art):
+    # Where the glare clipped the paper and the symbol alike to white nothing is left to
+    # read: no symbol is made up there, and the reading is doubted.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym("circle", "blue", 0.5, 0.95, 0.3)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.95 / 1.45, 0.12, 20.0)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == [("bar", "green"), ("star", "yellow")], reading.reason
+    assert reading.confidence < 0.5
