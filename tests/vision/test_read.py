@@ -350,3 +350,14 @@ def test_a_symbol_clipped_white_by_glare_is_not_counted(card_art):
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert _names(reading) == [("bar", "green"), ("star", "yellow")], reading.reason
     assert reading.confidence < 0.5
+
+
+@pytest.mark.parametrize("size, blur", [(0.16, 1.2), (0.2, 1.2), (0.2, 1.6), (0.25, 1.2), (0.25, 1.6)])
+def test_a_star_rounded_by_blur_is_read_without_doubt(card_art, size, blur):
+    # Blur rounds a small star's points (fuller, more solid): still a star, and no reason
+    # to ask a person about the card.
+    syms = [card_art.Sym("star", "blue", 0.3, 0.3, size, 10.0), card_art.Sym("star", "red", 0.7, 0.7, size, 40.0),
+            card_art.Sym("circle", "black", 0.35, 1.1, 0.25)]
+    reading = read_card(card_art.light(card_art.draw(syms), noise=2.0, blur=blur))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence >= 0.8, reading.reason
