@@ -47,6 +47,10 @@ _HOLED = 0.9
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 # How well (exp(score / 4), 0-1) a piece cut off an edge blob fits a shape and a colour.
 _CLEAR_FIT = 0.3
+# Shares of an edge blob's own ink level at which a symbol joined to it is cut free (a
+# shadow's or an overlapping card's ink is paler than a symbol's; on dev renders each of
+# these frees symbols the others do not).
+_LEVEL_CUTS = (0.5, 0.7, 0.9)
 # Printed frames lie within _BORDER_ZONE of the edge; a line along the edge within _LINE_ZONE.
 _BORDER_ZONE, _LINE_ZONE = 0.06, 0.16
 _PER_PAPER = np.float32(1.0 / PAPER_LEVEL)
@@ -172,6 +176,14 @@ def find_blobs(card: BalancedCard) -> Segmentation:
             for piece in pieces:
                 found = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
                 blobs.extend(blob for blob in found if _is_clear_symbol(blob))
+            # A symbol joined to a shadow or a card over the edge by paler ink stands free
+            # when the blob is cut higher: try a few shares of its own ink level.
+            for piece in _split_by_level(smoothed, low, outline, box, band, short, high8):
+                px, py, pw, ph = piece_box = cv2.boundingRect(piece)
+                if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
+                    continue
+                found = _measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [], solid=True)
+                blobs.extend(blob for blob in found if _is_clear_symbol(blob))
             continue
         found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt, solid=link[2] < 0)
         if found:
@@ -228,6 +240,34 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
         contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
         pieces.extend(c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_px)
     return pieces, deep, cut
+
+
+def _split_by_level(smoothed: NDArray[np.uint8], low: NDArray[np.uint8], outline: NDArray[np.int32],
+                    box: tuple[int, int, int, int], band: int, short: int, high8: int) -> list[NDArray[np.int32]]:
+    """Symbols joined to a shadow or an object at the edge by ink paler than theirs: the
+    blob cut at each of ``_LEVEL_CUTS`` of its own ink level, the symbol-sized pieces that
+    then stand free of the edge band, as outlines in card pixels (a symbol may come once
+    per cut)."""
+    height, width = low.shape
+    x, y, w, h = box
+    x0, y0 = max(0, x - 1), max(0, y - 1)
+    x1, y1 = min(width, x + w + 1), min(height, y + h + 1)
+    own = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(own, [outline], -1, 255, -1, offset=(-x0, -y0))
+    own = cv2.bitwise_and(own, low[y0:y1, x0:x1])
+    roi = smoothed[y0:y1, x0:x1]
+    level = cv2.minMaxLoc(roi, own)[1]
+    min_px = _MIN_EXTENT * short
+    pieces = []
+    for share in _LEVEL_CUTS:
+        strong = cv2.bitwise_and(cv2.threshold(roi, max(share * level, high8), 255, cv2.THRESH_BINARY)[1], own)
+        contours, _ = cv2.findContours(strong, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
+        for c in contours:
+            pbox = cv2.boundingRect(c)
+            if max(pbox[2:]) < min_px or _at_edge(pbox, band + 1, width, height) or _is_border_piece(pbox, short, width, height):
+                continue
+            pieces.append(c)
+    return pieces
 
 
 def _is_plain_frame(hole: NDArray[np.int32] | None, area: float, short: int) -> bool:

@@ -361,3 +361,19 @@ def test_a_star_rounded_by_blur_is_read_without_doubt(card_art, size, blur):
     reading = read_card(card_art.light(card_art.draw(syms), noise=2.0, blur=blur))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
     assert reading.confidence >= 0.8, reading.reason
+
+
+@pytest.mark.parametrize("reach", [0.3, 0.42])
+def test_a_symbol_joined_to_a_shadow_over_the_edge_is_read(card_art, reach):
+    # A shadow cast over the card's edge (paler than ink) reaches a symbol and joins it to
+    # the edge: the symbol is still read, and the card doubted for what lies over its edge.
+    syms = [card_art.Sym("square", "red", 0.3, 0.3, 0.25, 15.0), card_art.Sym("circle", "blue", 0.7, 0.3, 0.25),
+            card_art.Sym("triangle", "green", 0.3, 0.85, 0.25), card_art.Sym("bar", "black", 0.7, 0.85, 0.3, 60.0)]
+    image = card_art.draw(syms).astype(np.float32)
+    width = image.shape[1]
+    shadow = np.zeros(image.shape[:2], np.float32)
+    cv2.ellipse(shadow, (0, int(0.3 * width)), (int(reach * width), int(0.12 * width)), 0, 0, 360, 1.0, -1)
+    image *= (1.0 - 0.4 * cv2.GaussianBlur(shadow, (0, 0), 1.0))[..., None]
+    reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), noise=2.0))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
