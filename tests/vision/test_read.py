@@ -377,3 +377,13 @@ def test_a_symbol_joined_to_a_shadow_over_the_edge_is_read(card_art, reach):
     reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), noise=2.0))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
     assert reading.confidence < 0.5
+
+
+def test_glare_that_clips_nothing_is_no_reason_to_ask(card_art):
+    # Glare that brightens the paper without clipping it hides no symbol: read right, the
+    # card needs no person to look at it.
+    syms = _nine_grid(card_art, [("circle", "red"), ("square", "blue"), ("star", "black"), ("bar", "green")])
+    image = _added_glare(card_art.draw(syms, paper=(120, 130, 140)), 0.5, 0.55, 0.2, 0.5)
+    reading = read_card(card_art.light(image, noise=1.5))
+    assert reading.criteria == Criteria(colours=4, shapes=4, symbols=4), reading.reason
+    assert "glare" in reading.reason and reading.confidence >= 0.5, reading.reason
