@@ -42,6 +42,7 @@ _FRAME_DENT = 0.03
 _MEASURE_PX = 40.0
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
 _FAINT = 0.06
+_FAINT_DOUBT = "faint blob near the ink threshold"
 # A blob with less of its outline inked than this has a hole (glare, or a printed digit).
 _HOLED = 0.9
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
@@ -178,7 +179,7 @@ def find_blobs(card: BalancedCard) -> Segmentation:
                 blobs.extend(blob for blob in found if _is_clear_symbol(blob))
             # A symbol joined to a shadow or a card over the edge by paler ink stands free
             # when the blob is cut higher: try a few shares of its own ink level.
-            for piece in _split_by_level(smoothed, low, outline, box, band, short, high8):
+            for piece in _split_by_level(smoothed, low, outline, box, band, short, high8) if deep else ():
                 px, py, pw, ph = piece_box = cv2.boundingRect(piece)
                 if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
                     continue
@@ -189,10 +190,10 @@ def find_blobs(card: BalancedCard) -> Segmentation:
         if found:
             taken.append(outline)
             blobs.extend(found)
-    washed, faint_left = _faint_marks(card, band, short, blobs, taken)
+    washed, faint_left = _faint_marks(card, band, short, blobs, taken, _FAINT_DOUBT in doubt)
     blobs.extend(washed)
     if faint_left:
-        doubt.append("faint blob near the ink threshold")
+        doubt.append(_FAINT_DOUBT)
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
 
 
@@ -320,17 +321,20 @@ def _is_clear_symbol(blob: Blob) -> bool:
 
 
 def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
-                 taken: list[NDArray[np.int32]]) -> tuple[list[Blob], bool]:
+                 taken: list[NDArray[np.int32]], faint_seen: bool) -> tuple[list[Blob], bool]:
     """Symbols washed out by glare (on a card with glare only), and whether a faint
     symbol-sized mark is still left unread. ``taken``: outlines of the ink already read or
     dropped at the edge, which the fainter cut must not join to a washed-out mark.
 
     A washed-out symbol lies below the hysteresis thresholds, yet on a lightly smoothed ink
     map it still stands above the paper's noise with its own outline; it is read when it
-    lies where glare brightened the paper and its outline plainly fits a shape."""
+    lies where glare brightened the paper and its outline plainly fits a shape. Searched
+    only where there is a sign of one (``faint_seen``: the segmentation met a faint blob; a
+    faint mark left unread; or glare clipped a channel), which spares most cards with glare."""
     height, width = card.ink.shape
     washed: list[Blob] = []
-    if card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0):
+    faint_left = _has_faint_mark(card.ink, band, short, blobs)
+    if (faint_left or faint_seen or card.blind > 0.0) and card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0):
         soft = cv2.GaussianBlur(card.ink, (0, 0), 1.0)
         faint8 = int(_WASHED_INK * PAPER_LEVEL)
         faint = np.zeros_like(soft)
@@ -344,14 +348,16 @@ def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
             x, y, w, h = box = cv2.boundingRect(outline)
             if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short or _at_edge(box, band, width, height):
                 continue
-            if cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
+            if cv2.contourArea(outline) < 0.3 * w * h or cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
                 continue
             if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs):
                 continue
             blob = _washed_blob(card, soft, outline, box, short)
             if blob is not None and _is_washed_symbol(blob):
                 washed.append(blob)
-    return washed, _has_faint_mark(card.ink, band, short, blobs + washed)
+        if washed:
+            faint_left = _has_faint_mark(card.ink, band, short, blobs + washed)
+    return washed, faint_left
 
 
 def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],
@@ -477,7 +483,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     level = cv2.minMaxLoc(smoothed[y0:y1, x0:x1], own)[1]
     if level < high8:
         if max(w, h) >= _DOUBT_EXTENT * short and level > 0.75 * high8:
-            doubt.append("faint blob near the ink threshold")
+            doubt.append(_FAINT_DOUBT)
         return []
     # (no dilation: pixels just outside the blob are below the cut anyway)
     ink_roi = card.ink[y0:y1, x0:x1]
