@@ -177,9 +177,11 @@ def find_blobs(card: BalancedCard) -> Segmentation:
             for piece in pieces:
                 found = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
                 blobs.extend(blob for blob in found if _is_clear_symbol(blob))
-            # A symbol joined to a shadow or a card over the edge by paler ink stands free
-            # when the blob is cut higher: try a few shares of its own ink level.
-            for piece in _split_by_level(smoothed, low, outline, box, band, short, high8) if deep else ():
+            # A symbol joined to a shadow, a card over the edge or a strip of table by paler
+            # ink stands free when the blob is cut higher: try a few shares of its own ink
+            # level, where the blob has room for a symbol off the edge (not a thin line).
+            roomy = deep or min(w, h) > band + _MIN_EXTENT * short
+            for piece in _split_by_level(smoothed, low, outline, box, band, short, high8) if roomy else ():
                 px, py, pw, ph = piece_box = cv2.boundingRect(piece)
                 if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
                     continue
