@@ -63,6 +63,10 @@ _PER_PAPER = np.float32(1.0 / PAPER_LEVEL)
 # brightness test each read fewer washed-out symbols; none was read where there was none.
 _WASHED_INK, _WASHED_WASH, _WASHED_CUT = 0.05, 1.03, 0.4
 _WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
+# Only on paper at least this bright (0-255, the brightest channel) and at most this noisy
+# (the faint cut then stays above twice the smoothed noise); on dev renders every washed
+# symbol read lay on paper of 197 or more and noise 0.065 or less.
+_WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
 # Cards with more glare than this share of the paper (or blind spots) are searched for them.
 _GLARE_SHARE = 0.02
 # Linear-light gamma and how much of the light every print colour absorbs in its darkest channel.
@@ -336,7 +340,7 @@ def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
     height, width = card.ink.shape
     washed: list[Blob] = []
     faint_left = _has_faint_mark(card.ink, band, short, blobs)
-    if (faint_left or faint_seen or card.blind > 0.0) and card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0):
+    if (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card) and card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0):
         soft = cv2.GaussianBlur(card.ink, (0, 0), 1.0)
         faint8 = int(_WASHED_INK * PAPER_LEVEL)
         faint = np.zeros_like(soft)
@@ -360,6 +364,13 @@ def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
         if washed:
             faint_left = _has_faint_mark(card.ink, band, short, blobs + washed)
     return washed, faint_left
+
+
+def _may_hide_washed(card: BalancedCard) -> bool:
+    """Can a faint mark on this card be a washed-out symbol at all: bright paper (glare
+    on a card in deep shadow, or on a card back, is no glare on paper) quiet enough that the
+    faint cut stays well above its noise?"""
+    return card.noise <= _WASHED_NOISE and float(card.paper_bgr.max()) >= _WASHED_PAPER
 
 
 def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],
