@@ -13,7 +13,7 @@ that the reader can doubt the count.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -67,7 +67,8 @@ _WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
 # (the faint cut then stays above twice the smoothed noise); on dev renders every washed
 # symbol read lay on paper of 197 or more and noise 0.065 or less.
 _WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
-# Cards with more glare than this share of the paper (or blind spots) are searched for them.
+# Cards with more glare than this share of the paper (or blind spots) are searched for
+# them: the cards read.py doubts for glare.
 _GLARE_SHARE = 0.02
 # Linear-light gamma and how much of the light every print colour absorbs in its darkest channel.
 _GAMMA = 2.2
@@ -340,7 +341,8 @@ def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
     height, width = card.ink.shape
     washed: list[Blob] = []
     faint_left = _has_faint_mark(card.ink, band, short, blobs)
-    if (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card) and card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0):
+    glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
+    if glare and (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card):
         soft = cv2.GaussianBlur(card.ink, (0, 0), 1.0)
         faint8 = int(_WASHED_INK * PAPER_LEVEL)
         faint = np.zeros_like(soft)
