@@ -84,7 +84,7 @@ def move(state: EditorState, xy: tuple[float, float]) -> EditorState:
     x = float(min(max(xy[0] + state.grab_xy[0], 0.0), width - 1))
     y = float(min(max(xy[1] + state.grab_xy[1], 0.0), height - 1))
     seats = list(state.seats)
-    seats[state.picked] = replace(seats[state.picked], position_xy=(x, y))
+    seats[state.picked] = replace(seats[state.picked], position_xy=(x, y), guessed=False)  # the user placed it
     return replace(state, seats=tuple(seats))
 
 

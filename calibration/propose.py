@@ -1,36 +1,29 @@
 """Seats proposed from where the rows lie: each row's player sits on its outer side.
 
-Rows are groups of cards lying side by side out from the middle of the table (the pool
-lies in the middle); a group longer than a row can be (8 cards) is two rows touching and
-is cut at its widest gap. The player sits on the row's outer side, in front of its
-middle, at the table's edge when the table top is known.
+Rows are groups of cards lying side by side out from the middle of the table, where the
+pool lies (``calibration.rows``). The player sits on the row's outer side, in front of its
+middle, at the table's edge when the table top is known. Rows all along one edge (one row
+alone included) get one more seat across the table: a game has two players at least, and
+they sit round the table.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.areas import depth_in_table, ray_exit
+from calibration.areas import ray_exit
+from calibration.rows import card_geometry, row_chains
 from calibration.seats import Seat
 
-__all__ = ["ProposalError", "propose_seats", "seat_names", "row_chains", "MAX_ROW"]
+__all__ = ["ProposalError", "propose_seats", "seat_names"]
 
-MAX_ROW = 8  # an eighth card is a rules error, but it lies in the row
 _MAX_PLAYERS = 6
 _SEAT_OUT = 1.2  # without a table top, a player sits this many long sides beyond the row
-# Rows lie out from the middle: at least this share of the way from the table's middle to
-# its edge (a lone card further still), where thrown-back pool cards rarely land.
-_ROW_DEPTH, _LONE_DEPTH = 0.5, 0.6
-_OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
-# Cards of one row: axes within this angle, centres at most this many short sides apart
-# along the row (room for a wide gap) and this many long sides across.
-_LINK_TURN_DEG, _LINK_STEP, _LINK_ACROSS = 30.0, 1.9, 0.6
+_ONE_EDGE_DEG = 30.0  # rows whose outer sides face within this angle lie along one edge
 
 
 class ProposalError(ValueError):
@@ -57,99 +50,33 @@ def seat_names(count: int, players: Sequence[str] | None) -> list[str]:
     return names
 
 
-@dataclass(frozen=True)
-class _Cards:
-    centres: NDArray[np.float64]  # (N, 2)
-    short_axes: NDArray[np.float64]  # (N, 2) unit vectors along each card's short side (along a row)
-    shorts: NDArray[np.float64]  # (N,)
-    longs: NDArray[np.float64]  # (N,)
-
-
-def _cards(corners: Sequence[NDArray]) -> _Cards:
-    quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
-    short_vec = (quads[:, 1] - quads[:, 0] + quads[:, 2] - quads[:, 3]) / 2
-    long_vec = (quads[:, 3] - quads[:, 0] + quads[:, 2] - quads[:, 1]) / 2
-    shorts = np.linalg.norm(short_vec, axis=1)
-    return _Cards(quads.mean(axis=1), short_vec / np.maximum(shorts, 1e-9)[:, None], shorts, np.linalg.norm(long_vec, axis=1))
-
-
-def _linked(cards: _Cards, i: int, j: int) -> bool:
-    """Two cards that can lie in one row: axes alike, side by side, with room for a wide gap."""
-    a, b = cards.short_axes[i], cards.short_axes[j]
-    if abs(float(a @ b)) < math.cos(math.radians(_LINK_TURN_DEG)):
-        return False
-    axis = a + np.sign(float(a @ b)) * b
-    axis /= max(float(np.linalg.norm(axis)), 1e-9)
-    step = cards.centres[j] - cards.centres[i]
-    along = abs(float(step @ axis))
-    across = abs(float(step @ np.array([-axis[1], axis[0]])))
-    short = (cards.shorts[i] + cards.shorts[j]) / 2
-    long = (cards.longs[i] + cards.longs[j]) / 2
-    return along <= _LINK_STEP * short and across <= _LINK_ACROSS * long
-
-
-def _split_long(group: list[int], cards: _Cards) -> list[list[int]]:
-    """A group of more than ``MAX_ROW`` cards cut at its widest gaps into rows that can be."""
-    if len(group) <= MAX_ROW:
-        return [group]
-    steps = np.linalg.norm(np.diff(cards.centres[group], axis=0), axis=1)
-    # Cut at the widest step that leaves both pieces at least two cards long.
-    order = [k for k in np.argsort(-steps) if 1 <= k < len(group) - 2] or [len(group) // 2 - 1]
-    cut = int(order[0]) + 1
-    return _split_long(group[:cut], cards) + _split_long(group[cut:], cards)
-
-
-def row_chains(
-    corners: Sequence[NDArray], centre_xy: Sequence[float], table_xy: NDArray[np.float64] | None,
-    image_size_wh: tuple[int, int] | None = None,
-) -> list[list[int]]:
-    """The groups of cards that can be players' rows, each in order along the row.
-
-    A row lies out from the middle (the pool is in the middle): cards at least
-    ``_ROW_DEPTH`` of the way from the table's middle to its edge (the image's edge when
-    the table top is unknown), linked when they lie side by side with a gap of up to
-    about a card. A lone card is a row of one only further out (``_LONE_DEPTH``).
-    """
-    if len(corners) == 0:
-        return []
-    cards = _cards(corners)
-    if table_xy is not None:
-        outline = table_xy
-    else:
-        width, height = image_size_wh or (2 * centre_xy[0], 2 * centre_xy[1])
-        outline = np.array([(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
-    depth = np.array([depth_in_table(c, centre_xy, outline) for c in cards.centres])
-    # Off the table top (a card on the floor, on a shelf): never a row.
-    outer = [k for k in range(len(cards.centres)) if _ROW_DEPTH <= depth[k] <= (_OFF_TABLE if table_xy is not None else np.inf)]
-    parent = {k: k for k in outer}
-
-    def root(k: int) -> int:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    for i, j in itertools.combinations(outer, 2):
-        if _linked(cards, i, j):
-            parent[root(i)] = root(j)
-    groups: dict[int, list[int]] = {}
-    for k in outer:
-        groups.setdefault(root(k), []).append(k)
-    rows = []
-    for group in groups.values():
-        axis = cards.short_axes[group[0]]
-        group.sort(key=lambda k: float(cards.centres[k] @ axis))
-        for piece in _split_long(group, cards):
-            if len(piece) >= 2 or depth[piece[0]] >= _LONE_DEPTH:
-                rows.append(piece)
-    return rows
+def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
+            image_size_wh: tuple[int, int]) -> tuple[float, tuple[float, float]]:
+    """A seat across the table's middle from a point, at the table's edge (the image's edge
+    without a table top), with its angle clockwise from the bottom."""
+    width, height = image_size_wh
+    direction = centre - np.asarray(seat_xy, np.float64)
+    direction /= max(float(np.linalg.norm(direction)), 1e-9)
+    outline = table_xy if table_xy is not None else np.array(
+        [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
+    reach = ray_exit(centre, direction, outline)
+    if not math.isfinite(reach):
+        reach = float(np.linalg.norm(centre - np.asarray(seat_xy)))
+    seat = centre + direction * reach
+    seat = (float(np.clip(seat[0], 0, width - 1)), float(np.clip(seat[1], 0, height - 1)))
+    angle = (math.atan2(direction[1], direction[0]) - math.pi / 2) % (2 * math.pi)
+    return angle, seat
 
 
 def propose_seats(
     corners: Sequence[NDArray], image_size_wh: tuple[int, int], table_xy: NDArray[np.float64] | None = None,
-    players: Sequence[str] | None = None,
+    players: Sequence[str] | None = None, frame_bgr: NDArray[np.uint8] | None = None,
 ) -> tuple[Seat, ...]:
     """One seat per row, on the row's outer side, named clockwise from the bottom of the image.
+
+    A game has two players at least, sitting round the table: when every row found lies
+    along one edge (a single row included), one more seat is proposed across the table
+    from theirs (that player's row hidden under a hand, or not laid yet).
 
     Parameters
     ----------
@@ -157,6 +84,8 @@ def propose_seats(
     image_size_wh : (width, height) of the image; seats are kept inside it
     table_xy : the table top (N, 2), or None (then the image centre is the middle)
     players : names, one per row, clockwise from the bottom; default ``Player 1..n``
+    frame_bgr : ndarray (H, W, 3) uint8, the photo, to tell a row parted by a hidden card
+        from two neighbours' rows (see ``row_chains``); None: such a row's pieces stay apart
 
     Raises
     ------
@@ -168,9 +97,10 @@ def propose_seats(
         return ()
     centre = np.array(table_xy.mean(axis=0) if table_xy is not None else (width / 2, height / 2), np.float64)
     # At most six players: the longest rows are the likeliest.
-    rows = sorted(row_chains(corners, centre, table_xy, image_size_wh), key=len, reverse=True)[:_MAX_PLAYERS]
-    cards = _cards(corners)
+    rows = sorted(row_chains(corners, centre, table_xy, image_size_wh, frame_bgr), key=len, reverse=True)[:_MAX_PLAYERS]
+    cards = card_geometry(corners)
     placed: list[tuple[float, tuple[float, float]]] = []
+    normals = []
     for row in rows:
         middle = cards.centres[row].mean(axis=0)
         along = cards.centres[row[-1]] - cards.centres[row[0]] if len(row) > 1 else cards.short_axes[row[0]]
@@ -186,6 +116,16 @@ def propose_seats(
         seat = (float(np.clip(seat[0], 0, width - 1)), float(np.clip(seat[1], 0, height - 1)))
         angle = (math.atan2(middle[1] - centre[1], middle[0] - centre[0]) - math.pi / 2) % (2 * math.pi)
         placed.append((angle, seat))
+        normals.append(normal)
+    # Players sit round the table: when every row found lies along one edge (one row alone
+    # included), another player sits across, their row hidden (or not laid yet).
+    # Given names say how many play: then only when there are more names than rows.
+    one_edge = min(float(n @ normals[0]) for n in normals) > math.cos(math.radians(_ONE_EDGE_DEG)) if normals else False
+    room = _MAX_PLAYERS if players is None else len(players)
+    guessed = None
+    if one_edge and len(placed) < room:
+        guessed = _across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh)
+        placed.append(guessed)
     placed.sort(key=lambda item: item[0])
     names = seat_names(len(placed), players)
-    return tuple(Seat(name, position) for name, (_, position) in zip(names, placed))
+    return tuple(Seat(name, item[1], guessed=item is guessed) for name, item in zip(names, placed))

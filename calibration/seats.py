@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 __all__ = ["Seat", "table_centre", "facing", "left_to_right"]
@@ -11,10 +11,15 @@ __all__ = ["Seat", "table_centre", "facing", "left_to_right"]
 
 @dataclass(frozen=True)
 class Seat:
-    """A player's name and where they sit, in image pixels (x right, y down)."""
+    """A player's name and where they sit, in image pixels (x right, y down).
+
+    ``guessed`` marks a proposed seat where no row was seen (a person should check it);
+    seats read from a file never are.
+    """
 
     name: str
     position_xy: tuple[float, float]
+    guessed: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.name:

@@ -48,7 +48,8 @@ def format_calibration(calibration: Calibration, source: str = "", warnings: lis
         "seats:",
     ]
     for seat in calibration.seats:
-        lines += [f"  - name: {_name(seat.name)}", f"    position: {_point(seat.position_xy)}"]
+        guess = "  # guessed: no row seen there; check it" if seat.guessed else ""
+        lines += [f"  - name: {_name(seat.name)}{guess}", f"    position: {_point(seat.position_xy)}"]
     lines.append("")
     lines += [
         "# The table top, a polygon of [x, y] corners: a card whose centre lies outside it (on the",

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.outline import reach_outlines
 from vision.paper import paper_mask, shade, whiteness
 from vision.quads import CardQuad, grow, order_corners, snap_all_corners, unit, warp_card
 from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
@@ -17,7 +18,6 @@ __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners",
 WORK_LONG_SIDE = 960
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
 _CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
-_BORDER_MARGIN = 0.12  # a printed border runs within this share of the short side from the edge
 _AGAIN_EDGES = (20, 40)  # the second look cuts along fainter edges (a card on a pale stripe, a card overlapping another)
 _AGAIN_LEVELS = 12  # at finer steps
 _AGAIN_WIDE = 0.3  # unless it has more than this share of the frame to look at again
@@ -57,14 +57,11 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     quads = [CardQuad(corners, r.fill) for corners, r in zip(grown, chosen)]
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
-    search = 1.0 / scale + 2.0
-    # Only a card found short of its neighbours' size, or not filling its region, may lie
-    # partly in a shadow: only then is its outline looked for further out. Any card may
-    # have been found only inside its printed border.
-    size = np.array([quad.size_wh for quad in quads], np.float32).reshape(-1, 2)
-    fill = np.array([quad.fill for quad in quads], np.float32)
-    partial = (fill < _CLEAN_FILL) | (size < 0.92 * _typical_sizes(quads)).any(axis=1)
-    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search, partial.tolist(), margin=_BORDER_MARGIN)
+    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0, [False] * len(quads))
+    # Any card may have been found only inside its printed border, or short of a part in
+    # a shadow or under glare: its sides move out to the outline where one is clearly seen.
+    if snapped:
+        snapped = list(reach_outlines(frame_bgr, np.array(snapped, np.float32)))
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 
@@ -199,19 +196,6 @@ class _Typical:
     short: float
     long: float
     long_axis: NDArray[np.float64] | None
-
-
-def _typical_sizes(quads: list[CardQuad], count: int = 4) -> NDArray[np.float32]:
-    """The median short and long side of the ``count`` cards nearest each card, (N, 2);
-    a card's own size where it is alone."""
-    size = np.array([q.size_wh for q in quads], np.float32).reshape(-1, 2)
-    if len(quads) < 2:
-        return size
-    centres = np.array([q.center_xy for q in quads], np.float32)
-    distance = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
-    np.fill_diagonal(distance, np.inf)
-    nearest = np.argsort(distance, axis=1)[:, : min(count, len(quads) - 1)]
-    return np.median(size[nearest], axis=1)
 
 
 def _typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude: CardQuad | None = None,

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "ASPECT_RANGE"]
+__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "ASPECT_RANGE"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
 
@@ -135,11 +135,11 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     strength = np.take_along_axis(drop, best[..., None], axis=3)[..., 0]
     keep = strength >= np.maximum(8.0, 0.4 * np.median(strength, axis=2, keepdims=True))
     edge = points + (offsets[best] + 0.25)[..., None] * normals[:, :, None, :]  # the drop lies between samples
-    origin, direction = _fit_lines(edge, keep)
+    origin, direction = fit_lines(edge, keep)
     usable = keep.sum(axis=2) >= 5
     origin = np.where(usable[..., None], origin, starts)
     direction = np.where(usable[..., None], direction, directions)
-    snapped = _meet_all(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
+    snapped = meet_lines(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
     moved = np.abs(snapped - corners).reshape(len(corners), -1).max(axis=1)
     bad = ~np.isfinite(snapped).reshape(len(corners), -1).all(axis=1) | (moved > 3 * search_px)
     snapped[bad] = corners[bad]
@@ -152,7 +152,7 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     return list(snapped)
 
 
-def _fit_lines(points: NDArray[np.float32], keep: NDArray[np.bool_]) -> tuple[NDArray, NDArray]:
+def fit_lines(points: NDArray[np.float32], keep: NDArray[np.bool_]) -> tuple[NDArray, NDArray]:
     """Total-least-squares lines through the kept points of every side, fitted twice
     (the second time without points more than 1.5 px off the first line).
 
@@ -174,7 +174,7 @@ def _fit_lines(points: NDArray[np.float32], keep: NDArray[np.bool_]) -> tuple[ND
     return origin[:, :, 0, :], direction
 
 
-def _meet_all(pa: NDArray, da: NDArray, pb: NDArray, db: NDArray) -> NDArray[np.float32]:
+def meet_lines(pa: NDArray, da: NDArray, pb: NDArray, db: NDArray) -> NDArray[np.float32]:
     """Where lines (pa, da) and (pb, db) cross, element by element; NaN where parallel."""
     det = da[..., 0] * db[..., 1] - da[..., 1] * db[..., 0]
     t = ((pb[..., 0] - pa[..., 0]) * db[..., 1] - (pb[..., 1] - pa[..., 1]) * db[..., 0]) / np.where(np.abs(det) < 1e-6, np.nan, det)
@@ -234,11 +234,11 @@ def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32], outer
     along = (np.take_along_axis(offsets[:, None, None, :], np.maximum(first - 1, 0)[..., None], axis=3)[..., 0]
              + step[:, None, None] * (above - level[..., 0]) / np.maximum(above - under, 1e-3))
     edge = points + along[..., None] * normals[:, :, None, :]
-    origin, direction = _fit_lines(edge, found)
+    origin, direction = fit_lines(edge, found)
     usable = (found.sum(axis=2) >= 6) & (paper[:, None] - table >= 20)
     origin = np.where(usable[..., None], origin, starts)
     direction = np.where(usable[..., None], direction, directions)
-    reached = _meet_all(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
+    reached = meet_lines(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
     moved = np.abs(reached - corners).reshape(n, -1).max(axis=1)
     bad = ~np.isfinite(reached).reshape(n, -1).all(axis=1) | (moved > 0.4 * long)
     reached[bad] = corners[bad]

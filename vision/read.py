@@ -49,6 +49,11 @@ _POOR_FIT = 0.05
 _SOFTMAX_SLOPE = 12.0
 # Glare washing out more than this share of the paper, gaps below this share of the short side.
 _GLARE_SHARE = 0.02
+# Glare can hide a symbol altogether only where the camera clipped: with less of the card
+# clipped than this (the smallest symbol covers about 1.2%) the glare is only a mild doubt
+# (the washed-out symbols it leaves are read, or doubted on their own).
+_HIDING_SHARE = 0.01
+_MILD_GLARE = 0.6
 _NEAR_GAP = 0.02
 # A near-square crop read one way with marks fitting the shapes this well (mean log fit) is
 # not read the other way too: on dev renders the other way never scored above -1.09 then.
@@ -60,6 +65,7 @@ _DOUBT_CONFIDENCE = {
     "large blob near the size limit": 0.5,
     "blob split at its own ink level": 0.3,
     "faint blob near the ink threshold": 0.35,
+    "symbol washed out by glare": 0.45,
 }
 
 
@@ -316,7 +322,10 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
 
     card_doubts = [(d, _DOUBT_CONFIDENCE.get(d, 0.5)) for d in seg.doubt]
     if card.glare > _GLARE_SHARE or card.blind > 0.0:
-        card_doubts.append(("glare on the card may wash out a symbol", 0.45))
+        if card.clipped >= _HIDING_SHARE:
+            card_doubts.append(("glare on the card may wash out a symbol", 0.45))
+        else:
+            card_doubts.append(("glare on the card, nothing clipped", _MILD_GLARE))
     if _near_pairs(seg, short):
         card_doubts.append(("two blobs closer than symbols are printed", 0.4))
     if dark:

@@ -42,14 +42,37 @@ _FRAME_DENT = 0.03
 _MEASURE_PX = 40.0
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
 _FAINT = 0.06
+_FAINT_DOUBT = "faint blob near the ink threshold"
 # A blob with less of its outline inked than this has a hole (glare, or a printed digit).
 _HOLED = 0.9
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 # How well (exp(score / 4), 0-1) a piece cut off an edge blob fits a shape and a colour.
 _CLEAR_FIT = 0.3
+# Shares of an edge blob's own ink level at which a symbol joined to it is cut free (a
+# shadow's or an overlapping card's ink is paler than a symbol's; on dev renders each of
+# these frees symbols the others do not).
+_LEVEL_CUTS = (0.5, 0.7, 0.9)
 # Printed frames lie within _BORDER_ZONE of the edge; a line along the edge within _LINE_ZONE.
 _BORDER_ZONE, _LINE_ZONE = 0.06, 0.16
 _PER_PAPER = np.float32(1.0 / PAPER_LEVEL)
+# A symbol washed out by glare: read from the ink map smoothed (sigma 1 px) where it stands
+# above this ink level (2-3 times the smoothed paper noise), on paper brightened at least
+# _WASHED_WASH times, cut at _WASHED_CUT of its own level; kept when its outline fits a
+# shape and its restored colour a print colour at least this well (read.py's fit, 0-1).
+# On /tmp/dev120 renders a lower or higher ink level, a stricter shape fit or no
+# brightness test each read fewer washed-out symbols; none was read where there was none.
+_WASHED_INK, _WASHED_WASH, _WASHED_CUT = 0.05, 1.03, 0.4
+_WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
+# Only on paper at least this bright (0-255, the brightest channel) and at most this noisy
+# (the faint cut then stays above twice the smoothed noise); on dev renders every washed
+# symbol read lay on paper of 197 or more and noise 0.065 or less.
+_WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
+# Cards with more glare than this share of the paper (or blind spots) are searched for
+# them: the cards read.py doubts for glare.
+_GLARE_SHARE = 0.02
+# Linear-light gamma and how much of the light every print colour absorbs in its darkest channel.
+_GAMMA = 2.2
+_INK_ABSORPTION = 0.9
 
 
 @dataclass(frozen=True)
@@ -126,6 +149,7 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     smoothed = cv2.blur(ink, (3, 3))
 
     min_px = _MIN_EXTENT * short * 0.8
+    taken: list[NDArray[np.int32]] = []
     blobs: list[Blob] = []
     dropped: list[str] = []
     doubt: list[str] = []
@@ -140,6 +164,7 @@ def find_blobs(card: BalancedCard) -> Segmentation:
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
         if _at_edge(box, band, width, height):
+            taken.append(outline)
             area = cv2.contourArea(outline)
             if area < min_px * min_px:
                 dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
@@ -157,11 +182,25 @@ def find_blobs(card: BalancedCard) -> Segmentation:
             for piece in pieces:
                 found = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
                 blobs.extend(blob for blob in found if _is_clear_symbol(blob))
+            # A symbol joined to a shadow, a card over the edge or a strip of table by paler
+            # ink stands free when the blob is cut higher: try a few shares of its own ink
+            # level, where the blob has room for a symbol off the edge (not a thin line).
+            roomy = deep or min(w, h) > band + _MIN_EXTENT * short
+            for piece in _split_by_level(smoothed, low, outline, box, band, short, high8) if roomy else ():
+                px, py, pw, ph = piece_box = cv2.boundingRect(piece)
+                if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
+                    continue
+                found = _measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [], solid=True)
+                blobs.extend(blob for blob in found if _is_clear_symbol(blob))
             continue
-        blobs.extend(_measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt,
-                                   solid=link[2] < 0))
-    if _has_faint_mark(card.ink, band, short, blobs):
-        doubt.append("faint blob near the ink threshold")
+        found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt, solid=link[2] < 0)
+        if found:
+            taken.append(outline)
+            blobs.extend(found)
+    washed, faint_left = _faint_marks(card, band, short, blobs, taken, _FAINT_DOUBT in doubt)
+    blobs.extend(washed)
+    if faint_left:
+        doubt.append(_FAINT_DOUBT)
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
 
 
@@ -211,6 +250,34 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
     return pieces, deep, cut
 
 
+def _split_by_level(smoothed: NDArray[np.uint8], low: NDArray[np.uint8], outline: NDArray[np.int32],
+                    box: tuple[int, int, int, int], band: int, short: int, high8: int) -> list[NDArray[np.int32]]:
+    """Symbols joined to a shadow or an object at the edge by ink paler than theirs: the
+    blob cut at each of ``_LEVEL_CUTS`` of its own ink level, the symbol-sized pieces that
+    then stand free of the edge band, as outlines in card pixels (a symbol may come once
+    per cut)."""
+    height, width = low.shape
+    x, y, w, h = box
+    x0, y0 = max(0, x - 1), max(0, y - 1)
+    x1, y1 = min(width, x + w + 1), min(height, y + h + 1)
+    own = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(own, [outline], -1, 255, -1, offset=(-x0, -y0))
+    own = cv2.bitwise_and(own, low[y0:y1, x0:x1])
+    roi = smoothed[y0:y1, x0:x1]
+    level = cv2.minMaxLoc(roi, own)[1]
+    min_px = _MIN_EXTENT * short
+    pieces = []
+    for share in _LEVEL_CUTS:
+        strong = cv2.bitwise_and(cv2.threshold(roi, max(share * level, high8), 255, cv2.THRESH_BINARY)[1], own)
+        contours, _ = cv2.findContours(strong, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
+        for c in contours:
+            pbox = cv2.boundingRect(c)
+            if max(pbox[2:]) < min_px or _at_edge(pbox, band + 1, width, height) or _is_border_piece(pbox, short, width, height):
+                continue
+            pieces.append(c)
+    return pieces
+
+
 def _is_plain_frame(hole: NDArray[np.int32] | None, area: float, short: int) -> bool:
     """Is this edge blob a bare printed frame, no symbol joined to it: one hole (a
     rounded rectangle) filling nearly all of its outline, with no dent deeper than a
@@ -258,6 +325,113 @@ def _is_clear_symbol(blob: Blob) -> bool:
     shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
     colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
     return shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT
+
+
+def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
+                 taken: list[NDArray[np.int32]], faint_seen: bool) -> tuple[list[Blob], bool]:
+    """Symbols washed out by glare (on a card with glare only), and whether a faint
+    symbol-sized mark is still left unread. ``taken``: outlines of the ink already read or
+    dropped at the edge, which the fainter cut must not join to a washed-out mark.
+
+    A washed-out symbol lies below the hysteresis thresholds, yet on a lightly smoothed ink
+    map it still stands above the paper's noise with its own outline; it is read when it
+    lies where glare brightened the paper and its outline plainly fits a shape. Searched
+    only where there is a sign of one (``faint_seen``: the segmentation met a faint blob; a
+    faint mark left unread; or glare clipped a channel), which spares most cards with glare."""
+    height, width = card.ink.shape
+    washed: list[Blob] = []
+    faint_left = _has_faint_mark(card.ink, band, short, blobs)
+    glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
+    if glare and (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card):
+        soft = cv2.GaussianBlur(card.ink, (0, 0), 1.0)
+        faint8 = int(_WASHED_INK * PAPER_LEVEL)
+        faint = np.zeros_like(soft)
+        faint[band:-band, band:-band] = cv2.threshold(soft[band:-band, band:-band], faint8, 255, cv2.THRESH_BINARY)[1]
+        used = np.zeros_like(faint)
+        cv2.drawContours(used, taken, -1, 255, -1)
+        faint = cv2.bitwise_and(faint, cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2)))
+        bright = cv2.resize(cv2.compare(card.wash, _WASHED_WASH, cv2.CMP_GE), (width, height), interpolation=cv2.INTER_NEAREST)
+        outlines, _ = cv2.findContours(faint, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for outline in outlines:
+            x, y, w, h = box = cv2.boundingRect(outline)
+            if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short or _at_edge(box, band, width, height):
+                continue
+            if cv2.contourArea(outline) < 0.3 * w * h or cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
+                continue
+            if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs):
+                continue
+            blob = _washed_blob(card, soft, outline, box, short)
+            if blob is not None and _is_washed_symbol(blob):
+                washed.append(blob)
+        if washed:
+            faint_left = _has_faint_mark(card.ink, band, short, blobs + washed)
+    return washed, faint_left
+
+
+def _may_hide_washed(card: BalancedCard) -> bool:
+    """Can a faint mark on this card be a washed-out symbol at all: bright paper (glare
+    on a card in deep shadow, or on a card back, is no glare on paper) quiet enough that the
+    faint cut stays well above its noise?"""
+    return card.noise <= _WASHED_NOISE and float(card.paper_bgr.max()) >= _WASHED_PAPER
+
+
+def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],
+                 box: tuple[int, int, int, int], short: int) -> Blob | None:
+    """Measure a faint mark: its outline cut at a share of its own ink level (glare washes
+    a symbol unevenly, its middle most, so the cut is low and holes are filled), its colour
+    from its most inked part, restored to a full ink's strength (:func:`_unwashed`)."""
+    height, width = soft.shape
+    x, y, w, h = box
+    x0, y0 = max(0, x - 2), max(0, y - 2)
+    x1, y1 = min(width, x + w + 2), min(height, y + h + 2)
+    filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(filled, [outline], -1, 255, -1, offset=(-x0, -y0))
+    weights = cv2.bitwise_and(soft[y0:y1, x0:x1], filled)
+    level = cv2.minMaxLoc(weights)[1]
+    scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
+    up = cv2.resize(weights, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR) if scale > 1 else weights
+    mask = cv2.threshold(up, max(_WASHED_INK * PAPER_LEVEL, _WASHED_CUT * level), 255, cv2.THRESH_BINARY)[1]
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    contour = max(contours, key=cv2.contourArea)
+    solid = np.zeros_like(mask)
+    cv2.drawContours(solid, [contour], -1, 255, -1)
+    inradius = cv2.minMaxLoc(cv2.distanceTransform(solid, cv2.DIST_L2, 3))[1]
+    # Harmonics of the filled outline: the uneven ink of a washed-out mark would blur them.
+    features = measure_shape(contour, inradius, angular_harmonics(solid))
+    if features is None:
+        return None
+    extent = features.long_side / scale / short
+    if not _MIN_EXTENT <= extent <= _MAX_EXTENT:
+        return None
+    core = cv2.threshold(weights, 0.6 * level, 255, cv2.THRESH_BINARY)[1]
+    mean = cv2.mean(card.balanced_bgr[y0:y1, x0:x1], core)
+    cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5
+    cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
+    return Blob((float(cx), float(cy)), features, _unwashed(np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)),
+                float(extent), ("symbol washed out by glare",))
+
+
+def _unwashed(mean_bgr: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A washed-out ink's balanced colour restored. Glare adds light, so in linear light
+    the ink's absorption ``1 - b`` per channel shrinks by one common factor and keeps its
+    proportions; every print colour absorbs nearly all of the light in its darkest
+    channel, so scaling that channel's absorption to ``_INK_ABSORPTION`` restores it."""
+    absorbed = 1.0 - np.minimum(np.maximum(mean_bgr, 0.0), 1.0) ** _GAMMA
+    top = float(absorbed.max())
+    if top <= 0.0:
+        return mean_bgr
+    return (np.maximum(1.0 - absorbed * (_INK_ABSORPTION / top), 0.0) ** (1.0 / _GAMMA)).astype(np.float32)
+
+
+def _is_washed_symbol(blob: Blob) -> bool:
+    """Does a washed-out mark plainly fit a shape (per five features, as the reader's fit)
+    and a print colour?"""
+    x = blob.features.as_array()
+    shape_fit = float(np.exp(shape_scores(x[None], np.array([blob.extent])).max() * 5.0 / len(x) / 4.0))
+    colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
+    return shape_fit >= _WASHED_SHAPE_FIT and colour_fit >= _WASHED_COLOUR_FIT
 
 
 def _has_faint_mark(ink: NDArray[np.uint8], band: int, short: int, blobs: list[Blob]) -> bool:
@@ -324,7 +498,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     level = cv2.minMaxLoc(smoothed[y0:y1, x0:x1], own)[1]
     if level < high8:
         if max(w, h) >= _DOUBT_EXTENT * short and level > 0.75 * high8:
-            doubt.append("faint blob near the ink threshold")
+            doubt.append(_FAINT_DOUBT)
         return []
     # (no dilation: pixels just outside the blob are below the cut anyway)
     ink_roi = card.ink[y0:y1, x0:x1]

@@ -75,6 +75,9 @@ class BalancedCard:
     blind : float
         Share of the field cells brightened by glare where the camera clipped a channel:
         a symbol there may be invisible.
+    clipped : float
+        Share of the card inside its edge band where the camera clipped some channel
+        (0 when none): only there can glare have hidden a symbol altogether.
     """
 
     balanced_bgr: NDArray[np.uint8]
@@ -85,6 +88,7 @@ class BalancedCard:
     glare: float = 0.0
     wash: NDArray[np.float32] | None = None
     blind: float = 0.0
+    clipped: float = 0.0
 
 
 def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[np.float32]:
@@ -259,7 +263,7 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     # Glare: a good share of the paper clipped to white (a spot washing symbols out), or
     # paper much brighter than typical. A few clipped pixels only mean a bright exposure.
     hot = np.count_nonzero(wash > _GLARE_WASH) / wash.size
-    glare, blind = hot, 0.0
+    glare, blind, clipped_any = hot, 0.0, 0.0
     if int(half.max()) >= 250:
         clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255))) / max(cv2.countNonZero(paper_mask), 1)
         glare = max(min(clipped, 1.0) if clipped >= _GLARE_CLIPPED else 0.0, hot)
@@ -267,5 +271,7 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
         brightest = cv2.max(cv2.max(half[..., 0], half[..., 1]), half[..., 2])
         clipped_cells = cv2.resize(cv2.inRange(brightest, 250, 255), wash.shape[::-1], interpolation=cv2.INTER_AREA)
         blind = np.count_nonzero((wash > _BLIND_WASH) & (clipped_cells > 0)) / wash.size
+        inner = brightest[margin:-margin, margin:-margin]
+        clipped_any = cv2.countNonZero(cv2.inRange(inner, 250, 255)) / max(inner.size, 1)
     paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
-    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash, float(blind))
+    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash, float(blind), float(clipped_any))

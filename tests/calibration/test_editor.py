@@ -62,3 +62,10 @@ def test_the_drawing_leaves_the_frame_alone_and_marks_each_seat() -> None:
     assert out.shape[1:] == (320, 3) and out.shape[0] > 200 and (frame == 90).all()
     x, y = (round(v * 0.5) for v in START.seats[0].position_xy)
     assert tuple(out[y, x]) == (40, 200, 255)
+
+
+def test_a_guessed_seat_dragged_into_place_is_no_longer_a_guess() -> None:
+    start = EditorState((START.seats[0], Seat("Player 2", (500.0, 20.0), guessed=True)), (640, 400))
+    state = release(move(press(start, (500, 20)), (400, 40)), (400, 40))
+    assert state.seats[1].position_xy == (400.0, 40.0) and not state.seats[1].guessed
+    assert not state.seats[0].guessed

@@ -55,9 +55,25 @@ def test_seats_are_named_clockwise_from_the_bottom_and_lie_in_the_image() -> Non
 def test_a_row_of_cards_on_a_blank_image_gets_a_seat_on_its_outer_side() -> None:
     # Three upright cards side by side below the middle of a 1000x800 image.
     quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
-    (seat,) = propose_seats(quads, (1000, 800))
+    seat, _ = propose_seats(quads, (1000, 800))
     assert seat == Seat("Player 1", seat.position_xy)
     assert 400 < seat.position_xy[0] < 500 and seat.position_xy[1] > 680
+
+
+@pytest.mark.parametrize("table", [None, np.array([(100, 100), (900, 100), (900, 700), (100, 700)], np.float64)],
+                         ids=["no table top", "a table top"])
+def test_a_table_with_one_row_gets_a_second_seat_across_it(table) -> None:
+    # A game has two players at least: the other one's row is hidden, or not laid yet.
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    players = ["Anna", "Ben"]
+    near, across = propose_seats(quads, (1000, 800), table, players)
+    assert (near.name, across.name) == ("Anna", "Ben")
+    assert across.guessed and not near.guessed  # so that calibrate says so
+    edge = 0 if table is None else 100
+    assert across.position_xy[1] == pytest.approx(edge, abs=1)  # the far edge, across the middle from the row
+    middle = np.array((500, 400) if table is None else table.mean(axis=0))
+    assert np.allclose(np.subtract(across.position_xy, middle) / np.linalg.norm(np.subtract(across.position_xy, middle)),
+                       -np.subtract(near.position_xy, middle) / np.linalg.norm(np.subtract(near.position_xy, middle)))
 
 
 @pytest.mark.parametrize(
@@ -73,3 +89,32 @@ def test_a_row_of_cards_on_a_blank_image_gets_a_seat_on_its_outer_side() -> None
 def test_a_wrong_list_of_players_is_refused(count, players, message) -> None:
     with pytest.raises(ProposalError, match=message):
         seat_names(count, players)
+
+
+def test_rows_all_along_one_edge_get_one_more_seat_across_the_table() -> None:
+    # Two players' rows on the bottom edge, nothing seen at the top.
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (100, 190, 280, 600, 690)]
+    seats = propose_seats(quads, (1000, 800))
+    assert len(seats) == 3
+    bottom = [s for s in seats if s.position_xy[1] > 680]
+    (top,) = [s for s in seats if s.position_xy[1] < 400]
+    assert len(bottom) == 2 and top.position_xy[1] == pytest.approx(0, abs=1)
+    # On the line from the bottom seats' mean through the middle (the image's, without a table top).
+    mean = np.mean([s.position_xy for s in bottom], axis=0)
+    towards, onwards = np.subtract((500, 400), mean), np.subtract(top.position_xy, (500, 400))
+    assert abs(towards[0] * onwards[1] - towards[1] * onwards[0]) < 1e-6 * np.linalg.norm(towards) * np.linalg.norm(onwards)
+    assert float(towards @ onwards) > 0
+
+
+def test_rows_on_two_edges_get_no_seat_more() -> None:
+    bottom = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 390)]
+    left = [np.array([[120, y + 80], [120, y], [240, y], [240, y + 80]], np.float64) for y in (300, 390)]
+    assert len(propose_seats(bottom + left, (1000, 800))) == 2
+
+
+def test_named_players_as_many_as_the_rows_get_no_guessed_seat() -> None:
+    # Anna and Ben sit side by side at the bottom: the names say nobody sits across.
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (100, 190, 280, 600, 690)]
+    seats = propose_seats(quads, (1000, 800), players=["Anna", "Ben"])
+    assert [s.name for s in seats] == ["Anna", "Ben"] and not any(s.guessed for s in seats)
+    assert all(s.position_xy[1] > 680 for s in seats)

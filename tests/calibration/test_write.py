@@ -93,3 +93,13 @@ def test_every_bad_value_is_named(tmp_path: Path, extra: str, message: str) -> N
     with pytest.raises(CalibrationError, match=message) as raised:
         load_calibration(path)
     assert str(raised.value).startswith(str(path)) and "\n" not in str(raised.value)
+
+
+def test_a_guessed_seat_is_marked_in_the_file(tmp_path) -> None:
+    seats = (Seat("Player 1", (400.0, 1000.0)), Seat("Player 2", (400.0, 20.0), guessed=True))
+    path = tmp_path / "table.yaml"
+    write_calibration(path, Calibration(seats, (1280, 1024)))
+    lines = path.read_text().splitlines()
+    assert '  - name: "Player 2"  # guessed: no row seen there; check it' in lines
+    assert '  - name: "Player 1"' in lines
+    assert load_calibration(path).seats == seats

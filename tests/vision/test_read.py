@@ -316,3 +316,74 @@ def test_a_symbol_cut_off_by_a_short_quad_is_doubted(card_art):
     cut = np.ascontiguousarray(image[:, :76])
     reading = read_card(card_art.light(cut, noise=2.0))
     assert reading.confidence < 0.5, reading
+
+
+def _added_glare(image, x, y, radius, amount):
+    """Glare as the renders add it: light in linear units on top of the lit card, its core
+    clipping to white once encoded."""
+    h, w = image.shape[:2]
+    linear = (image.astype(np.float32) / 255.0) ** 2.2
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    spot = amount * np.exp(-((xx - x * w) ** 2 + (yy - y * h) ** 2) / (2 * (radius * w) ** 2))
+    return np.clip(255.0 * np.minimum(linear + spot[..., None], 1.0) ** (1 / 2.2) + 0.5, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("shape, colour, amount", [("circle", "black", 1.0), ("circle", "blue", 1.0), ("square", "red", 0.6),
+                                                   ("star", "black", 0.6)])
+def test_a_symbol_washed_pale_by_glare_is_read(card_art, shape, colour, amount):
+    # A glare spot centred on one symbol washes it to a pale shape (below the ink
+    # thresholds) that a person still sees: it is read, shape and colour, but doubted.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym(shape, colour, 0.5, 0.95, 0.32, 10.0)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.95 / 1.45, 0.2, amount)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
+def test_a_symbol_clipped_white_by_glare_is_not_counted(card_art):
+    # Where the glare clipped the paper and the symbol alike to white nothing is left to
+    # read: no symbol is made up there, and the reading is doubted.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym("circle", "blue", 0.5, 0.95, 0.3)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.95 / 1.45, 0.12, 20.0)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == [("bar", "green"), ("star", "yellow")], reading.reason
+    assert reading.confidence < 0.5
+
+
+@pytest.mark.parametrize("size, blur", [(0.16, 1.2), (0.2, 1.2), (0.2, 1.6), (0.25, 1.2), (0.25, 1.6)])
+def test_a_star_rounded_by_blur_is_read_without_doubt(card_art, size, blur):
+    # Blur rounds a small star's points (fuller, more solid): still a star, and no reason
+    # to ask a person about the card.
+    syms = [card_art.Sym("star", "blue", 0.3, 0.3, size, 10.0), card_art.Sym("star", "red", 0.7, 0.7, size, 40.0),
+            card_art.Sym("circle", "black", 0.35, 1.1, 0.25)]
+    reading = read_card(card_art.light(card_art.draw(syms), noise=2.0, blur=blur))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence >= 0.8, reading.reason
+
+
+@pytest.mark.parametrize("reach", [0.3, 0.42])
+def test_a_symbol_joined_to_a_shadow_over_the_edge_is_read(card_art, reach):
+    # A shadow cast over the card's edge (paler than ink) reaches a symbol and joins it to
+    # the edge: the symbol is still read, and the card doubted for what lies over its edge.
+    syms = [card_art.Sym("square", "red", 0.3, 0.3, 0.25, 15.0), card_art.Sym("circle", "blue", 0.7, 0.3, 0.25),
+            card_art.Sym("triangle", "green", 0.3, 0.85, 0.25), card_art.Sym("bar", "black", 0.7, 0.85, 0.3, 60.0)]
+    image = card_art.draw(syms).astype(np.float32)
+    width = image.shape[1]
+    shadow = np.zeros(image.shape[:2], np.float32)
+    cv2.ellipse(shadow, (0, int(0.3 * width)), (int(reach * width), int(0.12 * width)), 0, 0, 360, 1.0, -1)
+    image *= (1.0 - 0.4 * cv2.GaussianBlur(shadow, (0, 0), 1.0))[..., None]
+    reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), noise=2.0))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
+def test_glare_that_clips_nothing_is_no_reason_to_ask(card_art):
+    # Glare that brightens the paper without clipping it hides no symbol: read right, the
+    # card needs no person to look at it.
+    syms = _nine_grid(card_art, [("circle", "red"), ("square", "blue"), ("star", "black"), ("bar", "green")])
+    image = _added_glare(card_art.draw(syms, paper=(120, 130, 140)), 0.5, 0.55, 0.2, 0.5)
+    reading = read_card(card_art.light(image, noise=1.5))
+    assert reading.criteria == Criteria(colours=4, shapes=4, symbols=4), reading.reason
+    assert "glare" in reading.reason and reading.confidence >= 0.5, reading.reason

@@ -1,0 +1,232 @@
+"""The players' rows among the face-up cards of one photo, to propose seats from.
+
+Cards lying side by side make chains (``vision.arrange.find_chains``, as the referee
+links them). A chain may hold two neighbours' rows that touch on one table edge: it is
+cut where its pieces look most like rows of their own, each on its own straight line,
+with no gap wider than a row has. Pieces of one row parted by a card under a hand (or
+one the finder missed) are joined again when they lie on one line and what lies in the
+gap is not the bare table. Rows lie out from the middle, near the table's edge, where the
+pool is not.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.areas import depth_in_table
+from calibration.gaps import TableLook, table_look, table_share
+from vision.arrange import find_chains
+
+__all__ = ["CardGeometry", "card_geometry", "row_chains", "MAX_ROW"]
+
+MAX_ROW = 8  # an eighth card is a rules error, but it lies in the row
+# Rows lie out from the middle, where thrown-back pool cards rarely land: at least this
+# share of the way from the table's middle to its edge (a lone card further still), or
+# near the edge in front of their player: the card's centre at most this many of its long
+# sides in from the table's edge (a row's cards lie about one in, pool cards two or more).
+_ROW_DEPTH, _LONE_DEPTH = 0.5, 0.6
+_ROW_INSET, _LONE_INSET = 1.6, 1.3
+_OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
+# Cutting a chain into rows: each row costs _NEW_ROW; a card off its row's straight line
+# costs its offset squared over twice _LINE_SPREAD squared (in long sides: a row's cards
+# lie within a few hundredths of one, neighbours' rows a tenth or more apart); a gap
+# between neighbours wider than _ROW_GAP (in short sides; a row's gaps are at most half a
+# card) costs _GAP_COST per short side more.
+_NEW_ROW = 6.0
+_LINE_SPREAD = 0.03
+_ROW_GAP, _GAP_COST = 0.55, 40.0
+# Joining two pieces across a hidden card: the gap leaves room for one or two cards
+# (in short sides), the pieces point the same way and lie on one line (in long sides),
+# and less of the gap than _HIDDEN_TABLE looks like the bare table beside the row.
+_BRIDGE_GAP = (0.75, 3.5)
+_BRIDGE_TURN_DEG = 15.0
+_BRIDGE_ACROSS = 0.35
+_HIDDEN_TABLE = 0.5
+
+
+@dataclass(frozen=True)
+class CardGeometry:
+    """Where cards lie: corners, centres, unit short axes (along a row) and side lengths, in image pixels."""
+
+    quads: NDArray[np.float64]  # (N, 4, 2)
+    centres: NDArray[np.float64]  # (N, 2)
+    short_axes: NDArray[np.float64]  # (N, 2)
+    shorts: NDArray[np.float64]  # (N,)
+    longs: NDArray[np.float64]  # (N,)
+
+    def __post_init__(self) -> None:
+        if self.quads.ndim != 3 or self.quads.shape[1:] != (4, 2):
+            raise ValueError(f"quads must be (N, 4, 2), got shape {self.quads.shape}")
+
+
+def card_geometry(corners: Sequence[NDArray]) -> CardGeometry:
+    """The geometry of cards given by their corners (4, 2), clockwise, first edge a short side."""
+    quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+    short_vec = (quads[:, 1] - quads[:, 0] + quads[:, 2] - quads[:, 3]) / 2
+    long_vec = (quads[:, 3] - quads[:, 0] + quads[:, 2] - quads[:, 1]) / 2
+    shorts = np.linalg.norm(short_vec, axis=1)
+    return CardGeometry(quads, quads.mean(axis=1), short_vec / np.maximum(shorts, 1e-9)[:, None], shorts,
+                        np.linalg.norm(long_vec, axis=1))
+
+
+def _gap(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> float:
+    """How far apart two convex quads lie: their gap, or minus their overlap's depth (separating axes)."""
+    both = np.concatenate([quad_a, quad_b])
+    edges = np.concatenate([quad_a[[1, 2, 3, 0]] - quad_a, quad_b[[1, 2, 3, 0]] - quad_b])
+    normals = edges[:, ::-1] * (-1.0, 1.0)
+    normals /= np.maximum(np.hypot(normals[:, 0], normals[:, 1]), 1e-9)[:, None]
+    projected = both @ normals.T
+    pa, pb = projected[:4], projected[4:]
+    return float(np.maximum(pb.min(axis=0) - pa.max(axis=0), pa.min(axis=0) - pb.max(axis=0)).max())
+
+
+def _off_line(centres: NDArray[np.float64]) -> float:
+    """The sum of squared distances of points (N, 2) from their best straight line."""
+    c = centres - centres.mean(axis=0)
+    sxx, syy, sxy = float(c[:, 0] @ c[:, 0]), float(c[:, 1] @ c[:, 1]), float(c[:, 0] @ c[:, 1])
+    return max(0.0, (sxx + syy) / 2 - math.hypot((sxx - syy) / 2, sxy))
+
+
+def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
+    """A chain (in order along it) cut where its pieces best look like rows of their own.
+
+    The cheapest cut over all cuts (dynamic programming over the cut points): each row
+    costs as much, a card off its row's line and a gap wider than a row's cost more.
+    Pieces of three cards or more fit their own line (rows bend a little in a wide-angle
+    photo); shorter ones keep to the chain's direction.
+    """
+    n = len(chain)
+    if n < 2:
+        return [chain]
+    long = float(np.mean(geo.longs[chain]))
+    centres = geo.centres[chain] / long
+    _, _, vt = np.linalg.svd(centres - centres.mean(axis=0))
+    across = centres @ np.array([-vt[0][1], vt[0][0]])
+    wide = [
+        _GAP_COST * max(0.0, _gap(geo.quads[a], geo.quads[b]) / ((geo.shorts[a] + geo.shorts[b]) / 2) - _ROW_GAP)
+        for a, b in zip(chain, chain[1:])
+    ]
+
+    def cost(a: int, b: int) -> float:
+        spread = _off_line(centres[a:b]) if b - a >= 3 else float(np.sum((across[a:b] - across[a:b].mean()) ** 2))
+        return _NEW_ROW + spread / (2 * _LINE_SPREAD**2) + sum(wide[a:b - 1])
+
+    best, start = [0.0] + [math.inf] * n, [0] * (n + 1)
+    for b in range(1, n + 1):
+        for a in range(max(0, b - MAX_ROW), b):
+            total = best[a] + cost(a, b)
+            if total < best[b]:
+                best[b], start[b] = total, a
+    pieces, b = [], n
+    while b > 0:
+        pieces.append(chain[start[b]:b])
+        b = start[b]
+    return pieces[::-1]
+
+
+def _direction(piece: list[int], geo: CardGeometry) -> NDArray[np.float64]:
+    """A piece's unit direction: first to last card, or a lone card's short axis."""
+    if len(piece) < 2:
+        return geo.short_axes[piece[0]]
+    step = geo.centres[piece[-1]] - geo.centres[piece[0]]
+    return step / max(float(np.linalg.norm(step)), 1e-9)
+
+
+def _rectangle(axis: NDArray[np.float64], along: tuple[float, float], across: tuple[float, float]) -> NDArray[np.float64]:
+    """The rectangle (4, 2) spanning ``along`` on ``axis`` and ``across`` on its normal."""
+    normal = np.array([-axis[1], axis[0]])
+    return np.array([along[i] * axis + across[j] * normal for i, j in ((0, 0), (1, 0), (1, 1), (0, 1))])
+
+
+def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[int] | None:
+    """Two pieces as one row parted by a hidden card, or None when they are not."""
+    if abs(float(_direction(p, geo) @ _direction(q, geo))) < math.cos(math.radians(_BRIDGE_TURN_DEG)):
+        return None
+    axis = _direction(p if len(p) >= len(q) else q, geo)
+    normal = np.array([-axis[1], axis[0]])
+    line = float(np.mean(geo.centres[p if len(p) >= len(q) else q] @ normal))
+    cards = p + q
+    long, short = float(np.mean(geo.longs[cards])), float(np.mean(geo.shorts[cards]))
+    if np.any(np.abs(geo.centres[cards] @ normal - line) > _BRIDGE_ACROSS * long):
+        return None
+    first, second = sorted((p, q), key=lambda piece: float(np.mean(geo.centres[piece] @ axis)))
+    first = sorted(first, key=lambda k: float(geo.centres[k] @ axis))
+    second = sorted(second, key=lambda k: float(geo.centres[k] @ axis))
+    a, b = first[-1], second[0]
+    gap = _gap(geo.quads[a], geo.quads[b]) / short
+    if not _BRIDGE_GAP[0] <= gap <= _BRIDGE_GAP[1] or len(cards) + max(1, round(gap / 1.15)) > MAX_ROW:
+        return None
+    # The gap against the bare table just inside the row (a hand reaching over the row
+    # comes from the player's side, and the pool lies further in).
+    inward = 1.0 if float((centre_xy - geo.centres[a]) @ normal) > 0 else -1.0
+    beside = sorted((line + inward * 0.6 * long, line + inward * 0.85 * long))
+    end_a, start_b = float(np.max(geo.quads[a] @ axis)), float(np.min(geo.quads[b] @ axis))
+    gap_xy = _rectangle(axis, (end_a + 0.1 * short, start_b - 0.1 * short), (line - 0.4 * long, line + 0.4 * long))
+    table_xy = [_rectangle(axis, (float(np.min(geo.quads[a] @ axis)), end_a), (beside[0], beside[1])),
+                _rectangle(axis, (start_b, float(np.max(geo.quads[b] @ axis))), (beside[0], beside[1]))]
+    share = table_share(look, gap_xy, table_xy)
+    return first + second if share is not None and share < _HIDDEN_TABLE else None
+
+
+def _join_hidden(pieces: list[list[int]], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[list[int]]:
+    """The pieces, with those parted by a hidden card joined into one row."""
+    pieces = [list(piece) for piece in pieces]
+    while True:
+        for i, j in itertools.combinations(range(len(pieces)), 2):
+            both = _joined(pieces[i], pieces[j], geo, centre_xy, look)
+            if both is not None:
+                pieces[i] = both
+                del pieces[j]
+                break
+        else:
+            return pieces
+
+
+def row_chains(
+    corners: Sequence[NDArray], centre_xy: Sequence[float], table_xy: NDArray[np.float64] | None,
+    image_size_wh: tuple[int, int] | None = None, frame_bgr: NDArray[np.uint8] | None = None,
+) -> list[list[int]]:
+    """The groups of cards that can be players' rows, each in order along the row.
+
+    Parameters
+    ----------
+    corners : sequence of ndarray (4, 2), the face-up cards' corners in image pixels
+    centre_xy : the table's middle
+    table_xy : the table top (N, 2), or None (then how far out a card lies is measured to the image's edge)
+    image_size_wh : (width, height) of the image, when the table top is unknown
+    frame_bgr : ndarray (H, W, 3) uint8, the photo; without it, pieces of a row parted by a
+        hidden card stay apart
+
+    A row lies out from the middle: its cards at least ``_ROW_DEPTH`` of the way from the
+    table's middle to its edge, or near the edge (``_ROW_INSET``); a lone card further out
+    still (``_LONE_DEPTH``, ``_LONE_INSET``).
+    """
+    if len(corners) == 0:
+        return []
+    geo = card_geometry(corners)
+    if table_xy is not None:
+        outline = table_xy
+    else:
+        width, height = image_size_wh or (2 * centre_xy[0], 2 * centre_xy[1])
+        outline = np.array([(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
+    depth = np.array([depth_in_table(c, centre_xy, outline) for c in geo.centres])
+    # Off the table top (a card on the floor, on a shelf): never a row.
+    far = _OFF_TABLE if table_xy is not None else np.inf
+    # How far in from the table's edge, in the card's own length (the photo's scale there).
+    contour = outline.astype(np.float32).reshape(-1, 1, 2)
+    inset = np.array([cv2.pointPolygonTest(contour, (float(x), float(y)), True) for x, y in geo.centres]) / geo.longs
+    may_be_row = ((inset <= _ROW_INSET) | (depth >= _ROW_DEPTH)) & (depth <= far)
+    may_be_lone_row = (inset <= _LONE_INSET) | (depth >= _LONE_DEPTH)
+    outer = [k for k in range(len(corners)) if may_be_row[k]]
+    chains = [[outer[k] for k in chain] for chain in find_chains([corners[k] for k in outer])] if outer else []
+    pieces = [piece for chain in chains for piece in _cut_into_rows(chain, geo)]
+    if frame_bgr is not None:
+        pieces = _join_hidden(pieces, geo, np.asarray(centre_xy, np.float64), table_look(frame_bgr))
+    return [piece for piece in pieces if len(piece) >= 2 or may_be_lone_row[piece[0]]]

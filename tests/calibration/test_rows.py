@@ -1,0 +1,106 @@
+"""Rows found among synthetic cards: neighbours' rows cut apart, a row parted by a hidden card joined again."""
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.rows import card_geometry, row_chains
+
+SIZE_WH = (1000, 800)
+CENTRE = (500.0, 400.0)
+SHORT, LONG = 60.0, 90.0
+TABLE_BGR = (40, 110, 60)
+HAND_BGR = (120, 160, 210)
+
+
+def card(x: float, y: float = 700.0) -> np.ndarray:
+    """An upright card centred at (x, y), corners clockwise from the top left (first edge a short side)."""
+    return np.array([[x - SHORT / 2, y - LONG / 2], [x + SHORT / 2, y - LONG / 2],
+                     [x + SHORT / 2, y + LONG / 2], [x - SHORT / 2, y + LONG / 2]], np.float64)
+
+
+def row(start: float, count: int, gap: float = 0.2, y: float = 700.0) -> list[np.ndarray]:
+    """``count`` upright cards left to right from ``start``, ``gap`` short sides apart."""
+    return [card(start + k * SHORT * (1 + gap), y) for k in range(count)]
+
+
+def photo(quads: list[np.ndarray], hands: list[np.ndarray] = ()) -> np.ndarray:
+    """A plain table (with a little seeded noise), white cards, and hand-coloured patches over them."""
+    rng = np.random.default_rng(6)
+    frame = np.clip(np.full((SIZE_WH[1], SIZE_WH[0], 3), TABLE_BGR, np.float64) + rng.normal(0, 3, (SIZE_WH[1], SIZE_WH[0], 3)),
+                    0, 255).astype(np.uint8)
+    for quad in quads:
+        cv2.fillPoly(frame, [np.round(quad).astype(np.int32)], (235, 235, 235))
+    for hand in hands:
+        cv2.fillPoly(frame, [np.round(hand).astype(np.int32)], HAND_BGR)
+    return frame
+
+
+def rows_of(quads: list[np.ndarray], frame: np.ndarray | None = None) -> list[list[int]]:
+    return sorted(sorted(chain) for chain in row_chains(quads, CENTRE, None, SIZE_WH, frame))
+
+
+@pytest.mark.parametrize(
+    "quads, expected",
+    [
+        (row(200, 5), [[0, 1, 2, 3, 4]]),
+        (row(200, 3) + row(200 + 2 * SHORT * 1.2 + SHORT * 1.73, 3), [[0, 1, 2], [3, 4, 5]]),
+        (row(200, 4) + row(200 + 4 * SHORT * 1.2, 2, y=700 - 0.2 * LONG), [[0, 1, 2, 3], [4, 5]]),
+        (row(200, 4) + row(200, 1, y=100), [[0, 1, 2, 3], [4]]),
+    ],
+    ids=["one row", "neighbours' rows a wide gap apart", "neighbours' rows touching, one nearer the middle",
+         "a row and a lone card at the far edge"],
+)
+def test_touching_rows_of_neighbours_are_cut_apart_and_a_row_is_kept_whole(quads, expected) -> None:
+    assert rows_of(quads) == expected
+
+
+def hand_over(quad: np.ndarray) -> np.ndarray:
+    """A hand and arm over a card, reaching in from the bottom edge."""
+    x = quad.mean(axis=0)[0]
+    return np.array([[x - 40, quad[0, 1] - 10], [x + 40, quad[0, 1] - 10], [x + 45, SIZE_WH[1]], [x - 45, SIZE_WH[1]]])
+
+
+def test_a_row_parted_by_a_card_under_a_hand_is_one_row() -> None:
+    # Five cards, the third under a hand: the gap is a card wide and shows the hand.
+    whole = row(200, 5)
+    seen = whole[:2] + whole[3:]
+    hand = hand_over(whole[2])
+    assert rows_of(seen, photo(seen, [hand])) == [[0, 1, 2, 3]]
+
+
+def test_neighbours_rows_a_card_apart_over_bare_table_stay_apart() -> None:
+    # The same gap, but nothing in it: two players' rows on one edge.
+    whole = row(200, 5)
+    seen = whole[:2] + whole[3:]
+    assert rows_of(seen, photo(seen)) == [[0, 1], [2, 3]]
+    assert rows_of(seen) == [[0, 1], [2, 3]]  # without the photo, pieces are never joined
+
+
+def test_a_hidden_card_joins_no_pieces_into_a_row_longer_than_eight() -> None:
+    whole = row(100, 9, gap=0.1)
+    seen = whole[:4] + whole[5:]
+    hand = hand_over(whole[4])
+    assert rows_of(seen, photo(seen, [hand])) == [[0, 1, 2, 3], [4, 5, 6, 7]]
+
+
+def test_card_geometry_measures_sides_and_refuses_a_wrong_shape() -> None:
+    geo = card_geometry([card(100, 200)])
+    assert geo.shorts[0] == pytest.approx(SHORT) and geo.longs[0] == pytest.approx(LONG)
+    assert np.allclose(geo.short_axes[0], (1, 0)) and np.allclose(geo.centres[0], (100, 200))
+    with pytest.raises(ValueError, match=r"quads must be \(N, 4, 2\), got shape \(1, 3, 2\)"):
+        type(geo)(np.zeros((1, 3, 2)), geo.centres, geo.short_axes, geo.shorts, geo.longs)
+
+
+# A wide, shallow table top: the rows' cards lie about a card's length in from its edge.
+SHALLOW_TABLE = np.array([(100, 150), (900, 150), (900, 650), (100, 650)], np.float64)
+
+
+@pytest.mark.parametrize(
+    "y, expected",
+    [(545.0, [[0]]), (400.0, []), (500.0, [])],
+    ids=["a card's length in from the edge, short of the middle's share", "in the middle", "two lengths in"],
+)
+def test_a_lone_card_is_a_row_only_near_the_table_edge(y, expected) -> None:
+    quads = [card(500.0, y)]
+    assert row_chains(quads, SHALLOW_TABLE.mean(axis=0), SHALLOW_TABLE) == expected

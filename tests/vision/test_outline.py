@@ -1,0 +1,76 @@
+"""Card sides reaching out onto the outline: past a printed border, not past the table."""
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.outline import reach_outlines
+from vision.quads import order_corners, snap_corners
+
+BOX = ((200, 160), (110, 165), 12)  # centre, size, angle: a card's rectangle in the picture
+TRUE = order_corners(cv2.boxPoints(BOX).astype(np.float32))
+
+
+def inset(share):
+    """The card's rectangle with every side moved in by ``share`` of the short side."""
+    (centre, (w, h), angle), d = BOX, 2 * share * min(BOX[1])
+    return order_corners(cv2.boxPoints((centre, (w - d, h - d), angle)).astype(np.float32))
+
+
+def bordered_card(table_bgr=(60, 110, 40), glare=False, seed=0):
+    """A textured green cloth with a white card whose printed border runs 4% inside its outline."""
+    rng = np.random.default_rng(seed)
+    image = np.empty((320, 400, 3), np.float32)
+    image[:] = table_bgr
+    image += cv2.GaussianBlur(rng.normal(0, 12, (320, 400, 1)).astype(np.float32), (5, 5), 0)[..., None]
+    if glare:
+        # A bright blob on the cloth right against the card's left side.
+        yy, xx = np.mgrid[0:320, 0:400]
+        left = (TRUE[0] + TRUE[3]) / 2
+        image += 255 * np.exp(-((xx - left[0] + 4) ** 2 + (yy - left[1]) ** 2) / (2 * 10.0 ** 2))[..., None]
+    cv2.fillConvexPoly(image, np.round(TRUE * 16).astype(np.int32), (232, 238, 240), cv2.LINE_AA, 4)
+    cv2.polylines(image, [np.round(inset(0.04) * 16).astype(np.int32)], True, (50, 50, 50), 1, cv2.LINE_AA, 4)
+    image = cv2.GaussianBlur(image, (3, 3), 0.8) + rng.normal(0, 3, image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def corner_error(found, truth=TRUE):
+    return float(np.linalg.norm(found - truth, axis=1).max())
+
+
+@pytest.mark.parametrize("glare", [False, True], ids=["plain", "glare-at-edge"])
+def test_sides_found_on_the_printed_border_reach_the_outline(glare) -> None:
+    frame = bordered_card(glare=glare)
+    rough = inset(0.045)  # the region stopped just inside the printed border
+    assert corner_error(rough) > 6
+    # The snap alone stays on the border line (its search is a few pixels).
+    assert corner_error(snap_corners(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), rough, 3.0, reach=False)) > 5
+    reached = reach_outlines(frame, rough[None])[0]
+    assert corner_error(reached) < 2.0
+
+
+def test_a_side_on_the_outline_stays() -> None:
+    frame = bordered_card()
+    assert corner_error(reach_outlines(frame, TRUE[None])[0]) < 1.0
+
+
+def test_a_side_does_not_cross_a_pale_stripe_of_cloth() -> None:
+    frame = bordered_card()
+    # A pale stripe (not paper-white) along the card's right side, a darker cloth beyond.
+    right = order_corners(np.array([TRUE[1], TRUE[2], TRUE[2] + (18, 4), TRUE[1] + (18, 4)], np.float32))
+    stripe = frame.copy()
+    cv2.fillConvexPoly(stripe, np.round(right).astype(np.int32), (150, 160, 150))
+    cv2.fillConvexPoly(stripe, np.round(TRUE).astype(np.int32), (232, 238, 240))
+    cv2.polylines(stripe, [np.round(inset(0.04) * 16).astype(np.int32)], True, (50, 50, 50), 1, cv2.LINE_AA, 4)
+    found = reach_outlines(stripe, inset(0.045)[None])[0]
+    assert corner_error(found) < 2.0
+
+
+def test_a_plain_table_leaves_the_corners_as_they_are() -> None:
+    frame = np.full((320, 400, 3), 200, np.uint8)
+    rough = inset(0.045)
+    assert np.allclose(reach_outlines(frame, rough[None])[0], rough, atol=1e-3)
+
+
+def test_no_cards_no_corners() -> None:
+    assert reach_outlines(np.zeros((10, 10, 3), np.uint8), np.zeros((0, 4, 2), np.float32)).shape == (0, 4, 2)

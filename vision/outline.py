@@ -1,0 +1,176 @@
+"""A card's sides moved out onto its outline, past a printed border or a strip of paper the region left out."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+import cv2
+
+from vision.paper import CHROMA_WEIGHT
+from vision.quads import fit_lines, meet_lines
+
+__all__ = ["reach_outlines"]
+
+_INSIDE, _OUTSIDE = 0.04, 0.22  # the search band, shares of the short side in from and out of each side
+_STEPS = 24  # samples across the band
+_STAY_OUT = 0.05  # beyond the outline the table lasts at least this share of the short side
+_PAPER_SHARE = 0.25  # paper is within this share of the way from the paper's level to the table's
+_MARGIN_SHARE = 0.2  # the paper a side moves out across is within this share of the paper's level
+_BORDER = 0.1  # a printed border lies within this share of the short side from the outline
+_PARALLEL_DEG = 4.0  # opposite sides of a card in the picture: 99.9% within 4.2 degrees of parallel on dev renders
+_MIN_CONTRAST = 25.0  # whiteness between paper and table, below which a side is not judged
+_AGREE_PX = 1.5  # an outline point this near the side's line supports it
+_SUPPORT = 0.5  # share of the points along a side that must support its new line
+
+
+def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Each side moved onto the card's outline where a straight line of outline points clearly lies there.
+
+    Along 16 normals across each side, from a little inside to a fifth of the short side
+    outside, the outline is where the paper's whiteness (lightness less chroma away from
+    this card's paper colour) falls most of the way to the table's and stays down for a
+    while: a printed border line is thin, the table beyond a card is not; and a fall far
+    out must be from paper, not from a pale stripe of cloth. A line through the points
+    that most agree (RANSAC over pairs of normals) replaces the side when half the normals
+    support it and it stays about parallel to the opposite side, so glare, a symbol or a
+    neighbour at a few normals cannot drag a corner. Sides then meet in the corners. All
+    cards are sampled at once.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8, the full frame
+    quads_xy : ndarray (N, 4, 2) float32, clockwise
+
+    Returns
+    -------
+    ndarray (N, 4, 2) float32, the same corners where no side moved
+    """
+    corners = np.asarray(quads_xy, np.float32).reshape(-1, 4, 2)
+    n = len(corners)
+    if n == 0:
+        return corners
+    lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
+    short = np.minimum(lengths[:, 0] + lengths[:, 2], lengths[:, 1] + lengths[:, 3]) / 2  # (N,)
+    starts, ends, normals = _sides(corners)
+    samples = np.linspace(0.12, 0.88, 12, dtype=np.float32)
+    reach = np.linspace(-_INSIDE, _OUTSIDE, _STEPS, dtype=np.float32)
+    offsets = reach[None, :] * short[:, None]  # (N, K) pixels
+    points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
+    # x and y apart: numpy is slow over a last axis of two.
+    map_x, map_y = (points[..., k, None] + offsets[:, None, None, :] * normals[:, :, None, None, k] for k in (0, 1))
+    bgr = cv2.remap(frame_bgr, map_x.reshape(-1, _STEPS), map_y.reshape(-1, _STEPS), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    profile = _paperness(bgr.reshape(n, 4 * len(samples), _STEPS, 3), int(np.count_nonzero(reach <= 0)))
+    profile = profile.reshape(n, 4, len(samples), _STEPS)
+    # Less noise on a dim or low-contrast card: each normal with its neighbours along the side.
+    padded = np.concatenate([profile[:, :, :1], profile, profile[:, :, -1:]], axis=2)
+    profile = 0.25 * padded[:, :, :-2] + 0.5 * profile + 0.25 * padded[:, :, 2:]
+    position, found = _outline_along(profile, reach)
+    along = offsets[:, 0][:, None, None] + (offsets[:, 1] - offsets[:, 0])[:, None, None] * position  # (N, 4, S) pixels
+
+    tolerance = np.maximum(_AGREE_PX, 0.01 * short)[:, None, None]
+    agree = _consensus(samples[None, None, :] * lengths[:, :, None], along, found, tolerance)
+    origin, direction = fit_lines(points + along[..., None] * normals[:, :, None, :], agree)
+    usable = agree.mean(axis=2) >= _SUPPORT
+    # Opposite sides of a card stay nearly parallel in the picture: a side is not turned away from its opposite.
+    old = _unit(ends - starts)
+    opposite = np.roll(np.where(usable[..., None], direction, old), 2, axis=1)
+    skew_new = np.abs(direction[..., 0] * opposite[..., 1] - direction[..., 1] * opposite[..., 0])
+    skew_old = np.abs(old[..., 0] * opposite[..., 1] - old[..., 1] * opposite[..., 0])
+    usable &= skew_new <= np.maximum(np.sin(np.radians(_PARALLEL_DEG)), skew_old)
+    origin = np.where(usable[..., None], origin, starts)
+    direction = np.where(usable[..., None], direction, old)
+    moved = meet_lines(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
+    shift = np.abs(moved - corners).reshape(n, -1).max(axis=1)
+    bad = ~np.isfinite(moved).reshape(n, -1).all(axis=1) | (shift > 0.4 * short)
+    moved[bad] = corners[bad]
+    return moved.astype(np.float32)
+
+
+def _outline_along(profile: NDArray[np.float32], reach: NDArray[np.float32]) -> tuple[NDArray, NDArray[np.bool_]]:
+    """Where along each profile (..., K) the outline lies, in samples (a fraction between two),
+    and whether it is clearly seen there; ``reach`` (K,) is each sample's offset as a share
+    of the short side, outwards."""
+    # The paper's level just inside each side (shade and glare vary over a card), the table's beyond.
+    paper = profile[..., reach <= 0].max(axis=-1)  # (..., S)
+    beyond = profile[..., reach >= _STAY_OUT]
+    darkest = beyond.shape[-1] // 20  # the 5th percentile, about
+    table = np.median(np.partition(beyond, darkest, axis=-1)[..., darkest], axis=-1)[..., None]  # (..., 1)
+    stay = max(2, int(np.ceil(_STAY_OUT / (reach[1] - reach[0]))))
+    first, found = _first_run(profile < (paper - _PAPER_SHARE * (paper - table))[..., None], stay)
+    # The outline itself: the steepest fall near there, between two samples, refined by a parabola.
+    fall = -np.diff(profile, axis=-1)  # fall[k]: from sample k to k + 1
+    near = np.clip(first[..., None] + np.arange(-3, 2), 0, len(reach) - 2)
+    falls = np.take_along_axis(fall, near, axis=-1)
+    peak = np.argmax(falls[..., 1:-1], axis=-1) + 1
+    left, mid, right = (np.take_along_axis(falls, (peak + k)[..., None], axis=-1)[..., 0] for k in (-1, 0, 1))
+    curve = left - 2 * mid + right
+    vertex = np.where(curve < -1e-3, 0.5 * (left - right) / np.where(curve < -1e-3, curve, -1.0), 0.0)
+    position = np.take_along_axis(near, peak[..., None], axis=-1)[..., 0] + 0.5 + np.clip(vertex, -0.5, 0.5)
+    # Too little contrast between paper and table to judge.
+    found &= paper - table >= _MIN_CONTRAST
+    # Further out than a printed border lies, the side moves out across paper, and the fall
+    # is from paper (the last samples before it nearly as white as the paper inside), not
+    # from a pale stripe of cloth.
+    papery = np.cumsum(profile >= (paper - _MARGIN_SHARE * (paper - table))[..., None], axis=-1)
+    zero = int(np.searchsorted(reach, 0.0))
+    across = np.take_along_axis(papery, np.maximum(first - 1, zero)[..., None], axis=-1)[..., 0] - papery[..., zero - 1]
+    before = np.take_along_axis(profile, np.clip(first[..., None] - np.arange(1, 4), 0, None), axis=-1).max(axis=-1)
+    far = reach[first] > _BORDER
+    found &= ~far | ((across >= 0.5 * (first - zero)) & (before >= paper - _MARGIN_SHARE * (paper - table)))
+    return position, found
+
+
+def _consensus(position: NDArray, offset: NDArray, found: NDArray[np.bool_], tolerance: NDArray) -> NDArray[np.bool_]:
+    """The found points (..., S) on the line (offset against position along the side) that the most
+    found points lie near, of the lines through pairs of points: RANSAC over a fixed set of pairs."""
+    count = position.shape[-1]
+    first, second = np.triu_indices(count, k=count // 2)
+    p0, p1 = position[..., first], position[..., second]
+    o0, o1 = offset[..., first], offset[..., second]
+    slope = (o1 - o0) / np.maximum(p1 - p0, 1e-6)
+    predicted = o0[..., None] + slope[..., None] * (position[..., None, :] - p0[..., None])  # (..., P, S)
+    inliers = found[..., None, :] & (np.abs(offset[..., None, :] - predicted) <= tolerance[..., None])
+    inliers &= (found[..., first] & found[..., second])[..., None]
+    best = np.argmax(inliers.sum(axis=-1), axis=-1)
+    return np.take_along_axis(inliers, best[..., None, None], axis=-2)[..., 0, :]
+
+
+def _first_run(low: NDArray[np.bool_], stay: int) -> tuple[NDArray, NDArray[np.bool_]]:
+    """Where along the last axis a run of at least ``stay`` lows, seen whole, first starts
+    just after a high, and whether one does."""
+    count = low.shape[-1]
+    lows = np.concatenate([np.zeros_like(low[..., :1], np.int16), np.cumsum(low, axis=-1, dtype=np.int16)], axis=-1)
+    run = np.zeros_like(low)
+    run[..., : count - stay + 1] = lows[..., stay:] - lows[..., : count - stay + 1] == stay  # seen to stay down within the band
+    run[..., 1:] &= ~low[..., :-1]
+    run[..., 0] = False
+    return np.argmax(run, axis=-1), run.any(axis=-1)
+
+
+def _paperness(profiles_bgr: NDArray[np.uint8], inside: int) -> NDArray[np.float32]:
+    """Lightness less chroma away from the card's own paper colour (a white card under a
+    coloured light on a cloth of that colour still differs from it): (N, P, K) from
+    (N, P, K, 3), the paper's colour from the brighter half of each card's first ``inside``
+    samples across its sides."""
+    lab = cv2.cvtColor(profiles_bgr.reshape(len(profiles_bgr), -1, 3), cv2.COLOR_BGR2LAB).reshape(profiles_bgr.shape)
+    lab = lab.astype(np.float32)
+    inner = lab[:, :, :inside].reshape(len(lab), -1, 3)
+    bright = (inner[..., 0] >= inner[..., 0].mean(axis=1, keepdims=True)).astype(np.float32)
+    paper_ab = (inner[..., 1:] * bright[..., None]).sum(axis=1) / np.maximum(bright.sum(axis=1), 1)[:, None]  # (N, 2)
+    chroma = np.hypot(lab[..., 1] - paper_ab[:, None, None, 0], lab[..., 2] - paper_ab[:, None, None, 1])
+    return lab[..., 0] - CHROMA_WEIGHT * chroma
+
+
+def _sides(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
+    """Each side's start, end and unit normal pointing away from the card: (N, 4, 2) each."""
+    starts, ends = corners, np.roll(corners, -1, axis=1)
+    direction = _unit(ends - starts)
+    normals = np.stack([direction[..., 1], -direction[..., 0]], axis=2)
+    outwards = (((starts + ends) / 2 - corners.mean(axis=1, keepdims=True)) * normals).sum(axis=2)
+    return starts, ends, normals * np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[..., None]
+
+
+def _unit(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
+    return (vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-6)).astype(np.float32)
