@@ -14,6 +14,7 @@ __all__ = ["reach_outlines"]
 
 _INSIDE, _OUTSIDE = 0.04, 0.22  # the search band, shares of the short side in from and out of each side
 _STEPS = 24  # samples across the band
+_NORMALS = 12  # profiles across each side
 _STAY_OUT = 0.05  # beyond the outline the table lasts at least this share of the short side
 _PAPER_SHARE = 0.25  # paper is within this share of the way from the paper's level to the table's
 _MARGIN_SHARE = 0.2  # the paper a side moves out across is within this share of the paper's level
@@ -27,7 +28,7 @@ _SUPPORT = 0.5  # share of the points along a side that must support its new lin
 def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) -> NDArray[np.float32]:
     """Each side moved onto the card's outline where a straight line of outline points clearly lies there.
 
-    Along 16 normals across each side, from a little inside to a fifth of the short side
+    Along 12 normals across each side, from a little inside to a fifth of the short side
     outside, the outline is where the paper's whiteness (lightness less chroma away from
     this card's paper colour) falls most of the way to the table's and stays down for a
     while: a printed border line is thin, the table beyond a card is not; and a fall far
@@ -53,7 +54,7 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) 
     lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
     short = np.minimum(lengths[:, 0] + lengths[:, 2], lengths[:, 1] + lengths[:, 3]) / 2  # (N,)
     starts, ends, normals = _sides(corners)
-    samples = np.linspace(0.12, 0.88, 12, dtype=np.float32)
+    samples = np.linspace(0.12, 0.88, _NORMALS, dtype=np.float32)
     reach = np.linspace(-_INSIDE, _OUTSIDE, _STEPS, dtype=np.float32)
     offsets = reach[None, :] * short[:, None]  # (N, K) pixels
     points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
