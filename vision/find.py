@@ -57,7 +57,7 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     quads = [CardQuad(corners, r.fill) for corners, r in zip(grown, chosen)]
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
-    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0, [False] * len(quads))
+    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0)
     # Any card may have been found only inside its printed border, or short of a part in
     # a shadow or under glare: its sides move out to the outline where one is clearly seen.
     if snapped:

@@ -87,17 +87,15 @@ def unit(vector: NDArray) -> NDArray[np.float64]:
     return np.asarray(vector, np.float64) / max(float(np.linalg.norm(vector)), 1e-9)
 
 
-def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], search_px: float,
-                 reach: bool = True) -> NDArray[np.float32]:
+def snap_corners(gray: NDArray[np.uint8], corners_xy: NDArray[np.float32], search_px: float) -> NDArray[np.float32]:
     """Corners moved onto the card's true outline, found at full resolution.
 
     One card's worth of ``snap_all_corners``; see there.
     """
-    return snap_all_corners(gray, [corners_xy], search_px, [reach])[0]
+    return snap_all_corners(gray, [corners_xy], search_px)[0]
 
 
-def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]], search_px: float,
-                     reach: list[bool], margin: float = 0.0) -> list[NDArray[np.float32]]:
+def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]], search_px: float) -> list[NDArray[np.float32]]:
     """Every card's corners moved onto its true outline, found at full resolution.
 
     Along the middle of each side the outline is where the light drops most steeply
@@ -110,11 +108,8 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     ----------
     gray : ndarray (H, W) uint8, the full frame
     quads_xy : list of ndarray (4, 2) float32, clockwise, rough
-    search_px : how far the outline may lie from the rough side
-    reach : per card, also look for the outline further out, where part of the card may
-        have been left out of the rough quadrilateral (see ``_reach_outlines``)
-    margin : for the other cards, how far (a share of the short side) a side may move
-        out across paper to the outline: the paper found may end at a printed border
+    search_px : how far the outline may lie from the rough side (further out, a side
+        found short of the card reaches it with ``vision.outline.reach_outlines``)
 
     Returns
     -------
@@ -143,12 +138,6 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     moved = np.abs(snapped - corners).reshape(len(corners), -1).max(axis=1)
     bad = ~np.isfinite(snapped).reshape(len(corners), -1).all(axis=1) | (moved > 3 * search_px)
     snapped[bad] = corners[bad]
-    wanted = np.asarray(reach, bool)
-    moving = wanted | (margin > 0)
-    if moving.any():
-        outer = np.where(wanted, 0.25, margin)[moving]
-        paper_between = np.where(wanted, 0.0, 0.5)[moving]
-        snapped[moving] = _reach_outlines(gray, snapped[moving], outer, paper_between)
     return list(snapped)
 
 
@@ -179,70 +168,6 @@ def meet_lines(pa: NDArray, da: NDArray, pb: NDArray, db: NDArray) -> NDArray[np
     det = da[..., 0] * db[..., 1] - da[..., 1] * db[..., 0]
     t = ((pb[..., 0] - pa[..., 0]) * db[..., 1] - (pb[..., 1] - pa[..., 1]) * db[..., 0]) / np.where(np.abs(det) < 1e-6, np.nan, det)
     return (pa + t[..., None] * da).astype(np.float32)
-
-
-def _reach_outlines(gray: NDArray[np.uint8], corners: NDArray[np.float32], outer: NDArray[np.float64],
-                    paper_between: NDArray[np.float64]) -> NDArray[np.float32]:
-    """Sides moved out to each card's outline where the region found was only part of it.
-
-    A part of a card in a shadow or under glare, or the margin outside its printed
-    border, can be left out of the paper found; beyond such a side the paper goes on.
-    Each side moves to the outermost place, within ``outer`` of the card's short side,
-    where the light falls from the paper's level to the table's and stays down, and
-    where at least ``paper_between`` of the way out is as bright as paper. All cards at
-    once: ``corners`` is (N, 4, 2) float32, clockwise; ``outer`` and ``paper_between``
-    (N,), per card; returns the same shape as ``corners``.
-    """
-    n = len(corners)
-    lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
-    short, long = (lengths[:, 0] + lengths[:, 2]) / 2, (lengths[:, 1] + lengths[:, 3]) / 2
-    # One grid of a hundredth of the short side for all; each card looks as far as its window.
-    window = np.rint(36 * (outer + 0.1) / 0.35).astype(int)
-    reach = np.linspace(-0.1, float(outer.max()), int(window.max()), dtype=np.float32)
-    past = (np.arange(len(reach)) >= window[:, None])[:, None, None, :]  # (N, 1, 1, K): beyond the window
-    offsets = reach[None, :] * short[:, None]  # (N, K) pixels
-    starts, ends, directions, normals = _sides_outwards(corners)
-    samples = np.linspace(0.2, 0.8, 12, dtype=np.float32)
-    points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
-    grid = points[:, :, :, None, :] + offsets[:, None, None, :, None] * normals[:, :, None, None, :]
-    flat = grid.reshape(-1, len(reach), 2)
-    profile = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    profile = profile.astype(np.float32).reshape(n, 4, len(samples), len(reach))
-    inside = np.linspace(0.25, 0.75, 5, dtype=np.float32)
-    u, v = (w.ravel()[None, :, None] for w in np.meshgrid(inside, inside))
-    a, b, c, d = (corners[:, k, None, :] for k in range(4))
-    interior = (a * (1 - u) * (1 - v) + b * u * (1 - v) + c * u * v + d * (1 - u) * v).astype(np.float32)  # (N, 25, 2)
-    paper = np.percentile(cv2.remap(gray, interior[..., 0], interior[..., 1], cv2.INTER_LINEAR).astype(np.float32), 75, axis=1)
-    ends = (window[:, None] - 3 + np.arange(3))[:, None, None, :]  # the window's last three samples
-    table = np.median(np.take_along_axis(profile, ends, axis=3).reshape(n, 4, -1), axis=2)
-    level = (table + 0.5 * (paper[:, None] - table))[..., None, None]
-    below = (profile < level) | past
-    # The outline: below from there to the window's end, and above just inside.
-    stays = np.flip(np.cumprod(np.flip(below, axis=3), axis=3), axis=3).astype(bool)
-    first = np.argmax(stays, axis=3)
-    found = (first > 0) & (first < window[:, None, None] - 3)
-    # Out across the margin of paper outside a printed border, not across a strip of
-    # table to something bright beyond it.
-    start = int(np.searchsorted(reach, 0.0))
-    bright = np.cumsum(~below, axis=3)
-    way = np.maximum(first - start, 1)
-    across = np.take_along_axis(bright, np.maximum(first - 1, 0)[..., None], axis=3)[..., 0] - bright[..., start - 1]
-    found &= (first <= start) | (across >= paper_between[:, None, None] * way)
-    above = np.take_along_axis(profile, np.maximum(first - 1, 0)[..., None], axis=3)[..., 0]
-    under = np.take_along_axis(profile, first[..., None], axis=3)[..., 0]
-    step = offsets[:, 1] - offsets[:, 0]
-    along = (np.take_along_axis(offsets[:, None, None, :], np.maximum(first - 1, 0)[..., None], axis=3)[..., 0]
-             + step[:, None, None] * (above - level[..., 0]) / np.maximum(above - under, 1e-3))
-    edge = points + along[..., None] * normals[:, :, None, :]
-    origin, direction = fit_lines(edge, found)
-    usable = (found.sum(axis=2) >= 6) & (paper[:, None] - table >= 20)
-    origin = np.where(usable[..., None], origin, starts)
-    direction = np.where(usable[..., None], direction, directions)
-    reached = meet_lines(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
-    moved = np.abs(reached - corners).reshape(n, -1).max(axis=1)
-    bad = ~np.isfinite(reached).reshape(n, -1).all(axis=1) | (moved > 0.4 * long)
-    reached[bad] = corners[bad]
-    return reached
 
 
 def order_corners(corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:

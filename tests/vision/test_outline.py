@@ -44,7 +44,7 @@ def test_sides_found_on_the_printed_border_reach_the_outline(glare) -> None:
     rough = inset(0.045)  # the region stopped just inside the printed border
     assert corner_error(rough) > 6
     # The snap alone stays on the border line (its search is a few pixels).
-    assert corner_error(snap_corners(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), rough, 3.0, reach=False)) > 5
+    assert corner_error(snap_corners(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), rough, 3.0)) > 5
     reached = reach_outlines(frame, rough[None])[0]
     assert corner_error(reached) < 2.0
 

@@ -3,6 +3,7 @@
 import cv2
 import numpy as np
 
+from vision.outline import reach_outlines
 from vision.quads import order_corners, snap_corners
 
 
@@ -29,9 +30,9 @@ def test_a_side_found_short_of_the_outline_reaches_out_to_it() -> None:
     partial = TRUE.copy()
     partial[2] = TRUE[1] + 0.9 * (TRUE[2] - TRUE[1])
     partial[3] = TRUE[0] + 0.9 * (TRUE[3] - TRUE[0])
-    snapped = snap_corners(gray, partial, search_px=5)
+    reached = reach_outlines(cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR), snap_corners(gray, partial, search_px=5)[None])[0]
     assert np.abs(partial - TRUE).max() > 14
-    assert np.abs(snapped - TRUE).max() < 2
+    assert np.abs(reached - TRUE).max() < 2
 
 
 def test_a_plain_table_leaves_the_corners_as_they_are() -> None:
