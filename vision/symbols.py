@@ -250,6 +250,18 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
     return pieces, deep, cut
 
 
+def _filled(outline: NDArray[np.int32], box: tuple[int, int, int, int], pad: int,
+            shape: tuple[int, ...]) -> tuple[NDArray[np.uint8], tuple[int, int, int, int]]:
+    """An outline filled in its box grown by ``pad`` (kept inside an image of ``shape``):
+    the mask and the box's (x0, y0, x1, y1)."""
+    x, y, w, h = box
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(shape[1], x + w + pad), min(shape[0], y + h + pad)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(mask, [outline], -1, 255, -1, offset=(-x0, -y0))
+    return mask, (x0, y0, x1, y1)
+
+
 def _split_by_level(smoothed: NDArray[np.uint8], low: NDArray[np.uint8], outline: NDArray[np.int32],
                     box: tuple[int, int, int, int], band: int, short: int, high8: int) -> list[NDArray[np.int32]]:
     """Symbols joined to a shadow or an object at the edge by ink paler than theirs: the
@@ -257,11 +269,7 @@ def _split_by_level(smoothed: NDArray[np.uint8], low: NDArray[np.uint8], outline
     then stand free of the edge band, as outlines in card pixels (a symbol may come once
     per cut)."""
     height, width = low.shape
-    x, y, w, h = box
-    x0, y0 = max(0, x - 1), max(0, y - 1)
-    x1, y1 = min(width, x + w + 1), min(height, y + h + 1)
-    own = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(own, [outline], -1, 255, -1, offset=(-x0, -y0))
+    own, (x0, y0, x1, y1) = _filled(outline, box, 1, low.shape)
     own = cv2.bitwise_and(own, low[y0:y1, x0:x1])
     roi = smoothed[y0:y1, x0:x1]
     level = cv2.minMaxLoc(roi, own)[1]
@@ -380,12 +388,8 @@ def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[n
     """Measure a faint mark: its outline cut at a share of its own ink level (glare washes
     a symbol unevenly, its middle most, so the cut is low and holes are filled), its colour
     from its most inked part, restored to a full ink's strength (:func:`_unwashed`)."""
-    height, width = soft.shape
-    x, y, w, h = box
-    x0, y0 = max(0, x - 2), max(0, y - 2)
-    x1, y1 = min(width, x + w + 2), min(height, y + h + 2)
-    filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(filled, [outline], -1, 255, -1, offset=(-x0, -y0))
+    w, h = box[2:]
+    filled, (x0, y0, x1, y1) = _filled(outline, box, 2, soft.shape)
     weights = cv2.bitwise_and(soft[y0:y1, x0:x1], filled)
     level = cv2.minMaxLoc(weights)[1]
     scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
