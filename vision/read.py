@@ -40,7 +40,9 @@ _MAX_PAPER_NOISE = 0.15
 _MIN_PAPER_SHARE = 0.35
 _MAX_MARKS = 14
 # A point card's printed number has a hole, or fits no shape better than _NUMBER_FIT while
-# being a stroke thinner than _STROKE or less solid than _NUMBER_SOLIDITY.
+# being a stroke thinner than _STROKE or less solid than _NUMBER_SOLIDITY. A star is never
+# that solid, so a thick mark best read as a star needs only to fit at all (_POOR_FIT): on
+# dev renders digits read as stars fit below 1e-5, stars stretched or blurred down to 0.11.
 _NUMBER_FIT = 0.25
 _STROKE = 0.34
 _NUMBER_SOLIDITY = 0.82
@@ -147,15 +149,16 @@ def _marks_problem(seg: Segmentation) -> str:
     return ""
 
 
-def _looks_like_number(seg: Segmentation, fit: NDArray[np.float64]) -> bool:
+def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64]) -> bool:
     """A point card or another printed thing: most marks are no symbol. A mark is
     symbol-like when it fits a shape, or at least is a solid, compact, convex-ish blob
     (other games' symbols); a printed digit has a hole (0, 6, 8, 9), is a thin stroke or is
-    far from convex (1, 2, 3, 4, 5, 7); a printed frame breaks into thin pieces."""
+    far from convex (1, 2, 3, 4, 5, 7) without fitting a star; a printed frame breaks into
+    thin pieces."""
     symbol_like = sum(
-        1 for blob, f in zip(seg.blobs, fit)
-        if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.features.thickness >= _STROKE
-                                                              and blob.features.solidity >= _NUMBER_SOLIDITY))
+        1 for blob, shape, f in zip(seg.blobs, shapes, fit)
+        if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.features.thickness >= _STROKE and (
+            blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
     )
     return 2 * symbol_like < len(seg.blobs) or symbol_like == 0
 
@@ -291,7 +294,7 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     shapes, shape_conf, shape_fit = best.shapes, best.shape_conf, best.shape_fit
     inks = None if profile is None else profile.inks
     colours, colour_conf, colour_fit = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs])), inks)
-    if _looks_like_number(seg, shape_fit):
+    if _looks_like_number(seg, shapes, shape_fit):
         return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
     dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL
     if dark and float(shape_fit.max()) < _POOR_FIT:

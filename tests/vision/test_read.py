@@ -162,6 +162,33 @@ def test_point_card_with_a_number_is_not_a_face(card_art, value):
     assert not reading.is_face, reading
 
 
+@pytest.mark.parametrize("value", ["2", "7"])
+def test_a_bold_number_read_as_a_star_is_not_a_face(card_art, value):
+    # A bold 2 or 7 is thick and far from convex like a star, and its nearest shape is the
+    # star; it fits no star at all, so the card is still a point card.
+    w, h = 80, 116
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = (222, 214, 200)
+    cv2.rectangle(img, (7, 7), (w - 8, h - 8), (70, 90, 150), 2)
+    (tw, th), _ = cv2.getTextSize(value, cv2.FONT_HERSHEY_DUPLEX, 2.0, 10)
+    cv2.putText(img, value, ((w - tw) // 2, (h + th) // 2), cv2.FONT_HERSHEY_DUPLEX, 2.0, (60, 40, 30), 10, cv2.LINE_AA)
+    reading = read_card(card_art.light(img, noise=2.0, blur=0.5))
+    assert not reading.is_face, reading
+
+
+def test_two_stretched_blurred_stars_are_a_face(card_art):
+    # A quad from a foreshortened view stretches the card to a typical aspect: with blur the
+    # stars fit their shape only loosely (about 0.2), and a star is never solid, but they
+    # are stars, not a printed number.
+    aspect = 1.2
+    syms = [card_art.Sym("star", "yellow", 0.5, 0.3 * aspect / 1.45, 0.3, 10.0),
+            card_art.Sym("star", "red", 0.5, 0.95 * aspect / 1.45, 0.3, 40.0)]
+    image = cv2.resize(card_art.draw(syms, aspect=aspect), (80, 116), interpolation=cv2.INTER_AREA)
+    reading = read_card(card_art.light(image, noise=2.0, blur=1.5))
+    assert reading.is_face, reading.reason
+    assert _names(reading) == [("star", "red"), ("star", "yellow")], reading.reason
+
+
 @pytest.mark.parametrize("what", ["wood", "phone", "hand"])
 def test_non_cards_are_not_faces(card_art, what):
     rng = np.random.default_rng(3)
