@@ -28,11 +28,14 @@ _DOUBT_BGR = (0, 140, 255)
 
 def draw_label(image: NDArray[np.uint8], text: str, origin_xy: tuple[int, int], scale: float,
                colour_bgr: tuple[int, int, int] = (255, 255, 255), background_bgr: tuple[int, int, int] = (0, 0, 0)) -> None:
-    """Text on a filled box, centred on ``origin_xy``; draws into ``image``."""
+    """Text on a filled box, centred on ``origin_xy`` but kept inside the image (a row's
+    reason under a card at the edge is read whole); draws into ``image``."""
     thickness = max(1, round(scale * 2))
     (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
-    x, y = int(origin_xy[0] - w / 2), int(origin_xy[1] + h / 2)
     pad = max(2, round(4 * scale))
+    height, width = image.shape[:2]
+    x = int(min(max(origin_xy[0] - w / 2, pad), max(pad, width - 1 - w - pad)))
+    y = int(min(max(origin_xy[1] + h / 2, h + pad), max(h + pad, height - 1 - base - pad // 2)))
     cv2.rectangle(image, (x - pad, y - h - pad), (x + w + pad, y + base + pad // 2), background_bgr, -1)
     cv2.putText(image, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour_bgr, thickness, cv2.LINE_AA)
 

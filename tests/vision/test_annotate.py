@@ -1,8 +1,10 @@
-"""The annotation's ranking panel: readable, and off the cards where a corner allows."""
+"""The annotation's ranking panel and labels: readable, whole, and off the cards where a corner allows."""
 
+import cv2
 import numpy as np
+import pytest
 
-from vision.annotate import draw_panel
+from vision.annotate import draw_label, draw_panel
 
 
 def dimmed(before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -24,3 +26,16 @@ def test_the_panel_moves_to_a_corner_without_cards() -> None:
     out = draw_panel(image, "Ranking", ["1. Anna"], [card(10, 10), card(520, 20)])
     ys, xs = np.nonzero(dimmed(image, out))
     assert ys.max() == 399 and xs.min() == 0
+
+
+@pytest.mark.parametrize("origin_xy", [(5, 100), (395, 100), (200, 2), (200, 198)], ids=["left", "right", "top", "bottom"])
+def test_a_label_at_the_image_edge_is_drawn_whole_inside_it(origin_xy) -> None:
+    # A row's reason under a card at the left edge was cut: "d card: 5 symbols, like the 1st".
+    image = np.zeros((200, 400, 3), np.uint8)
+    draw_label(image, "2nd card: 5 symbols", origin_xy, 0.6, background_bgr=(0, 0, 255))
+    red = np.argwhere((image == (0, 0, 255)).all(axis=2))
+    (y0, x0), (y1, x1) = red.min(axis=0), red.max(axis=0)
+    (w, h), base = cv2.getTextSize("2nd card: 5 symbols", cv2.FONT_HERSHEY_SIMPLEX, 0.6, 1)
+    pad = 2
+    # The whole box is drawn (none of it cut off by the border), so it holds the whole text.
+    assert (x1 - x0, y1 - y0) == (w + 2 * pad, h + base + pad + pad // 2)
