@@ -30,8 +30,9 @@ class ProposalError(ValueError):
     """Seats cannot be proposed as asked (a wrong number of names)."""
 
 
-def seat_names(count: int, players: Sequence[str] | None) -> list[str]:
-    """``Player 1..n``, or the given names when there is one per seat.
+def seat_names(count: int, players: Sequence[str] | None, guessed: int = 0) -> list[str]:
+    """``Player 1..n``, or the given names when there is one per seat (``guessed`` of the
+    ``count`` seats have no row seen: the message on a wrong count says so).
 
     >>> seat_names(2, None)
     ['Player 1', 'Player 2']
@@ -42,8 +43,10 @@ def seat_names(count: int, players: Sequence[str] | None) -> list[str]:
     if any(not n for n in names) or len(set(names)) != len(names):
         raise ProposalError(f"--players: expected distinct, non-empty names, got {','.join(players)!r}")
     if len(names) != count:
+        rows = count - guessed
+        seen = f"{rows} row{'s' if rows != 1 else ''}" + (" and one seat guessed across the table" if guessed else "")
         raise ProposalError(
-            f"--players: the table shows {count} row{'s' if count != 1 else ''}, so {count} name"
+            f"--players: the table shows {seen}, so {count} name"
             f"{'s' if count != 1 else ''} expected, got {len(names)} ({', '.join(names)}); "
             "name them in clockwise order from the bottom of the image, or drag and rename seats in the window"
         )
@@ -127,5 +130,5 @@ def propose_seats(
         guessed = _across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh)
         placed.append(guessed)
     placed.sort(key=lambda item: item[0])
-    names = seat_names(len(placed), players)
+    names = seat_names(len(placed), players, int(guessed is not None))
     return tuple(Seat(name, item[1], guessed=item is guessed) for name, item in zip(names, placed))

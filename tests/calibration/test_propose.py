@@ -118,3 +118,9 @@ def test_named_players_as_many_as_the_rows_get_no_guessed_seat() -> None:
     seats = propose_seats(quads, (1000, 800), players=["Anna", "Ben"])
     assert [s.name for s in seats] == ["Anna", "Ben"] and not any(s.guessed for s in seats)
     assert all(s.position_xy[1] > 680 for s in seats)
+
+
+def test_more_names_than_the_rows_and_a_guess_say_the_seat_was_guessed() -> None:
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    with pytest.raises(ProposalError, match="shows 1 row and one seat guessed across the table, so 2 names expected, got 3"):
+        propose_seats(quads, (1000, 800), players=["Anna", "Ben", "Cleo"])
