@@ -81,6 +81,7 @@ class Tally:
     rankings: int = 0
     rankings_right: int = 0
     wrong_verdicts_flagged: int = 0
+    wrong_verdicts_rowless: int = 0  # no row found for the seated player: named in players_without_row
     rulebook_lengths: list = field(default_factory=list)
     ms: list = field(default_factory=list)
     failures: list = field(default_factory=list)
@@ -105,6 +106,8 @@ class Tally:
             "verdict_accuracy_pct": pct(self.verdicts_right, self.rows),
             "ranking_exact_pct": pct(self.rankings_right, self.rankings),
             "wrong_verdicts_flagged_uncertain_pct": pct(self.wrong_verdicts_flagged, self.rows - self.verdicts_right),
+            "wrong_verdicts_flagged_or_named_rowless_pct": pct(self.wrong_verdicts_flagged + self.wrong_verdicts_rowless,
+                                                               self.rows - self.verdicts_right),
             "rulebook_valid_lengths": self.rulebook_lengths,
             "median_ms_per_photo": round(float(np.median(self.ms)), 1) if self.ms else None,
             "colour_confusion (true->read: n)": {f"{a}->{b}": n for (a, b), n in sorted(self.colour_confusion.items()) if a != b},
@@ -172,6 +175,7 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
         tally.verdicts_right += verdict_right
         if not verdict_right:
             tally.wrong_verdicts_flagged += bool(row and row.uncertain)
+            tally.wrong_verdicts_rowless += true_row["player"] in result.rowless
             tally.failures.append(f"{name}: {true_row['player']} row {sequence} true {true_row['cards']}")
     if truth.get("rulebook") or name.startswith("rulebook"):
         tally.rulebook_lengths.append([found_rows[r["player"]].verdict.valid_length if r["player"] in found_rows else None for r in truth["rows"]])

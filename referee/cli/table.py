@@ -43,13 +43,15 @@ class TableRow:
 
 @dataclass(frozen=True)
 class TableResult:
-    """Everything read and decided from one frame."""
+    """Everything read and decided from one frame; ``rowless`` names the seated players
+    whose row was not found (every player has at least a starting card: a person should look)."""
 
     size_wh: tuple[int, int]
     cards: tuple[DetectedCard, ...]
     unread: tuple[DetectedCard, ...]
     rows: tuple[TableRow, ...]
     ranking: tuple[Rank, ...]
+    rowless: tuple[str, ...] = ()
 
 
 def referee_frame(
@@ -87,7 +89,9 @@ def referee_frame(
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
-    return TableResult(size_wh, cards, unread, tuple(rows), tuple(ranking))
+    found = {row.player for row in rows}
+    rowless = tuple(seat.name for seat in seats or () if seat.name not in found)
+    return TableResult(size_wh, cards, unread, tuple(rows), tuple(ranking), rowless)
 
 
 def error_words(result: TableResult, row: TableRow) -> str:
@@ -102,7 +106,8 @@ def error_words(result: TableResult, row: TableRow) -> str:
 
 
 def result_json(result: TableResult, path: str) -> dict[str, Any]:
-    """The ``referee.check/1`` object for one photo (plus ``uncertain`` fields and ``unread`` cards)."""
+    """The ``referee.check/1`` object for one photo (plus ``uncertain`` fields, ``unread`` cards
+    and the seated ``players_without_row``)."""
     return {
         "schema": "referee.check/1",
         "image": {"path": path, "width": result.size_wh[0], "height": result.size_wh[1]},
@@ -113,6 +118,7 @@ def result_json(result: TableResult, path: str) -> dict[str, Any]:
             {"corners": _points(card.corners_xy), "reason": card.reading.reason or "impossible reading"}
             for card in result.unread
         ],
+        "players_without_row": list(result.rowless),
     }
 
 
@@ -163,6 +169,8 @@ def result_lines(result: TableResult, path: str) -> list[str]:
         if row.unread_cards:
             words += " (a card in this row could not be read: please look)"
         lines.append(f"  {row.player}: {verdict.valid_length} valid of {len(row.cards)}; {words}")
+    for player in result.rowless:
+        lines.append(f"  {player}: no row found (please look: cards under a hand, or not found)")
     if result.ranking:
         lines.append("  Ranking: " + ", ".join(f"{r.place}. {r.player} ({r.valid_length}, {r.symbol_total} symbols)" for r in result.ranking))
     for card in result.unread:
@@ -193,4 +201,5 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
     out = draw_rows(out, overlays)
     lines = [f"{r.place}. {r.player}: {r.valid_length} card{'' if r.valid_length == 1 else 's'}, "
              f"{r.symbol_total} symbol{'' if r.symbol_total == 1 else 's'}" for r in result.ranking]
+    lines += [f"{player}: no row found" for player in result.rowless]
     return draw_panel(out, "Ranking", lines or ["no rows found"], [card.corners_xy for card in result.cards])

@@ -44,3 +44,17 @@ def test_check_annotate_writes_the_picture(tmp_path, capsys) -> None:
     assert main(["check", str(photo), "--annotate", str(out)]) == 0
     assert cv2.imread(str(out)).shape == (400, 640, 3)
     assert "3 face-up cards" in capsys.readouterr().out
+
+
+def test_a_seated_player_without_a_row_is_named_so_the_table_can_look(tmp_path, capsys, validate) -> None:
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), scene(SEPARATE))  # three lone cards in the upper half: nothing in front of Anna
+    seats = tmp_path / "seats.yaml"
+    seats.write_text("seats:\n" + "".join(f"  - name: {name}\n    position: [{x}, {y}]\n" for name, x, y in
+                                          (("Anna", 320, 399), ("Ben", 320, 0), ("Cleo", 0, 200), ("Dora", 639, 200))))
+    assert main(["check", str(photo), "--calibration", str(seats), "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert validate(line) == []
+    assert line["players_without_row"] == ["Anna"] and "Anna" not in [row["player"] for row in line["rows"]]
+    assert main(["check", str(photo), "--calibration", str(seats)]) == 0
+    assert "Anna: no row found" in capsys.readouterr().out
