@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from vision.outline import reach_outlines
 from vision.paper import paper_mask, shade, whiteness
-from vision.quads import CardQuad, grow, order_corners, snap_all_corners, unit, warp_card
+from vision.quads import CardQuad, grow, order_corners, sides_outwards, snap_all_corners, unit, warp_card
 from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
@@ -126,12 +126,7 @@ def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: 
     whiteness ``offset`` pixels inside is above that outside by 0.15 of ``span``
     (the table-to-paper sweep) or 8, whichever is more: (N, 4)."""
     n = len(quads)
-    starts, ends = quads, np.roll(quads, -1, axis=1)
-    d = ends - starts
-    d = d / np.maximum(np.linalg.norm(d, axis=2, keepdims=True), 1e-6)
-    normal = np.stack([d[..., 1], -d[..., 0]], axis=2)
-    outwards = (((starts + ends) / 2 - quads.mean(axis=1, keepdims=True)) * normal).sum(axis=2)
-    normal = normal * np.where(outwards < 0, -1.0, 1.0)[..., None]
+    starts, ends, _, normal = sides_outwards(quads)
     t = np.linspace(0.1, 0.9, samples, dtype=np.float32)
     points = starts[:, :, None, :] + t[None, None, :, None] * (ends - starts)[:, :, None, :]
     inner = (points - offset * normal[:, :, None, :]).reshape(-1, 1, 2).astype(np.float32)

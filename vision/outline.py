@@ -8,7 +8,7 @@ from numpy.typing import NDArray
 import cv2
 
 from vision.paper import CHROMA_WEIGHT
-from vision.quads import fit_lines, meet_lines
+from vision.quads import fit_lines, meet_lines, sides_outwards
 
 __all__ = ["reach_outlines"]
 
@@ -53,7 +53,7 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) 
         return corners
     lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
     short = np.minimum(lengths[:, 0] + lengths[:, 2], lengths[:, 1] + lengths[:, 3]) / 2  # (N,)
-    starts, ends, normals = _sides(corners)
+    starts, ends, old, normals = sides_outwards(corners)
     samples = np.linspace(0.12, 0.88, _NORMALS, dtype=np.float32)
     reach = np.linspace(-_INSIDE, _OUTSIDE, _STEPS, dtype=np.float32)
     offsets = reach[None, :] * short[:, None]  # (N, K) pixels
@@ -75,7 +75,6 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) 
     origin, direction = fit_lines(points + along[..., None] * normals[:, :, None, :], agree)
     usable = agree.mean(axis=2) >= _SUPPORT
     # Opposite sides of a card stay nearly parallel in the picture: a side is not turned away from its opposite.
-    old = _unit(ends - starts)
     opposite = np.roll(np.where(usable[..., None], direction, old), 2, axis=1)
     skew_new = np.abs(direction[..., 0] * opposite[..., 1] - direction[..., 1] * opposite[..., 0])
     skew_old = np.abs(old[..., 0] * opposite[..., 1] - old[..., 1] * opposite[..., 0])
@@ -162,16 +161,3 @@ def _paperness(profiles_bgr: NDArray[np.uint8], inside: int) -> NDArray[np.float
     paper_ab = (inner[..., 1:] * bright[..., None]).sum(axis=1) / np.maximum(bright.sum(axis=1), 1)[:, None]  # (N, 2)
     chroma = np.hypot(lab[..., 1] - paper_ab[:, None, None, 0], lab[..., 2] - paper_ab[:, None, None, 1])
     return lab[..., 0] - CHROMA_WEIGHT * chroma
-
-
-def _sides(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
-    """Each side's start, end and unit normal pointing away from the card: (N, 4, 2) each."""
-    starts, ends = corners, np.roll(corners, -1, axis=1)
-    direction = _unit(ends - starts)
-    normals = np.stack([direction[..., 1], -direction[..., 0]], axis=2)
-    outwards = (((starts + ends) / 2 - corners.mean(axis=1, keepdims=True)) * normals).sum(axis=2)
-    return starts, ends, normals * np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[..., None]
-
-
-def _unit(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
-    return (vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-6)).astype(np.float32)

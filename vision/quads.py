@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "ASPECT_RANGE"]
+__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "ASPECT_RANGE"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
 
@@ -118,7 +118,7 @@ def snap_all_corners(gray: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]
     if not quads_xy:
         return []
     corners = np.array(quads_xy, np.float32)  # (N, 4, 2)
-    starts, ends, directions, normals = _sides_outwards(corners)
+    starts, ends, directions, normals = sides_outwards(corners)
     samples = np.linspace(0.15, 0.85, 16, dtype=np.float32)
     offsets = np.arange(-search_px, search_px + 0.01, 0.5, dtype=np.float32)
     points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
@@ -214,7 +214,7 @@ def warp_card(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], sho
     return cv2.warpPerspective(frame_bgr, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _sides_outwards(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], ...]:
+def sides_outwards(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], ...]:
     """Each side's start, end, unit direction and unit normal pointing away from the card: (N, 4, 2) each."""
     starts, ends = corners, np.roll(corners, -1, axis=1)
     directions = ends - starts
