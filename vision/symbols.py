@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.colours import bgr_to_lab, classify_colours
-from vision.shapes import ShapeFeatures, angular_harmonics, measure_shape, shape_scores
+from vision.shapes import ShapeFeatures, angular_harmonics, classify_shapes, measure_shape, shape_scores
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
 __all__ = ["Blob", "Segmentation", "find_blobs"]
@@ -430,10 +430,9 @@ def _unwashed(mean_bgr: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def _is_washed_symbol(blob: Blob) -> bool:
-    """Does a washed-out mark plainly fit a shape (per five features, as the reader's fit)
+    """Does a washed-out mark plainly fit a shape (the reader's fit, ``classify_shapes``)
     and a print colour?"""
-    x = blob.features.as_array()
-    shape_fit = float(np.exp(shape_scores(x[None], np.array([blob.extent])).max() * 5.0 / len(x) / 4.0))
+    shape_fit = float(classify_shapes(blob.features.as_array()[None], np.array([blob.extent]))[2][0])
     colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
     return shape_fit >= _WASHED_SHAPE_FIT and colour_fit >= _WASHED_COLOUR_FIT
 
