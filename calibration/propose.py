@@ -16,8 +16,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.areas import ray_exit
-from calibration.rows import card_geometry, row_chains
+from calibration.rows import row_chains
 from calibration.seats import Seat
+from vision.arrange import card_geometry
 
 __all__ = ["ProposalError", "propose_seats", "seat_names"]
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 import cv2
@@ -22,9 +21,9 @@ from numpy.typing import NDArray
 
 from calibration.areas import depth_in_table
 from calibration.gaps import TableLook, table_look, table_share
-from vision.arrange import find_chains
+from vision.arrange import CardGeometry, card_geometry, find_chains, off_line, separation
 
-__all__ = ["CardGeometry", "card_geometry", "row_chains", "MAX_ROW"]
+__all__ = ["row_chains", "MAX_ROW"]
 
 MAX_ROW = 8  # an eighth card is a rules error, but it lies in the row
 # Rows lie out from the middle, where thrown-back pool cards rarely land: at least this
@@ -51,49 +50,6 @@ _BRIDGE_ACROSS = 0.35
 _HIDDEN_TABLE = 0.5
 
 
-@dataclass(frozen=True)
-class CardGeometry:
-    """Where cards lie: corners, centres, unit short axes (along a row) and side lengths, in image pixels."""
-
-    quads: NDArray[np.float64]  # (N, 4, 2)
-    centres: NDArray[np.float64]  # (N, 2)
-    short_axes: NDArray[np.float64]  # (N, 2)
-    shorts: NDArray[np.float64]  # (N,)
-    longs: NDArray[np.float64]  # (N,)
-
-    def __post_init__(self) -> None:
-        if self.quads.ndim != 3 or self.quads.shape[1:] != (4, 2):
-            raise ValueError(f"quads must be (N, 4, 2), got shape {self.quads.shape}")
-
-
-def card_geometry(corners: Sequence[NDArray]) -> CardGeometry:
-    """The geometry of cards given by their corners (4, 2), clockwise, first edge a short side."""
-    quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
-    short_vec = (quads[:, 1] - quads[:, 0] + quads[:, 2] - quads[:, 3]) / 2
-    long_vec = (quads[:, 3] - quads[:, 0] + quads[:, 2] - quads[:, 1]) / 2
-    shorts = np.linalg.norm(short_vec, axis=1)
-    return CardGeometry(quads, quads.mean(axis=1), short_vec / np.maximum(shorts, 1e-9)[:, None], shorts,
-                        np.linalg.norm(long_vec, axis=1))
-
-
-def _gap(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> float:
-    """How far apart two convex quads lie: their gap, or minus their overlap's depth (separating axes)."""
-    both = np.concatenate([quad_a, quad_b])
-    edges = np.concatenate([quad_a[[1, 2, 3, 0]] - quad_a, quad_b[[1, 2, 3, 0]] - quad_b])
-    normals = edges[:, ::-1] * (-1.0, 1.0)
-    normals /= np.maximum(np.hypot(normals[:, 0], normals[:, 1]), 1e-9)[:, None]
-    projected = both @ normals.T
-    pa, pb = projected[:4], projected[4:]
-    return float(np.maximum(pb.min(axis=0) - pa.max(axis=0), pa.min(axis=0) - pb.max(axis=0)).max())
-
-
-def _off_line(centres: NDArray[np.float64]) -> float:
-    """The sum of squared distances of points (N, 2) from their best straight line."""
-    c = centres - centres.mean(axis=0)
-    sxx, syy, sxy = float(c[:, 0] @ c[:, 0]), float(c[:, 1] @ c[:, 1]), float(c[:, 0] @ c[:, 1])
-    return max(0.0, (sxx + syy) / 2 - math.hypot((sxx - syy) / 2, sxy))
-
-
 def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
     """A chain (in order along it) cut where its pieces best look like rows of their own.
 
@@ -110,12 +66,12 @@ def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
     _, _, vt = np.linalg.svd(centres - centres.mean(axis=0))
     across = centres @ np.array([-vt[0][1], vt[0][0]])
     wide = [
-        _GAP_COST * max(0.0, _gap(geo.quads[a], geo.quads[b]) / ((geo.shorts[a] + geo.shorts[b]) / 2) - _ROW_GAP)
+        _GAP_COST * max(0.0, separation(geo.quads[a], geo.quads[b]) / ((geo.shorts[a] + geo.shorts[b]) / 2) - _ROW_GAP)
         for a, b in zip(chain, chain[1:])
     ]
 
     def cost(a: int, b: int) -> float:
-        spread = _off_line(centres[a:b]) if b - a >= 3 else float(np.sum((across[a:b] - across[a:b].mean()) ** 2))
+        spread = off_line(centres[a:b], across[a:b], 1.0)  # centres and offsets already in long sides
         return _NEW_ROW + spread / (2 * _LINE_SPREAD**2) + sum(wide[a:b - 1])
 
     best, start = [0.0] + [math.inf] * n, [0] * (n + 1)
@@ -160,7 +116,7 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
     first = sorted(first, key=lambda k: float(geo.centres[k] @ axis))
     second = sorted(second, key=lambda k: float(geo.centres[k] @ axis))
     a, b = first[-1], second[0]
-    gap = _gap(geo.quads[a], geo.quads[b]) / short
+    gap = separation(geo.quads[a], geo.quads[b]) / short
     if not _BRIDGE_GAP[0] <= gap <= _BRIDGE_GAP[1] or len(cards) + max(1, round(gap / 1.15)) > MAX_ROW:
         return None
     # The gap against the bare table just inside the row (a hand reaching over the row

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from calibration.seats import Seat, facing, left_to_right, table_centre
 
-__all__ = ["PlacedRow", "arrange_rows", "find_chains"]
+__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation"]
 
 # Centre-to-centre distance of neighbours in a row, in short sides: touching cards
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
@@ -45,26 +45,35 @@ class PlacedRow:
 
 
 @dataclass(frozen=True)
-class _Geometry:
+class CardGeometry:
+    """Where cards lie: corners, centres, unit short axes (along a row) and side lengths, in image pixels."""
+
     quads: NDArray[np.float64]  # (N, 4, 2)
     centres: NDArray[np.float64]  # (N, 2)
     short_axes: NDArray[np.float64]  # (N, 2) unit vectors along each card's short side
     shorts: NDArray[np.float64]  # (N,)
     longs: NDArray[np.float64]  # (N,)
 
+    def __post_init__(self) -> None:
+        if self.quads.ndim != 3 or self.quads.shape[1:] != (4, 2):
+            raise ValueError(f"quads must be (N, 4, 2), got shape {self.quads.shape}")
 
-def _geometry(corners: Sequence[NDArray]) -> _Geometry:
+
+def card_geometry(corners: Sequence[NDArray]) -> CardGeometry:
+    """The geometry of cards given by their corners (4, 2), clockwise, first edge a short side."""
     quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
-    centres = quads.mean(axis=1)
     short_vec = (quads[:, 1] - quads[:, 0] + quads[:, 2] - quads[:, 3]) / 2
     long_vec = (quads[:, 3] - quads[:, 0] + quads[:, 2] - quads[:, 1]) / 2
     shorts = np.linalg.norm(short_vec, axis=1)
-    longs = np.linalg.norm(long_vec, axis=1)
-    geo = _Geometry(quads, centres, short_vec / np.maximum(shorts, 1e-9)[:, None], shorts, longs)
-    return _settle_square_cards(geo)
+    return CardGeometry(quads, quads.mean(axis=1), short_vec / np.maximum(shorts, 1e-9)[:, None], shorts,
+                        np.linalg.norm(long_vec, axis=1))
 
 
-def _settle_square_cards(geo: _Geometry) -> _Geometry:
+def _geometry(corners: Sequence[NDArray]) -> CardGeometry:
+    return _settle_square_cards(card_geometry(corners))
+
+
+def _settle_square_cards(geo: CardGeometry) -> CardGeometry:
     """Nearly square quads (a card seen at a slant) turned so their short side runs along their row.
 
     Which side of such a quad is the card's short one is uncertain: it takes the
@@ -89,7 +98,7 @@ def _axis_angle(a: NDArray, b: NDArray) -> float:
     return math.degrees(math.acos(min(1.0, abs(float(a @ b)))))
 
 
-def _misfits(geo: _Geometry, only: int | None = None) -> NDArray[np.float64]:
+def _misfits(geo: CardGeometry, only: int | None = None) -> NDArray[np.float64]:
     """How far each card lies from where a row's next card after another would: (N, N), inf where
     it cannot be next (and on the diagonal); with ``only``, that card's row (N,) alone."""
     rows = slice(None) if only is None else slice(only, only + 1)
@@ -181,7 +190,7 @@ def arrange_rows(
 
 
 def _rows_for_seats(
-    geo: _Geometry, chains: list[list[int]], seats: Sequence[Seat], image_size_wh: tuple[int, int]
+    geo: CardGeometry, chains: list[list[int]], seats: Sequence[Seat], image_size_wh: tuple[int, int]
 ) -> list[PlacedRow]:
     centre = np.array(table_centre(seats, image_size_wh))
     positions = np.array([s.position_xy for s in seats], np.float64)
@@ -221,7 +230,7 @@ def _rows_for_seats(
 
 
 def _bridge_gaps(
-    geo: _Geometry, chains: list[list[int]], rows: dict[int, list[int]], positions: NDArray[np.float64]
+    geo: CardGeometry, chains: list[list[int]], rows: dict[int, list[int]], positions: NDArray[np.float64]
 ) -> dict[int, list[int]]:
     """Rows with the pieces that continue them beyond a gap of one card (a card missed, or under a hand).
 
@@ -253,7 +262,7 @@ def _bridge_gaps(
     return rows
 
 
-def _continues(geo: _Geometry, row: list[int], piece: list[int]) -> bool:
+def _continues(geo: CardGeometry, row: list[int], piece: list[int]) -> bool:
     """Whether ``piece`` lies on the line of ``row``, one missing card's room beyond one of its ends."""
     axis = _direction(geo, row)
     normal = np.array([-axis[1], axis[0]])
@@ -270,7 +279,7 @@ def _continues(geo: _Geometry, row: list[int], piece: list[int]) -> bool:
     return _MAX_STEP * short < beyond <= _MAX_BRIDGE * short
 
 
-def _seat_offset(geo: _Geometry, cards: list[int], seat_xy: NDArray[np.float64]) -> float:
+def _seat_offset(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64]) -> float:
     """How far a player sits from the middle of their row, along it, in the row's length."""
     axis = _direction(geo, cards)
     along = geo.centres[cards] @ axis
@@ -283,7 +292,7 @@ def _nearest(positions: NDArray[np.float64], point: NDArray[np.float64]) -> int:
 
 
 def _share_chain(
-    geo: _Geometry, chain: list[int], seats: list[int], positions: NDArray[np.float64]
+    geo: CardGeometry, chain: list[int], seats: list[int], positions: NDArray[np.float64]
 ) -> dict[int, list[int]]:
     """A chain cut into one piece per seat (or fewer), in the seats' order along it.
 
@@ -320,7 +329,7 @@ def _share_chain(
             extent = at[b - 1] - at[a] + sum(shorts[a:b]) / count
             offset = abs(sum(at[a:b]) / count - seat_at[seat]) / extent
             if (a, b) not in lines:
-                lines[a, b] = _LINE_WEIGHT * _off_line(geo.centres[cards[a:b]], across[a:b], long)
+                lines[a, b] = _LINE_WEIGHT * off_line(geo.centres[cards[a:b]], across[a:b], long)
             pieces[a, b, seat] = _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF) + lines[a, b]
         return pieces[a, b, seat]
 
@@ -339,7 +348,7 @@ def _share_chain(
     return best
 
 
-def _direction(geo: _Geometry, cards: list[int]) -> NDArray[np.float64]:
+def _direction(geo: CardGeometry, cards: list[int]) -> NDArray[np.float64]:
     """The unit direction of a chain: the line through its centres, or a lone card's short axis."""
     if len(cards) < 2:
         return geo.short_axes[cards[0]]
@@ -348,7 +357,7 @@ def _direction(geo: _Geometry, cards: list[int]) -> NDArray[np.float64]:
     return vt[0]
 
 
-def _off_line(centres: NDArray[np.float64], across: NDArray[np.float64], long: float) -> float:
+def off_line(centres: NDArray[np.float64], across: NDArray[np.float64], long: float) -> float:
     """Squared offsets of a piece's centres from its own line, in long sides.
 
     A piece of three cards or more fits its own line (rows bend a little in a wide-angle
@@ -362,7 +371,7 @@ def _off_line(centres: NDArray[np.float64], across: NDArray[np.float64], long: f
     return max(0.0, (sxx + syy) / 2 - math.hypot((sxx - syy) / 2, sxy)) / long**2
 
 
-def _separation(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> float:
+def separation(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> float:
     """How far apart two convex quads lie: their gap, or minus their overlap's depth (separating axes)."""
     both = np.concatenate([quad_a, quad_b])
     edges = np.concatenate([quad_a[[1, 2, 3, 0]] - quad_a, quad_b[[1, 2, 3, 0]] - quad_b])
@@ -373,16 +382,16 @@ def _separation(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> flo
     return float(np.maximum(pb.min(axis=0) - pa.max(axis=0), pa.min(axis=0) - pb.max(axis=0)).max())
 
 
-def _link_cost(geo: _Geometry, a: int, b: int) -> float:
+def _link_cost(geo: CardGeometry, a: int, b: int) -> float:
     """The cost of two neighbours in a chain lying in one row: overlapping or far apart, they are two rows' ends."""
     short = (geo.shorts[a] + geo.shorts[b]) / 2
-    gap = _separation(geo.quads[a], geo.quads[b]) / short
+    gap = separation(geo.quads[a], geo.quads[b]) / short
     if gap < -_MAX_OVERLAP:
         return _OVERLAP_COST
     return _WIDE_GAP_COST if gap > _WIDE_GAP else 0.0
 
 
-def _faces_seat(geo: _Geometry, cards: list[int], seat_xy: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:
+def _faces_seat(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:
     """Whether cards can be a row of the player at ``seat_xy``.
 
     A row runs along its player's edge: the player sits alongside it, in front of its
@@ -400,7 +409,7 @@ def _faces_seat(geo: _Geometry, cards: list[int], seat_xy: NDArray[np.float64], 
     return float((middle - seat_xy) @ f) < float((centre - seat_xy) @ f)
 
 
-def _rows_without_seats(geo: _Geometry, chains: list[list[int]], image_size_wh: tuple[int, int]) -> list[PlacedRow]:
+def _rows_without_seats(geo: CardGeometry, chains: list[list[int]], image_size_wh: tuple[int, int]) -> list[PlacedRow]:
     centre = np.array(image_size_wh, np.float64) / 2
     placed = []
     for chain in chains:

@@ -4,7 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.rows import card_geometry, row_chains
+from calibration.rows import row_chains
+from vision.arrange import card_geometry
 
 SIZE_WH = (1000, 800)
 CENTRE = (500.0, 400.0)
