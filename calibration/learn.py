@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 from calibration.areas import find_pool_area, find_table_area
 from calibration.config import Calibration
 from calibration.profile import ink_samples, learn_profile
-from calibration.propose import ProposalError, propose_seats
+from calibration.propose import ProposalError, propose_seats, table_centre
 from calibration.rows import row_chains
 
 __all__ = ["calibrate_frame", "ProposalError"]
@@ -39,20 +39,20 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
     cards = [card for card in read_frame(frame_bgr) if card.reading.criteria is not None]
     corners = [card.corners_xy for card in cards]
     table = find_table_area(frame_bgr, corners)
-    seats = propose_seats(corners, (width, height), table, players, frame_bgr)
+    centre = table_centre(table, (width, height))
+    rows = row_chains(corners, centre, table, (width, height), frame_bgr) if corners else []
+    seats = propose_seats(corners, (width, height), table, players, frame_bgr, rows)
     if not seats:
         raise ProposalError(
             f"no rows found among {len(cards)} face-up cards: lay at least two cards side by side in front of "
             "each player (or give the seats by hand in a YAML file)"
         )
-    outline = table if table is not None else np.array([(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
-    centre = outline.mean(axis=0)
-    in_rows = {k for chain in row_chains(corners, centre, table, (width, height), frame_bgr) for k in chain}
+    in_rows = {k for row in rows for k in row}
     # Without the table top, how far out a card lies is measured to the image's edge, which
     # says too little about the middle: no pool then, rather than one over a short row.
     pool = None if table is None else find_pool_area(
         [corners[k] for k in range(len(cards)) if k not in in_rows],
-        [cards[k].center_xy for k in in_rows], centre, outline,
+        [cards[k].center_xy for k in in_rows], centre, table,
     )
     samples = ink_samples(frame_bgr, corners)
     profile = learn_profile(samples) if samples else None

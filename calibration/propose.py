@@ -20,7 +20,7 @@ from calibration.rows import row_chains
 from calibration.seats import Seat
 from vision.arrange import card_geometry
 
-__all__ = ["ProposalError", "propose_seats", "seat_names"]
+__all__ = ["ProposalError", "propose_seats", "seat_names", "table_centre"]
 
 _MAX_PLAYERS = 6
 _SEAT_OUT = 1.2  # without a table top, a player sits this many long sides beyond the row
@@ -72,9 +72,16 @@ def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy:
     return angle, seat
 
 
+def table_centre(table_xy: NDArray[np.float64] | None, image_size_wh: tuple[int, int]) -> NDArray[np.float64]:
+    """The table's middle: the table top's mean point, or the image centre without one."""
+    width, height = image_size_wh
+    return np.array(table_xy.mean(axis=0) if table_xy is not None else (width / 2, height / 2), np.float64)
+
+
 def propose_seats(
     corners: Sequence[NDArray], image_size_wh: tuple[int, int], table_xy: NDArray[np.float64] | None = None,
     players: Sequence[str] | None = None, frame_bgr: NDArray[np.uint8] | None = None,
+    rows: Sequence[list[int]] | None = None,
 ) -> tuple[Seat, ...]:
     """One seat per row, on the row's outer side, named clockwise from the bottom of the image.
 
@@ -90,6 +97,8 @@ def propose_seats(
     players : names, one per row, clockwise from the bottom; default ``Player 1..n``
     frame_bgr : ndarray (H, W, 3) uint8, the photo, to tell a row parted by a hidden card
         from two neighbours' rows (see ``row_chains``); None: such a row's pieces stay apart
+    rows : the rows ``row_chains`` gives for these cards round ``table_centre``, when the
+        caller has them already; None: found here
 
     Raises
     ------
@@ -99,9 +108,11 @@ def propose_seats(
     width, height = image_size_wh
     if len(corners) == 0:
         return ()
-    centre = np.array(table_xy.mean(axis=0) if table_xy is not None else (width / 2, height / 2), np.float64)
+    centre = table_centre(table_xy, image_size_wh)
+    if rows is None:
+        rows = row_chains(corners, centre, table_xy, image_size_wh, frame_bgr)
     # At most six players: the longest rows are the likeliest.
-    rows = sorted(row_chains(corners, centre, table_xy, image_size_wh, frame_bgr), key=len, reverse=True)[:_MAX_PLAYERS]
+    rows = sorted(rows, key=len, reverse=True)[:_MAX_PLAYERS]
     cards = card_geometry(corners)
     placed: list[tuple[float, tuple[float, float]]] = []
     normals = []
