@@ -209,7 +209,7 @@ _SPREAD = np.array([
 # of the two. Shifts: the median deviation of the stars that fit no shape on dev120/hard
 # true-corner crops (solidity, extent, fill_circle, thickness and c5 by 3-4 spreads).
 # One more row of the model, folded into the star's column.
-_STAR = 3
+_STAR = SHAPE_ORDER.index(Shape.STAR)
 _MEAN6 = np.vstack([_MEAN, _MEAN[_STAR] + np.array([0.22, 0.17, 0.0, 0.12, 0.16, 0.0, 0.0, -0.48])])
 _SLOPE6 = np.vstack([_SLOPE, _SLOPE[_STAR]])
 _SPREAD6 = np.vstack([_SPREAD, _SPREAD[_STAR]])
