@@ -76,7 +76,7 @@ def explain(
 
 def main(argv: list[str] | None = None) -> int:
     from calibration.areas import find_table_area
-    from calibration.propose import propose_seats
+    from calibration.propose import propose_seats, table_centre
     from calibration.rows import row_chains
     from vision.pipeline import read_frame
 
@@ -95,9 +95,8 @@ def main(argv: list[str] | None = None) -> int:
             size = (frame.shape[1], frame.shape[0])
             corners = [c.corners_xy for c in read_frame(frame) if c.reading.criteria is not None]
             table = find_table_area(frame, corners)
-            seats = propose_seats(corners, size, table, frame_bgr=frame) if corners else ()
-            centre = table.mean(axis=0) if table is not None else np.array(size, np.float64) / 2
-            chains = row_chains(corners, centre, table, size, frame) if corners else []
+            chains = row_chains(corners, table_centre(table, size), table, size, frame) if corners else []
+            seats = propose_seats(corners, size, table, frame_bgr=frame, rows=chains) if corners else ()
             words, causes = explain(corners, chains, len(seats), truth)
             total += causes
             if words or args.all or len(seats) != len(truth["seats"]):
