@@ -7,12 +7,13 @@ import ctypes.util
 import os
 import select
 import subprocess
+import time
 from contextlib import contextmanager
 from typing import Iterator
 
 import numpy as np
 
-__all__ = ["xvfb", "screenshot", "windows_on", "window_env"]
+__all__ = ["xvfb", "screenshot", "windows_on", "window_env", "map_again", "painted"]
 
 
 @contextmanager
@@ -20,11 +21,14 @@ def xvfb(size_wh: tuple[int, int]) -> Iterator[str]:
     """An Xvfb screen of ``size_wh`` once it is ready; yields ``":N"``.
 
     Xvfb picks the display number itself (``-displayfd``): other test runs on the machine
-    start screens too, and a number chosen here may be taken by the time Xvfb starts.
+    start screens too, and a number chosen here may be taken by the time Xvfb starts. It does
+    not reset when its last client leaves (``-noreset``): the tests' screenshots and xdotool
+    calls come and go, and a program connecting during a reset was refused ("could not connect
+    to display", 1 of 30 starts on a busy machine).
     """
     read_fd, write_fd = os.pipe()
     server = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{size_wh[0]}x{size_wh[1]}x24",
-                               "-nolisten", "tcp"], pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               "-nolisten", "tcp", "-noreset"], pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write_fd)
     try:
         ready, _, _ = select.select([read_fd], [], [], 30)
@@ -39,11 +43,47 @@ def xvfb(size_wh: tuple[int, int]) -> Iterator[str]:
 
 def window_env(display: str, root: os.PathLike | str) -> dict[str, str]:
     """The environment for a program that opens its window on ``display`` (the project at ``root``
-    importable). Qt is kept off X shared memory: on a busy machine Xvfb then showed a window that
-    stayed black (3 of 4 runs with two busy loops beside the test, none of 4 without shared memory)."""
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(root), "QT_X11_NO_MITSHM": "1"}
+    importable). Qt is kept off X shared memory (``QT_XCB_NO_MITSHM``, the name Qt 5's xcb plugin
+    reads), so that a container's small or private shared memory cannot come between the program
+    and Xvfb. (The windows that stayed black, once blamed on shared memory, had lost their
+    MapNotify: see ``map_again``. The ``QT_X11_NO_MITSHM`` set before was Qt 4's name.)"""
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(root), "QT_XCB_NO_MITSHM": "1"}
     env.pop("WAYLAND_DISPLAY", None)
     return env
+
+
+def map_again(display: str, name: str) -> list[str]:
+    """Unmap and map again the visible windows called ``name``; their ids.
+
+    Qt 5's xcb plugin (OpenCV's windows) now and then misses its window's MapNotify on a busy
+    machine (4 of 40 starts with two busy loops beside it; its event log shows no MapNotify):
+    it then never counts the window as shown and never paints it, and the screen stays black.
+    Mapped again, the window painted within 0.1 s each time. A test calls this once a window
+    it waits for has stayed unpainted a while: a program does the same slow or not.
+    """
+    env = {**os.environ, "DISPLAY": display}
+    found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", name], env=env, capture_output=True,
+                           text=True, timeout=30).stdout.split()
+    for window in found:
+        for step in ("windowunmap", "windowmap"):
+            subprocess.run(["xdotool", step, "--sync", window], env=env, capture_output=True, timeout=30)
+    return found
+
+
+def painted(display: str, name: str, size_wh: tuple[int, int], timeout_s: float = 60.0, patience_s: float = 5.0) -> bool:
+    """Whether the screen shows something (is not all black) within ``timeout_s`` (True without
+    libX11, which cannot tell); the window called ``name`` is mapped again each time it has
+    stayed unpainted ``patience_s`` longer (see ``map_again``)."""
+    start = last = time.monotonic()
+    while time.monotonic() - start < timeout_s:
+        shot = screenshot(display, size_wh)
+        if shot is None or shot.any():
+            return True
+        if time.monotonic() - last > patience_s:
+            map_again(display, name)
+            last = time.monotonic()
+        time.sleep(0.05)
+    return False
 
 
 def windows_on(display: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.xscreen import screenshot, window_env, xvfb
+from tests.xscreen import painted, screenshot, window_env, windows_on, xvfb
 
 from calibration.config import load_calibration
 
@@ -72,6 +72,7 @@ def test_dragging_a_seat_in_the_window_moves_it_and_typing_renames_one(display, 
     # while to draw, and OpenCV reports only the newest key pressed since it last looked.
     try:
         window = xdotool(display, "search", "--sync", "--onlyvisible", "--name", "referee calibrate").split()[0]
+        assert painted(display, "referee calibrate", SCREEN_WH), f"the screen stayed black (windows: {windows_on(display)})"
         start = before[0].position_xy
         corner = {}
 

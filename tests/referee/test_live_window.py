@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.xscreen import screenshot, window_env, windows_on, xvfb
+from tests.xscreen import map_again, painted, screenshot, window_env, windows_on, xvfb
 
 from referee.cli.live_synth import Script, script_round, seats_yaml, write_video
 
@@ -59,8 +59,9 @@ def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display,
                 shot, drawn = latest, drawn + 1
                 if near(shot, ERROR_BGR) > 300:
                     break
-            elif drawn == 0 and shots % 100 == 50:
+            elif drawn == 0 and shots % 100 == 50:  # unpainted for a while: see tests.xscreen.map_again
                 windows = windows_on(display)
+                map_again(display, "referee live")
             time.sleep(0.05)
     finally:
         _, err = process.communicate(timeout=120)
@@ -124,6 +125,7 @@ def test_the_window_keys_toggle_the_mode_take_point_cards_start_the_next_round_a
         window = subprocess.run(["xdotool", "search", "--sync", "--name", "referee live"], env=env, capture_output=True,
                                 text=True, timeout=60).stdout.split()
         assert window, "no 'referee live' window"
+        assert painted(display, "referee live", SCREEN_WH), f"the screen stayed black (windows: {windows_on(display)})"
         subprocess.run(["xdotool", "windowfocus", "--sync", window[-1]], env=env, check=True, timeout=20)
         wait_for("six cards laid", lambda: sum(e["type"] == "card_laid" for e in events()) == 6)
         time.sleep(0.5)
