@@ -88,26 +88,33 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     quads = [CardQuad(c, r.fill) for c, r in zip(corners, chosen)]
     short, long = np.median([q.size_wh for q in quads], axis=0)
-    regions = []
+    regions, spans = [], []  # and the span each was swept over
     boxes = _boxes_around(left, 0.3 * short * long, int(0.3 * long))
     # Most frames leave a tenth of themselves unexplained; a pale striped cloth, all of it:
     # there the sweep keeps to the first sweep's steps.
     levels = _AGAIN_LEVELS if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) < _AGAIN_WIDE * white.size else LEVELS
     for x0, y0, x1, y1 in boxes:
         lit = unlit[y0:y1, x0:x1].copy()
-        lit[found[y0:y1, x0:x1] > 0] = low  # the cards found, as dark as the table
+        unfound = found[y0:y1, x0:x1] == 0
+        # Where the table itself is as bright as paper left over (a pale cloth), the sweep
+        # starts at its whiteness: steps from the floor beyond the table step over the cards.
+        table = float(np.median(lit[unfound])) if unfound.any() else low
+        floor = table if table > (low + high) / 2 else low
+        lit[~unfound] = floor  # the cards found, as dark as the table
         offset = np.array([x0, y0], np.float32)
-        regions += [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
-                    for r in card_regions(lit, min_short_px, _AGAIN_EDGES, levels, (low, high), 0.1 * white.size)
-                    if r.fill >= _AGAIN_MIN_FILL]
+        more = [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
+                for r in card_regions(lit, min_short_px, _AGAIN_EDGES, levels, (floor, high), 0.1 * white.size)
+                if r.fill >= _AGAIN_MIN_FILL]
+        regions += more
+        spans += [high - floor] * len(more)
     if not regions:
         return []
     new = np.array([r.corners_xy for r in regions], np.float32)
     apart = ~points_inside(corners, new.mean(axis=1)).any(axis=0) & ~points_inside(new, corners.mean(axis=1)).any(axis=1)
-    regions = [r for r, is_apart in zip(regions, apart) if is_apart]
+    span_of = {id(r): span for r, span, is_apart in zip(regions, spans, apart) if is_apart}
     kept = []
-    for region in choose_cards(chosen + regions, _CLEAN_FILL):
-        if not any(region is r for r in regions):
+    for region in choose_cards(chosen + [r for r in regions if id(r) in span_of], _CLEAN_FILL):
+        if id(region) not in span_of:
             continue
         typical = _typical_near(quads, tuple(region.corners_xy.mean(axis=0)))
         size = CardQuad(region.corners_xy, region.fill).size_wh
@@ -116,15 +123,16 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     if not kept:
         return []
     # A patch of pale table is brighter than what lies around it along little of its outline.
-    outlined = _outline_seen(unlit, np.array([r.corners_xy for r in kept], np.float32), high - low).mean(axis=1) >= _OUTLINE_SEEN
+    outlines = np.array([r.corners_xy for r in kept], np.float32)
+    outlined = _outline_seen(unlit, outlines, np.array([span_of[id(r)] for r in kept])).mean(axis=1) >= _OUTLINE_SEEN
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
 
 
-def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: float, offset: float = 2.5,
-                  samples: int = 12) -> NDArray[np.float64]:
+def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: float | NDArray[np.float64],
+                  offset: float = 2.5, samples: int = 12) -> NDArray[np.float64]:
     """Along each side of each quadrilateral (N, 4, 2), the share of the points where the
     whiteness ``offset`` pixels inside is above that outside by 0.15 of ``span``
-    (the table-to-paper sweep) or 8, whichever is more: (N, 4)."""
+    (the table-to-paper sweep, one for all or (N,)) or 8, whichever is more: (N, 4)."""
     n = len(quads)
     starts, ends, _, normal = sides_outwards(quads)
     t = np.linspace(0.1, 0.9, samples, dtype=np.float32)
@@ -133,7 +141,7 @@ def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: 
     outer = (points + offset * normal[:, :, None, :]).reshape(-1, 1, 2).astype(np.float32)
     vi = cv2.remap(white, inner[..., 0], inner[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, 4, -1)
     vo = cv2.remap(white, outer[..., 0], outer[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, 4, -1)
-    return ((vi - vo) > max(8.0, 0.15 * span)).mean(axis=2)
+    return ((vi - vo) > np.maximum(8.0, 0.15 * np.reshape(span, (-1, 1, 1)))).mean(axis=2)
 
 
 def _boxes_around(mask: NDArray[np.uint8], min_area: float, pad: int) -> list[tuple[int, int, int, int]]:

@@ -207,3 +207,24 @@ def test_a_4k_frame_shrinks_to_within_a_grey_level_of_inter_area() -> None:
     area = cv2.resize(frame, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
     assert small.shape == area.shape == (540, 960, 3)
     assert np.abs(small.astype(int) - area).max() <= 1
+
+
+def test_a_card_on_a_pale_cloth_beside_a_dark_floor_is_found() -> None:
+    # The floor beyond the table (a third of the frame) is dark; the cloth is a little greyer than
+    # the paper, and dots lie across the pale card's soft outline. Steps of whiteness from the
+    # floor's level to the paper's step over the card; the second look steps from the cloth's.
+    image = np.full((400, 640, 3), (210, 205, 220), np.float32)
+    image[260:] = (25, 30, 35)
+    image[:, :200] = (60, 110, 150)  # and a stretch of darker cloth, with clear cards on it
+    clear = [card_corners((60, 120), (70, 105), 3), card_corners((150, 120), (70, 105), -4)]
+    pale = card_corners((400, 130), (70, 105), 4)
+    image = lay(image, clear, paper=(222, 222, 226)).astype(np.float32)
+    cv2.fillConvexPoly(image, pale.astype(np.int32), (222, 222, 226), lineType=cv2.LINE_AA)
+    cv2.circle(image, tuple(pale.mean(axis=0).astype(int)), 7, (40, 40, 200), -1, cv2.LINE_AA)
+    image = cv2.GaussianBlur(image, (5, 5), 0) + np.random.default_rng(1).normal(0, 3, image.shape)
+    for x, y in ((370, 78), (432, 80), (360, 185), (440, 180)):
+        cv2.circle(image, (x, y), 10, (150, 60, 170), -1, cv2.LINE_AA)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    found = find_cards(image)
+    assert min(match(found, clear, image.shape[:2])) > 0.85
+    assert match(found, [pale], image.shape[:2])[0] > 0.8
