@@ -24,6 +24,11 @@ _AGAIN_WIDE = 0.3  # unless it has more than this share of the frame to look at 
 _AGAIN_MIN_FILL = 0.65  # a card still filling this much of its quadrilateral
 _AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
+_CORNER_CARDS = (1.1, 3.0)  # paper merged with what touches it: more than a card's area, less than three
+_CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
+_CORNER_FILL = 0.85  # paper fills the card completed from the corner
+_CORNER_FRESH = 0.55  # most of it paper no card found explains
+_CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
 
 
 def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
@@ -33,8 +38,8 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     apart along sharp edges, at a working resolution (see ``vision.regions``); one
     region per card is kept, of the size of the cards around it; where bright paper is
     left unexplained, it is looked at again (shadows taken out, finer steps, fainter
-    edges; see ``_look_again``). A row of cards lying edge to edge with no edge seen
-    between them is split by the cards' size. The corners are then moved onto each
+    edges; see ``_look_again``), after a row of cards lying edge to edge with no edge
+    seen between them is split by the cards' size. The corners are then moved onto each
     card's outline at full resolution.
 
     Parameters
@@ -51,11 +56,11 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     white, _ = whiteness(small)
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale)
     chosen = choose_cards(regions, _CLEAN_FILL)
-    chosen = chosen + _look_again(small, white, chosen, _MIN_SHORT_SIDE_PX * scale)
-    # The edge cut ate about a pixel along every side.
-    grown = grow(np.array([r.corners_xy for r in chosen], np.float32).reshape(-1, 4, 2), 1.0) / scale
-    quads = [CardQuad(corners, r.fill) for corners, r in zip(grown, chosen)]
+    # Rows split by the cards' size are found before the second look, which then leaves them be.
+    quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
+    chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
+    quads += _quads_of(_look_again(small, white, chosen, _MIN_SHORT_SIDE_PX * scale), scale)
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0)
     # Any card may have been found only inside its printed border, or short of a part in
@@ -63,6 +68,12 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     if snapped:
         snapped = list(reach_outlines(frame_bgr, np.array(snapped, np.float32)))
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
+
+
+def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:
+    """The regions as cards in full-frame pixels; the edge cut ate about a pixel along every side."""
+    grown = grow(np.array([r.corners_xy for r in regions], np.float32).reshape(-1, 4, 2), 1.0) / scale
+    return [CardQuad(corners, r.fill) for corners, r in zip(grown, regions)]
 
 
 def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen: list[Region],
@@ -107,8 +118,15 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
                 if r.fill >= _AGAIN_MIN_FILL]
         regions += more
         spans += [high - floor] * len(more)
-    if not regions:
-        return []
+    kept = _fitting(regions, spans, chosen, corners, quads, unlit) if regions else []
+    # What is still left may be a card merged with what touches it (a card it overlaps, a
+    # finger, the frame printed on a card back): no card-shaped region at any level.
+    return kept + _seen_by_a_corner(left, bright, unlit, high - low, quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+
+
+def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], corners: NDArray[np.float32],
+             quads: list[CardQuad], unlit: NDArray[np.float32]) -> list[Region]:
+    """The second look's regions apart from the cards found, of their size, with an outline."""
     new = np.array([r.corners_xy for r in regions], np.float32)
     apart = ~points_inside(corners, new.mean(axis=1)).any(axis=0) & ~points_inside(new, corners.mean(axis=1)).any(axis=1)
     span_of = {id(r): span for r, span, is_apart in zip(regions, spans, apart) if is_apart}
@@ -126,6 +144,58 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     outlines = np.array([r.corners_xy for r in kept], np.float32)
     outlined = _outline_seen(unlit, outlines, np.array([span_of[id(r)] for r in kept])).mean(axis=1) >= _OUTLINE_SEEN
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
+
+
+def _seen_by_a_corner(left: NDArray[np.uint8], bright: NDArray[np.uint8], unlit: NDArray[np.float32], span: float,
+                      quads: list[CardQuad]) -> list[Region]:
+    """Cards of the paper left over, merged with what touches them, that show one corner
+    whole: two straight sides meeting at about a right angle, each at least half a card's
+    short side long. The card is completed from that corner at the size of the cards
+    found near it, and kept where paper fills it and its outline is seen along both sides
+    at the corner. Only a patch of paper larger than a card is looked at: a pale cloth's
+    squares, each no bigger than a card, have such corners too."""
+    contours, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    completed = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        typical = _typical_near(quads, tuple(contour.reshape(-1, 2).mean(axis=0)))
+        if typical is None or not _CORNER_CARDS[0] < area / (typical.short * typical.long) < _CORNER_CARDS[1]:
+            continue
+        poly = cv2.approxPolyDP(contour, 0.08 * typical.short, True).reshape(-1, 2).astype(np.float32)
+        best: tuple[float, NDArray[np.float32], float] | None = None
+        for k in range(len(poly)):
+            corner, a, b = poly[k], poly[k - 1] - poly[k], poly[(k + 1) % len(poly)] - poly[k]
+            la, lb = float(np.hypot(*a)), float(np.hypot(*b))
+            if min(la, lb) < 0.5 * typical.short or abs(float(a @ b)) > _CORNER_COS * la * lb:
+                continue
+            for sa, sb in ((typical.short, typical.long), (typical.long, typical.short)):
+                if la > 1.15 * sa or lb > 1.15 * sb:
+                    continue
+                # A side seen whole (within 15%) gives its own length; one running under something, the cards'.
+                sa, sb = (la if la > 0.85 * sa else sa), (lb if lb > 0.85 * sb else sb)
+                quad = order_corners(np.array([corner, corner + a * sa / la, corner + a * sa / la + b * sb / lb,
+                                               corner + b * sb / lb], np.float32))
+                fill = _filled(quad, bright)
+                if fill < _CORNER_FILL or _filled(quad, left) < _CORNER_FRESH:
+                    continue
+                seen = np.sort(_outline_seen(unlit, quad[None], span)[0])[-2:]
+                if seen.min() >= _CORNER_SEEN and (best is None or fill + seen.mean() > best[0]):
+                    best = (float(fill + seen.mean()), quad, fill)
+        if best is not None:
+            completed.append(CardQuad(best[1], best[2]))
+    return [Region(q.corners_xy, q.fill, 0) for q in _add_new(quads, completed)[len(quads):]]
+
+
+def _filled(quad_xy: NDArray[np.float32], mask: NDArray) -> float:
+    """The share of a quadrilateral (4, 2) where a mask is set (above nought)."""
+    x0, y0 = np.floor(quad_xy.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(quad_xy.max(axis=0)).astype(int) + 1
+    h, w = mask.shape
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return 0.0
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad_xy - (x0, y0)).astype(np.int32), 1)
+    return float((mask[y0:y1, x0:x1][inside > 0] > 0).mean()) if inside.any() else 0.0
 
 
 def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: float | NDArray[np.float64],

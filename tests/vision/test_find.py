@@ -228,3 +228,19 @@ def test_a_card_on_a_pale_cloth_beside_a_dark_floor_is_found() -> None:
     found = find_cards(image)
     assert min(match(found, clear, image.shape[:2])) > 0.85
     assert match(found, [pale], image.shape[:2])[0] > 0.8
+
+
+def test_a_card_over_another_with_no_edge_between_them_is_completed_from_its_corners() -> None:
+    # Two pool cards of the same paper, one over the other, stand out together as one region
+    # that is no card's shape at any level: the top card shows its corners whole.
+    clear = [card_corners((80, 110), (80, 120), 2), card_corners((190, 110), (80, 120), -3), card_corners((80, 290), (80, 120), 4)]
+    under, over = card_corners((400, 220), (80, 120), 35), card_corners((470, 180), (80, 120), -10)
+    image = lay(scene([], table_bgr=(120, 60, 40)).astype(np.float32), clear).astype(np.float32)
+    for corners in (under, over):
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
+        cv2.circle(image, tuple(corners.mean(axis=0).astype(int)), 7, (40, 40, 200), -1, cv2.LINE_AA)
+    image = np.clip(image + np.random.default_rng(2).normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    found = find_cards(image)
+    assert min(match(found, clear, image.shape[:2])) > 0.9
+    assert match(found, [over], image.shape[:2])[0] > 0.9
+    assert all(q.size_wh[0] < 100 for q in found)  # no quad spans the two
