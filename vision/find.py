@@ -24,6 +24,7 @@ _AGAIN_WIDE = 0.3  # unless it has more than this share of the frame to look at 
 _AGAIN_MIN_FILL = 0.65  # a card still filling this much of its quadrilateral
 _AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
+_OUTER = 1.2  # a card's outline against the paper inside its printed border, side for side
 _CORNER_CARDS = (1.1, 3.0)  # paper merged with what touches it: more than a card's area, less than three
 _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
 _CORNER_FILL = 0.85  # paper fills the card completed from the corner
@@ -168,11 +169,13 @@ def _seen_by_a_corner(left: NDArray[np.uint8], bright: NDArray[np.uint8], unlit:
             la, lb = float(np.hypot(*a)), float(np.hypot(*b))
             if min(la, lb) < 0.5 * typical.short or abs(float(a @ b)) > _CORNER_COS * la * lb:
                 continue
-            for sa, sb in ((typical.short, typical.long), (typical.long, typical.short)):
-                if la > 1.15 * sa or lb > 1.15 * sb:
+            # The cards found near it are mostly the paper inside their printed border; this
+            # card's corner is its outline's.
+            for sa, sb in ((_OUTER * typical.short, _OUTER * typical.long), (_OUTER * typical.long, _OUTER * typical.short)):
+                if la > 1.2 * sa or lb > 1.2 * sb:
                     continue
-                # A side seen whole (within 15%) gives its own length; one running under something, the cards'.
-                sa, sb = (la if la > 0.85 * sa else sa), (lb if lb > 0.85 * sb else sb)
+                # A side seen whole (within a fifth) gives its own length; one running under something, the cards'.
+                sa, sb = (la if la > 0.8 * sa else sa), (lb if lb > 0.8 * sb else sb)
                 quad = order_corners(np.array([corner, corner + a * sa / la, corner + a * sa / la + b * sb / lb,
                                                corner + b * sb / lb], np.float32))
                 fill = _filled(quad, bright)
