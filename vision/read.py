@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.cards import Criteria, InvalidCardError, Shape
+from referee.cards import Colour, Criteria, InvalidCardError, Shape
 from vision.colours import bgr_to_lab, classify_colours
 from vision.records import CardReading, SymbolReading
 from vision.shapes import classify_shapes
@@ -170,6 +170,26 @@ def _calibrated(weight: float) -> float:
     return min(1.0, max(0.0, 1.0 - _SOFTMAX_SLOPE * (1.0 - float(weight))))
 
 
+def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.float64], NDArray[np.float64]]:
+    """``classify_colours`` of the blobs. A blob under glare has two readings, divided by the
+    paper (right where a lamp's hot spot multiplies the light) and with glare's added light
+    taken off (right where glare adds it): the surer one is kept."""
+    colours, confidence, fit = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs])), inks)
+    glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
+    if glared:
+        through = np.stack([seg.blobs[i].through_glare_bgr for i in glared])
+        other, other_confidence, other_fit = classify_colours(bgr_to_lab(through), inks)
+        for k, i in enumerate(glared):
+            if _colour_surety(other_confidence[k], other_fit[k]) >= _colour_surety(confidence[i], fit[i]):
+                colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
+    return colours, confidence, fit
+
+
+def _colour_surety(weight: float, fit: float) -> float:
+    """How sure a colour reading is: its calibrated softmax weight or its fit, the lower."""
+    return min(_calibrated(weight), float(fit))
+
+
 def _near_pairs(seg: Segmentation, short: int) -> int:
     """How many pairs of blobs are closer than the printed gap allows (two symbols that
     nearly merged, or one symbol broken in two)."""
@@ -227,8 +247,9 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
 
 def _stretched(card: BalancedCard, size_wh: tuple[int, int]) -> BalancedCard:
     """The balanced card resampled to another size (the paper statistics stay)."""
+    source = None if card.source is None else cv2.resize(card.source, size_wh, interpolation=cv2.INTER_LINEAR)
     return replace(card, balanced_bgr=cv2.resize(card.balanced_bgr, size_wh, interpolation=cv2.INTER_LINEAR),
-                   ink=cv2.resize(card.ink, size_wh, interpolation=cv2.INTER_LINEAR))
+                   ink=cv2.resize(card.ink, size_wh, interpolation=cv2.INTER_LINEAR), source=source)
 
 
 def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
@@ -293,7 +314,7 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         return _not_face(problem)
     shapes, shape_conf, shape_fit = best.shapes, best.shape_conf, best.shape_fit
     inks = None if profile is None else profile.inks
-    colours, colour_conf, colour_fit = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs])), inks)
+    colours, colour_conf, colour_fit = _colours(seg, inks)
     if _looks_like_number(seg, shapes, shape_fit):
         return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
     dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL

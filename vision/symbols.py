@@ -73,6 +73,12 @@ _GLARE_SHARE = 0.02
 # Linear-light gamma and how much of the light every print colour absorbs in its darkest channel.
 _GAMMA = 2.2
 _INK_ABSORPTION = 0.9
+# A symbol's colour is read through glare (:func:`_through_glare`) where the paper in a
+# ring _RING_PX wide around it is at least _GLARE_RING times as bright (in linear light)
+# as the card's typical paper, and not clipped (from _RING_CLIPPED, 0-255) in two channels.
+_RING_PX = 3
+_GLARE_RING = 1.15
+_RING_CLIPPED = 248.0
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,8 @@ class Blob:
     doubt : reasons to doubt that this is exactly one symbol, empty when none.
     fill : share of the blob's outline that is ink (1.0 when solid; a hole lowers it:
         a glare spot inside a symbol, or a printed digit such as 0, 6, 8, 9).
+    through_glare_bgr : ndarray (3,) float32, optional: its colour with glare's added light
+        taken off, like ``mean_bgr`` (None where no glare brightens the paper around it).
     """
 
     center_xy: tuple[float, float]
@@ -96,6 +104,7 @@ class Blob:
     extent: float
     doubt: tuple[str, ...] = ()
     fill: float = 1.0
+    through_glare_bgr: NDArray[np.float32] | None = None
 
 
 @dataclass(frozen=True)
@@ -417,6 +426,62 @@ def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[n
                 float(extent), ("symbol washed out by glare",))
 
 
+def _through_glare(card: BalancedCard, low: NDArray[np.uint8], symbol: NDArray[np.uint8], core: NDArray[np.uint8],
+                   origin: tuple[int, int]) -> NDArray[np.float32] | None:
+    """A symbol's balanced colour with the glare's light taken off, or None where no glare
+    brightens the paper around it.
+
+    Glare adds the lamp's light to ink and paper alike (both are equally glossy), and its
+    colour is not the paper's (a warm lamp in daylight), so dividing by the paper leaves a
+    black symbol pale and tinted like the lamp. In linear light the paper around the symbol
+    less the symbol is the light the ink absorbs, glare gone: ``(1 - r) * L`` per channel,
+    with ``L`` the light without glare. Divided by the card's typical paper colour this is
+    the ink's absorption up to one factor (the local brightness); every print colour
+    absorbs nearly all of the light in its darkest channel, so the largest absorption is
+    scaled to ``_INK_ABSORPTION``. Where the ring's paper is clipped in a channel the
+    absorption there is only a lower bound (on dev renders reading it so still helps);
+    clipped in two, one channel is left to scale by: None. The reader keeps this colour or
+    the balanced one, whichever it is surer of (``read._colours``).
+
+    Parameters
+    ----------
+    card : the balanced card, with ``source`` and ``typical_bgr``
+    low : ndarray (H, W) uint8, 255 on ink (the hysteresis mask)
+    symbol, core : ndarray (h, w) uint8, the symbol and its core in a box of the card
+    origin : (x0, y0), the box's top-left corner in the card
+
+    Returns
+    -------
+    ndarray (3,) float32, B, G, R with the paper at 1.0, or None
+    """
+    height, width = low.shape
+    x0, y0 = origin
+    h, w = symbol.shape
+    pad = _RING_PX
+    bx0, by0 = max(0, x0 - pad), max(0, y0 - pad)
+    bx1, by1 = min(width, x0 + w + pad), min(height, y0 + h + pad)
+    around = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+    around[y0 - by0:y0 - by0 + h, x0 - bx0:x0 - bx0 + w] = symbol
+    ring = cv2.subtract(cv2.dilate(around, _CROSS, iterations=pad), cv2.dilate(around, _CROSS))
+    ring = cv2.bitwise_and(ring, cv2.bitwise_not(low[by0:by1, bx0:bx1]))
+    if cv2.countNonZero(ring) < 8 or cv2.countNonZero(core) == 0:
+        return None
+    # Plain floats: three channels, and numpy's per-call cost is larger than the arithmetic.
+    paper = cv2.mean(card.source[by0:by1, bx0:bx1], ring)[:3]
+    paper_linear = [(v / 255.0) ** _GAMMA for v in paper]
+    typical = [(max(float(v), 1.0) / 255.0) ** _GAMMA for v in card.typical_bgr]
+    # Paper clipped in two channels leaves the absorption in one alone to scale by.
+    if max(p / t for p, t in zip(paper_linear, typical)) < _GLARE_RING or sum(v >= _RING_CLIPPED for v in paper) >= 2:
+        return None
+    ink = cv2.mean(card.source[y0:y0 + h, x0:x0 + w], core)[:3]
+    absorbed = [(p - (v / 255.0) ** _GAMMA) / t for p, v, t in zip(paper_linear, ink, typical)]
+    top = max(absorbed)
+    if top <= 0.05:  # no ink darker than the paper around it
+        return None
+    scale = _INK_ABSORPTION / top
+    return np.array([(1.0 - min(max(a * scale, 0.0), 1.0)) ** (1.0 / _GAMMA) for a in absorbed], np.float32)
+
+
 def _unwashed(mean_bgr: NDArray[np.float32]) -> NDArray[np.float32]:
     """A washed-out ink's balanced colour restored. Glare adds light, so in linear light
     the ink's absorption ``1 - b`` per channel shrinks by one common factor and keeps its
@@ -584,5 +649,13 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
                     mean_all = cv2.mean(bal_roi, own)
             mean = mean_all
         mean_bgr = np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)
-        blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill))
+        through = None
+        if card.source is not None:
+            # The symbol at its print edge (half its ink level), in the box's pixels.
+            symbol = part_mask
+            if symbol.shape != core.shape:
+                symbol = cv2.resize(symbol, core.shape[::-1], interpolation=cv2.INTER_NEAREST)
+            symbol_core = core if len(parts) == 1 else cv2.bitwise_and(core, symbol)
+            through = _through_glare(card, low, symbol, symbol_core, (x0, y0))
+        blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill, through))
     return blobs

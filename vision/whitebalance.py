@@ -78,6 +78,12 @@ class BalancedCard:
     clipped : float
         Share of the card inside its edge band where the camera clipped some channel
         (0 when none): only there can glare have hidden a symbol altogether.
+    source : ndarray (H, W, 3) uint8, optional
+        The input card, kept on cards whose paper glare brightens (None otherwise): a
+        symbol's colour under glare is read from it against the paper around the symbol.
+    typical_bgr : ndarray (3,) float32, optional
+        The card's typical paper colour in the input (its median field cell), 0-255: the
+        paper's colour without glare.
     """
 
     balanced_bgr: NDArray[np.uint8]
@@ -89,6 +95,8 @@ class BalancedCard:
     wash: NDArray[np.float32] | None = None
     blind: float = 0.0
     clipped: float = 0.0
+    source: NDArray[np.uint8] | None = None
+    typical_bgr: NDArray[np.float32] | None = None
 
 
 def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[np.float32]:
@@ -274,4 +282,6 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
         inner = brightest[margin:-margin, margin:-margin]
         clipped_any = cv2.countNonZero(cv2.inRange(inner, 250, 255)) / max(inner.size, 1)
     paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
-    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash, float(blind), float(clipped_any))
+    source = card_bgr if float(wash.max()) > _UNGLARE_FROM else None
+    return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash, float(blind), float(clipped_any),
+                        source, typical.astype(np.float32))

@@ -367,6 +367,29 @@ def test_a_symbol_washed_pale_by_glare_is_read(card_art, shape, colour, amount):
     assert reading.confidence < 0.5
 
 
+def _warm_glare(image, x, y, radius, amount, tint=(0.35, 0.7, 1.0)):
+    """Glare of a warm lamp on a card lit mostly by daylight: warm light (B, G, R shares
+    ``tint``) added in linear units, clipping to white once encoded."""
+    h, w = image.shape[:2]
+    linear = (image.astype(np.float32) / 255.0) ** 2.2
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    spot = amount * np.exp(-((xx - x * w) ** 2 + (yy - y * h) ** 2) / (2 * (radius * w) ** 2))
+    glare = spot[..., None] * np.float32(tint)
+    return np.clip(255.0 * np.minimum(linear + glare, 1.0) ** (1 / 2.2) + 0.5, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("colour", ["black", "red", "yellow", "blue", "green"])
+def test_a_symbol_under_warm_glare_keeps_its_colour(card_art, colour):
+    # A warm lamp's glare over a symbol (clipping the paper's red around it) leaves a black
+    # symbol pale and lamp-coloured once divided by the paper: read as yellow before its
+    # colour was taken from the light it absorbs against the paper around it.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym("square", colour, 0.5, 0.95, 0.3, 10.0)]
+    image = _warm_glare(card_art.draw(syms, paper=(190, 200, 205)), 0.5, 0.95 / 1.45, 0.25, 0.5)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+
+
 def test_a_symbol_clipped_white_by_glare_is_not_counted(card_art):
     # Where the glare clipped the paper and the symbol alike to white nothing is left to
     # read: no symbol is made up there, and the reading is doubted.
