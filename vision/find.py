@@ -95,13 +95,13 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     corners = np.array([r.corners_xy for r in chosen], np.float32)
     found = np.zeros(white.shape, np.uint8)
     cv2.fillPoly(found, list(np.round(grow(corners, 2.0)).astype(np.int32)), 255)
-    _, bright = cv2.threshold(unlit, (low + high) / 2, 255, cv2.THRESH_BINARY)
-    left = cv2.subtract(bright.astype(np.uint8), found)
-    left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    bright = cv2.threshold(unlit, (low + high) / 2, 255, cv2.THRESH_BINARY)[1].astype(np.uint8)
+    left = cv2.morphologyEx(cv2.subtract(bright, found), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    pieces, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)  # the paper left over
     quads = [CardQuad(c, r.fill) for c, r in zip(corners, chosen)]
     short, long = np.median([q.size_wh for q in quads], axis=0)
     regions, spans = [], []  # and the span each was swept over
-    boxes = _boxes_around(left, 0.3 * short * long, int(0.3 * long))
+    boxes = _boxes_around(pieces, left.shape, 0.3 * short * long, int(0.3 * long))
     # Most frames leave a tenth of themselves unexplained; a pale striped cloth, all of it:
     # there the sweep keeps to the first sweep's steps.
     levels = _AGAIN_LEVELS if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) < _AGAIN_WIDE * white.size else LEVELS
@@ -122,7 +122,8 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     kept = _fitting(regions, spans, chosen, corners, quads, unlit) if regions else []
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
-    return kept + _seen_by_a_corner(left, bright, unlit, high - low, quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+    return kept + _seen_by_a_corner(pieces, left, bright, unlit, high - low,
+                                    quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
 
 
 def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], corners: NDArray[np.float32],
@@ -147,17 +148,17 @@ def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], co
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
 
 
-def _seen_by_a_corner(left: NDArray[np.uint8], bright: NDArray[np.uint8], unlit: NDArray[np.float32], span: float,
-                      quads: list[CardQuad]) -> list[Region]:
+def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
+                      unlit: NDArray[np.float32], span: float, quads: list[CardQuad]) -> list[Region]:
     """Cards of the paper left over, merged with what touches them, that show one corner
     whole: two straight sides meeting at about a right angle, each at least half a card's
     short side long. The card is completed from that corner at the size of the cards
     found near it, and kept where paper fills it and its outline is seen along both sides
     at the corner. Only a patch of paper larger than a card is looked at: a pale cloth's
-    squares, each no bigger than a card, have such corners too."""
-    contours, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    squares, each no bigger than a card, have such corners too. ``pieces`` are the outlines
+    of ``left``, the paper no card found explains; ``bright``, all paper."""
     completed = []
-    for contour in contours:
+    for contour in pieces:
         area = cv2.contourArea(contour)
         typical = _typical_near(quads, tuple(contour.reshape(-1, 2).mean(axis=0)))
         if typical is None or not _CORNER_CARDS[0] < area / (typical.short * typical.long) < _CORNER_CARDS[1]:
@@ -217,11 +218,11 @@ def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: 
     return ((vi - vo) > np.maximum(8.0, 0.15 * np.reshape(span, (-1, 1, 1)))).mean(axis=2)
 
 
-def _boxes_around(mask: NDArray[np.uint8], min_area: float, pad: int) -> list[tuple[int, int, int, int]]:
-    """Boxes (x0, y0, x1, y1) around the parts of a mask of at least ``min_area`` pixels,
-    grown by ``pad``; boxes that overlap are joined."""
-    h, w = mask.shape
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+def _boxes_around(contours: tuple[NDArray[np.int32], ...], shape: tuple[int, int], min_area: float,
+                  pad: int) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) around the outer contours of a mask of ``shape`` (H, W) of at
+    least ``min_area`` pixels, grown by ``pad``; boxes that overlap are joined."""
+    h, w = shape
     boxes = []
     for contour in contours:
         if cv2.contourArea(contour) < min_area:
