@@ -77,6 +77,9 @@ class Tally:
     rows_right: int = 0
     rows_all_found: int = 0
     rows_all_found_right: int = 0
+    rows_in_view: int = 0  # every card of the row at least 3/4 visible: what one photo can show
+    rows_in_view_right: int = 0
+    verdicts_in_view_right: int = 0
     verdicts_right: int = 0
     rankings: int = 0
     rankings_right: int = 0
@@ -104,6 +107,9 @@ class Tally:
             "rows_with_all_cards_found": self.rows_all_found,
             "row_accuracy_when_all_cards_found_pct (arrangement)": pct(self.rows_all_found_right, self.rows_all_found),
             "verdict_accuracy_pct": pct(self.verdicts_right, self.rows),
+            "rows_with_every_card_in_view": self.rows_in_view,
+            "row_accuracy_when_every_card_in_view_pct": pct(self.rows_in_view_right, self.rows_in_view),
+            "verdict_accuracy_when_every_card_in_view_pct": pct(self.verdicts_in_view_right, self.rows_in_view),
             "ranking_exact_pct": pct(self.rankings_right, self.rankings),
             "wrong_verdicts_flagged_uncertain_pct": pct(self.wrong_verdicts_flagged, self.rows - self.verdicts_right),
             "wrong_verdicts_flagged_or_named_rowless_pct": pct(self.wrong_verdicts_flagged + self.wrong_verdicts_rowless,
@@ -155,6 +161,7 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
     for j in sorted(missed):
         tally.failures.append(f"{name}: missed card {j} ({true_cards[j].get('where')})")
     true_of = {i: true_cards[j]["id"] for i, j in matched.items()}
+    visible = {c["id"]: c.get("visible_fraction", 1.0) for c in true_cards}
     found_rows = {row.player: row for row in result.rows}
     for true_row in truth["rows"]:
         tally.rows += 1
@@ -173,6 +180,11 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
             or (row.verdict.first_error is not None and error is not None and row.verdict.first_error.position == error["position"])
         )
         tally.verdicts_right += verdict_right
+        # A card more than a quarter hidden (mostly under a hand) can't be read from this photo.
+        in_view = all(visible[k] >= _VISIBLE_ENOUGH for k in true_row["cards"])
+        tally.rows_in_view += in_view
+        tally.rows_in_view_right += in_view and sequence == true_row["cards"]
+        tally.verdicts_in_view_right += in_view and verdict_right
         if not verdict_right:
             tally.wrong_verdicts_flagged += bool(row and row.uncertain)
             tally.wrong_verdicts_rowless += true_row["player"] in result.rowless
