@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TableAreas", "find_table_area", "find_pool_area", "depth_in_table", "inside", "row_candidates"]
+__all__ = ["TableAreas", "search_box", "find_table_area", "find_pool_area", "depth_in_table", "inside", "row_candidates"]
 
 _WORK_WIDTH = 320  # the table is found on a small copy of the frame
 _MIN_TABLE_SHARE = 0.15  # a bright region smaller than this share of the frame is no table top
@@ -24,6 +24,7 @@ _ALL_TABLE = 0.97  # a top covering more of the frame than this has no edge in v
 _POLY_VERTICES = 12
 _POOL_DEPTH = 0.45  # cards nearer the middle than this share of the way to the table edge may be pool
 _POOL_CARDS = 2  # a pool area needs at least this many loose cards (one may be a short row)
+_BOX_MARGIN = 0.03  # of the frame's long side: a card laid later may stick out over the table's edge
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,18 @@ def row_candidates(centres_xy: Sequence[Sequence[float]], areas: TableAreas | No
             continue
         keep.append(index)
     return keep
+
+
+def search_box(areas: TableAreas | None, size_wh: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """The box (x0, y0, x1, y1) of the frame worth searching for cards: the table top's, a
+    little wider; None when no table top is known or its box is the whole frame."""
+    if areas is None or areas.table_xy is None:
+        return None
+    width, height = size_wh
+    margin = _BOX_MARGIN * max(width, height)
+    (x0, y0), (x1, y1) = areas.table_xy.min(axis=0) - margin, areas.table_xy.max(axis=0) + margin
+    box = (max(0, math.floor(x0)), max(0, math.floor(y0)), min(width, math.ceil(x1) + 1), min(height, math.ceil(y1) + 1))
+    return None if box == (0, 0, width, height) else box
 
 
 def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray] = ()) -> NDArray[np.float64] | None:

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from calibration.seats import Seat, facing, left_to_right, table_centre
 
-__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation"]
+__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "row_gaps"]
 
 # Centre-to-centre distance of neighbours in a row, in short sides: touching cards
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
@@ -34,6 +34,7 @@ _OVERLAP_COST = 10.0
 _WIDE_GAP = 0.7  # in short sides: more than half a card, with room for a slanted view
 _WIDE_GAP_COST = 1.0
 _LEFT_OUT_COST = 4.0  # a player who gets no piece of a chain they are nearest to
+_ROOM_FOR_A_CARD = 0.8  # in short sides: a gap in a row this wide may hold a card under a hand
 
 
 @dataclass(frozen=True)
@@ -380,6 +381,16 @@ def separation(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> floa
     projected = both @ normals.T  # (8 corners, 8 sides' normals)
     pa, pb = projected[:4], projected[4:]
     return float(np.maximum(pb.min(axis=0) - pa.max(axis=0), pa.min(axis=0) - pb.max(axis=0)).max())
+
+
+def row_gaps(corners: Sequence[NDArray]) -> tuple[int, ...]:
+    """Where a row's cards (4, 2 corners each, in row order) leave room for a card between
+    neighbours: the positions of the cards after such a gap (a card hidden, or missed)."""
+    geo = card_geometry(corners)
+    return tuple(
+        k for k in range(1, len(geo.quads))
+        if separation(geo.quads[k - 1], geo.quads[k]) > _ROOM_FOR_A_CARD * (geo.shorts[k - 1] + geo.shorts[k]) / 2
+    )
 
 
 def _link_cost(geo: CardGeometry, a: int, b: int) -> float:

@@ -84,6 +84,7 @@ class Tally:
     rankings: int = 0
     rankings_right: int = 0
     wrong_verdicts_flagged: int = 0
+    right_verdicts_flagged: int = 0
     wrong_verdicts_rowless: int = 0  # no row found for the seated player: named in players_without_row
     rulebook_lengths: list = field(default_factory=list)
     ms: list = field(default_factory=list)
@@ -112,6 +113,7 @@ class Tally:
             "verdict_accuracy_when_every_card_in_view_pct": pct(self.verdicts_in_view_right, self.rows_in_view),
             "ranking_exact_pct": pct(self.rankings_right, self.rankings),
             "wrong_verdicts_flagged_uncertain_pct": pct(self.wrong_verdicts_flagged, self.rows - self.verdicts_right),
+            "right_verdicts_flagged_uncertain_pct": pct(self.right_verdicts_flagged, self.verdicts_right),
             "wrong_verdicts_flagged_or_named_rowless_pct": pct(self.wrong_verdicts_flagged + self.wrong_verdicts_rowless,
                                                                self.rows - self.verdicts_right),
             "rulebook_valid_lengths": self.rulebook_lengths,
@@ -180,6 +182,7 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
             or (row.verdict.first_error is not None and error is not None and row.verdict.first_error.position == error["position"])
         )
         tally.verdicts_right += verdict_right
+        tally.right_verdicts_flagged += verdict_right and row.uncertain
         # A card more than a quarter hidden (mostly under a hand) can't be read from this photo.
         in_view = all(visible[k] >= _VISIBLE_ENOUGH for k in true_row["cards"])
         tally.rows_in_view += in_view

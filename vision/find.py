@@ -32,8 +32,8 @@ _CORNER_FRESH = 0.55  # most of it paper no card found explains
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
 
 
-def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
-    """Every card-shaped paper region in the frame.
+def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None) -> list[CardQuad]:
+    """Every card-shaped paper region in the frame, or in a box of it.
 
     Card-shaped bright regions are looked for over a sweep of whiteness levels, cut
     apart along sharp edges, at a working resolution (see ``vision.regions``); one
@@ -46,6 +46,9 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     Parameters
     ----------
     frame_bgr : ndarray (H, W, 3) uint8
+    within : (x0, y0, x1, y1) the box to search (a calibration's table top), in frame
+        pixels; it is searched at the working scale of the whole frame, so that a smaller
+        box takes less time. None: the whole frame.
 
     Returns
     -------
@@ -53,15 +56,27 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
         objects are not filtered here (``read_card`` tells a face from anything else).
     """
     scale = min(1.0, WORK_LONG_SIDE / max(frame_bgr.shape[:2]))
+    # No card covers more than a tenth of the whole frame.
+    max_area = 0.1 * frame_bgr.shape[0] * frame_bgr.shape[1] * scale**2
+    if within is None:
+        return _find(frame_bgr, scale, max_area)
+    x0, y0, x1, y1 = within
+    offset = np.array([x0, y0], np.float32)
+    return [CardQuad(quad.corners_xy + offset, quad.fill) for quad in _find(frame_bgr[y0:y1, x0:x1], scale, max_area)]
+
+
+def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float) -> list[CardQuad]:
+    """``find_cards`` of a whole frame (or a box of it) worked on at ``scale``; no card is
+    larger than ``max_area`` working pixels."""
     small = _shrink(frame_bgr, scale)
     white, _ = whiteness(small)
-    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale)
+    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, max_area=max_area)
     chosen = choose_cards(regions, _CLEAN_FILL)
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
-    quads += _quads_of(_look_again(small, white, chosen, _MIN_SHORT_SIDE_PX * scale), scale)
+    quads += _quads_of(_look_again(small, white, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0)
     # Any card may have been found only inside its printed border, or short of a part in
@@ -78,7 +93,7 @@ def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:
 
 
 def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen: list[Region],
-                min_short_px: float) -> list[Region]:
+                min_short_px: float, max_area: float) -> list[Region]:
     """The cards of the bright paper the chosen regions leave unexplained, looked for again.
 
     A card in a shadow, on a pale stripe, or overlapping another face-up card stands out
@@ -115,7 +130,7 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
         lit[~unfound] = floor  # the cards found, as dark as the table
         offset = np.array([x0, y0], np.float32)
         more = [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
-                for r in card_regions(lit, min_short_px, _AGAIN_EDGES, levels, (floor, high), 0.1 * white.size)
+                for r in card_regions(lit, min_short_px, _AGAIN_EDGES, levels, (floor, high), max_area)
                 if r.fill >= _AGAIN_MIN_FILL]
         regions += more
         spans += [high - floor] * len(more)

@@ -56,17 +56,19 @@ def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None)
     return DetectedCard(quad.corners_xy, reading)
 
 
-def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None) -> list[DetectedCard]:
-    """Every face-up symbol card in the frame, read.
+def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None,
+               within: tuple[int, int, int, int] | None = None) -> list[DetectedCard]:
+    """Every face-up symbol card in the frame (or in the box ``within``), read.
 
     Parameters
     ----------
     frame_bgr : ndarray (H, W, 3) uint8
     profile : a calibration's colour profile (learned inks), or None for the nominal inks
+    within : (x0, y0, x1, y1) the part of the frame to search (a calibration's table top), or None
 
     Returns
     -------
     cards : list of DetectedCard, ordered by their centres, top to bottom
     """
-    cards = [card for quad in find_cards(frame_bgr) if (card := read_quad(frame_bgr, quad, profile)) is not None]
+    cards = [card for quad in find_cards(frame_bgr, within) if (card := read_quad(frame_bgr, quad, profile)) is not None]
     return sorted(cards, key=lambda card: (card.center_xy[1], card.center_xy[0]))

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.areas import TableAreas, row_candidates
+from calibration.areas import TableAreas, row_candidates, search_box
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
 from vision.find import CardQuad, find_cards
 from vision.pipeline import DetectedCard, read_quad
@@ -106,7 +106,7 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
         full_t = before.full_t
     else:
         full_t = t
-    quads = find_cards(frame_bgr)
+    quads = find_cards(frame_bgr, search_box(areas, (frame_bgr.shape[1], frame_bgr.shape[0])))
     quads = [quads[k] for k in row_candidates([q.corners_xy.mean(axis=0) for q in quads], areas)]
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     cards = _read_quads(frame_bgr, quads, settled, frame_index, profile)

@@ -8,11 +8,11 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.areas import TableAreas, row_candidates
+from calibration.areas import TableAreas, row_candidates, search_box
 from calibration.seats import Seat
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
-from vision.arrange import arrange_rows
+from vision.arrange import arrange_rows, row_gaps
 from vision.pipeline import DetectedCard, read_frame
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words"]
@@ -26,7 +26,9 @@ class TableRow:
     """A player's row in a frame: card ids left to right, the verdict, and doubtful cards.
 
     ``unread_cards`` counts face-up cards lying in the row that could not be read: the
-    verdict is then taken without them and is uncertain.
+    verdict is then taken without them and is uncertain. ``gaps`` are the positions of
+    cards after room for a card with none seen (one under a hand, or missed); the
+    verdict is uncertain when one lies at or before the first error.
     """
 
     player: str
@@ -35,10 +37,16 @@ class TableRow:
     uncertain_cards: tuple[int, ...]
     unread_cards: int = 0
     seat: int = 0  # the player's seat number (the row's number without seats): their colour
+    gaps: tuple[int, ...] = ()
+
+    @property
+    def deciding_gaps(self) -> tuple[int, ...]:
+        error = self.verdict.first_error
+        return tuple(g for g in self.gaps if error is None or g <= error.position)
 
     @property
     def uncertain(self) -> bool:
-        return bool(self.uncertain_cards or self.unread_cards)
+        return bool(self.uncertain_cards or self.unread_cards or self.deciding_gaps)
 
 
 @dataclass(frozen=True)
@@ -59,14 +67,14 @@ def referee_frame(
 ) -> TableResult:
     """Read the frame, arrange the rows (by seats when given) and referee them.
 
-    With ``areas`` (from a calibration), cards off the table top or in the middle pool are
-    listed but never put in a row; with ``profile`` (its colour profile) colours are named
-    by the learned inks.
+    With ``areas`` (from a calibration), cards are looked for only on and around the table
+    top, and cards off the top or in the middle pool are listed but never put in a row;
+    with ``profile`` (its colour profile) colours are named by the learned inks.
     """
-    detected = read_frame(frame_bgr, profile)
+    size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
+    detected = read_frame(frame_bgr, profile, search_box(areas, size_wh))
     cards = tuple(card for card in detected if card.reading.criteria is not None)
     unread = tuple(card for card in detected if card.reading.criteria is None)
-    size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
     # Unread faces take their place in the rows too, so that a row is not silently
     # shortened: its verdict is then taken without them, and flagged.
     faces = cards + unread
@@ -85,7 +93,8 @@ def referee_frame(
         deciding = readable if verdict.first_error is None else readable[: verdict.first_error.position + 1]
         doubtful = tuple(k for k in deciding if cards[k].reading.confidence < UNCERTAIN_BELOW)
         seat = [s.name for s in seats].index(row.player) if seats else len(rows)
-        rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat))
+        gaps = row_gaps([cards[k].corners_xy for k in readable])
+        rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat, gaps))
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
@@ -134,6 +143,7 @@ def _row_json(row: TableRow) -> dict[str, Any]:
         "uncertain": row.uncertain,
         "uncertain_cards": list(row.uncertain_cards),
         "unread_cards": row.unread_cards,
+        "gaps": list(row.gaps),
     }
 
 
@@ -168,6 +178,9 @@ def result_lines(result: TableResult, path: str) -> list[str]:
             words += f" (please look at card {positions}: read with doubt)"
         if row.unread_cards:
             words += " (a card in this row could not be read: please look)"
+        if row.deciding_gaps:
+            positions = ", ".join(ordinal(g + 1) for g in row.deciding_gaps)
+            words += f" (room for a card before the {positions}: one may be hidden, please look)"
         lines.append(f"  {row.player}: {verdict.valid_length} valid of {len(row.cards)}; {words}")
     for player in result.rowless:
         lines.append(f"  {player}: no row found (please look: cards under a hand, or not found)")

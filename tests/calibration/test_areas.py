@@ -90,3 +90,11 @@ def test_a_pool_card_near_a_row_stays_out_of_it_with_the_areas() -> None:
     assert [r.cards for r in fenced.rows if r.player == row.player] == [row.cards[:-1]]
     assert len(fenced.cards) == len(plain.cards)  # still listed, only out of the row
     assert face_up("easy/test-003")
+
+
+def test_the_search_box_holds_the_table_top_with_a_margin_and_stays_in_the_frame() -> None:
+    from calibration.areas import search_box
+
+    assert search_box(TableAreas(TABLE, None), (1000, 800)) == (120, 70, 881, 731)
+    assert search_box(TableAreas(np.array([[0, 0], [999, 0], [999, 799], [0, 799]], np.float64)), (1000, 800)) is None
+    assert search_box(TableAreas(None, TABLE), (1000, 800)) is None and search_box(None, (1000, 800)) is None

@@ -58,3 +58,14 @@ def test_a_seated_player_without_a_row_is_named_so_the_table_can_look(tmp_path, 
     assert line["players_without_row"] == ["Anna"] and "Anna" not in [row["player"] for row in line["rows"]]
     assert main(["check", str(photo), "--calibration", str(seats)]) == 0
     assert "Anna: no row found" in capsys.readouterr().out
+
+
+def test_a_gap_makes_a_row_uncertain_only_at_or_before_its_first_error() -> None:
+    from referee.cli.table import TableRow
+    from referee.rows import RowError, Verdict
+
+    error_at_2 = Verdict(2, RowError(2, ("colours",)))
+    assert TableRow("Anna", (0, 1, 2, 3), error_at_2, (), gaps=(2,)).uncertain
+    assert not TableRow("Anna", (0, 1, 2, 3), error_at_2, (), gaps=(3,)).uncertain
+    assert TableRow("Anna", (0, 1, 2, 3), Verdict(4, None), (), gaps=(3,)).uncertain
+    assert not TableRow("Anna", (0, 1, 2, 3), Verdict(4, None), ()).uncertain

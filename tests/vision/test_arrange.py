@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.seats import Seat
-from vision.arrange import arrange_rows, find_chains
+from vision.arrange import arrange_rows, find_chains, row_gaps
 from vision.find import order_corners
 
 W, H = 1600, 1200
@@ -211,3 +211,11 @@ def test_every_card_is_in_one_row_at_most_and_every_player_has_one_row_at_most(p
     in_rows = [k for r in rows for k in r.cards]
     assert len(in_rows) == len(set(in_rows)) and set(in_rows) <= set(range(len(cards)))
     assert len({r.player for r in rows}) == len(rows) and all(r.cards for r in rows)
+
+
+def test_room_for_a_card_between_neighbours_is_a_gap_and_half_a_card_is_not() -> None:
+    touching = row((300, 600), (SHORT, 0), 3, 0, jitter=5, seed=4)
+    apart = row((300, 600), (1.5 * SHORT, 0), 3, 0, jitter=5, seed=5)
+    missing = touching[:2] + [card((300 + 3 * SHORT, 600), 2)]  # the third card's room left empty
+    assert row_gaps(touching) == () and row_gaps(apart) == ()
+    assert row_gaps(missing) == (2,)

@@ -244,3 +244,15 @@ def test_a_card_over_another_with_no_edge_between_them_is_completed_from_its_cor
     assert min(match(found, clear, image.shape[:2])) > 0.9
     assert match(found, [over], image.shape[:2])[0] > 0.9
     assert all(q.size_wh[0] < 100 for q in found)  # no quad spans the two
+
+
+def test_a_box_is_searched_at_the_whole_frames_scale_and_its_cards_come_back_in_frame_pixels() -> None:
+    image = cv2.resize(scene(SEPARATE), (1280, 800), interpolation=cv2.INTER_LINEAR)  # worked on at 0.75
+    cards = [c * 2 for c in SEPARATE]
+    whole = find_cards(image)
+    boxed = find_cards(image, (100, 60, 760, 480))  # the first two cards, not the third
+    assert len(whole) == 3 and len(boxed) == 2
+    assert min(match(boxed, cards[:2], image.shape[:2])) > 0.9
+    for quad in boxed:
+        same = min(whole, key=lambda q: np.abs(q.corners_xy - quad.corners_xy).max())
+        assert np.abs(same.corners_xy - quad.corners_xy).max() < 1.5
