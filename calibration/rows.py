@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from calibration.areas import depth_in_table
 from calibration.gaps import TableLook, table_look, table_share
-from vision.arrange import CardGeometry, card_geometry, find_chains, off_line, separation
+from vision.arrange import CardGeometry, card_geometry, find_chains, neighbour_gaps, off_line, separation
 
 __all__ = ["row_chains", "MAX_ROW"]
 
@@ -65,10 +65,7 @@ def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
     centres = geo.centres[chain] / long
     _, _, vt = np.linalg.svd(centres - centres.mean(axis=0))
     across = centres @ np.array([-vt[0][1], vt[0][0]])
-    wide = [
-        _GAP_COST * max(0.0, separation(geo.quads[a], geo.quads[b]) / ((geo.shorts[a] + geo.shorts[b]) / 2) - _ROW_GAP)
-        for a, b in zip(chain, chain[1:])
-    ]
+    wide = (_GAP_COST * np.maximum(0.0, neighbour_gaps(geo, chain) - _ROW_GAP)).tolist()
 
     def cost(a: int, b: int) -> float:
         spread = off_line(centres[a:b], across[a:b], 1.0)  # centres and offsets already in long sides

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from calibration.seats import Seat, facing, left_to_right, table_centre
 
-__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "row_gaps"]
+__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "row_gaps"]
 
 # Centre-to-centre distance of neighbours in a row, in short sides: touching cards
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
@@ -315,7 +315,7 @@ def _share_chain(
     n = len(cards)
     long = float(np.mean(geo.longs[cards]))
     across = geo.centres[cards] @ np.array([-axis[1], axis[0]]) / long
-    link = [_link_cost(geo, a, b) for a, b in zip(cards, cards[1:])]
+    link = _link_costs(geo, cards)
     # Each piece's costs are worked out once, in plain floats: the cuts tried share pieces.
     at = along.tolist()
     shorts = geo.shorts[cards].tolist()
@@ -364,42 +364,55 @@ def off_line(centres: NDArray[np.float64], across: NDArray[np.float64], long: fl
     A piece of three cards or more fits its own line (rows bend a little in a wide-angle
     photo); shorter ones keep to the chain's direction (``across``, in long sides).
     """
+    # In plain floats: a piece has a few cards, and numpy's per-call cost is larger than the arithmetic.
     if len(centres) < 3:
-        return float(np.sum((across - across.mean()) ** 2))
+        offsets = across.tolist()
+        mean = sum(offsets) / len(offsets)
+        return sum((v - mean) ** 2 for v in offsets)
     # The smaller eigenvalue of the centred scatter matrix: the smallest singular value, squared.
-    c = centres - centres.mean(axis=0)
-    sxx, syy, sxy = float(c[:, 0] @ c[:, 0]), float(c[:, 1] @ c[:, 1]), float(c[:, 0] @ c[:, 1])
+    xs, ys = centres[:, 0].tolist(), centres[:, 1].tolist()
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
     return max(0.0, (sxx + syy) / 2 - math.hypot((sxx - syy) / 2, sxy)) / long**2
 
 
 def separation(quad_a: NDArray[np.float64], quad_b: NDArray[np.float64]) -> float:
     """How far apart two convex quads lie: their gap, or minus their overlap's depth (separating axes)."""
-    both = np.concatenate([quad_a, quad_b])
-    edges = np.concatenate([quad_a[[1, 2, 3, 0]] - quad_a, quad_b[[1, 2, 3, 0]] - quad_b])
-    normals = edges[:, ::-1] * (-1.0, 1.0)
-    normals /= np.maximum(np.hypot(normals[:, 0], normals[:, 1]), 1e-9)[:, None]
-    projected = both @ normals.T  # (8 corners, 8 sides' normals)
-    pa, pb = projected[:4], projected[4:]
-    return float(np.maximum(pb.min(axis=0) - pa.max(axis=0), pa.min(axis=0) - pb.max(axis=0)).max())
+    return float(separations(quad_a[None], quad_b[None])[0])
+
+
+def separations(quads_a: NDArray[np.float64], quads_b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``separation`` of each pair of convex quads, (N, 4, 2) and (N, 4, 2): (N,), at once."""
+    both = np.concatenate([quads_a, quads_b], axis=1)  # (N, 8 corners, 2)
+    edges = np.concatenate([np.roll(quads_a, -1, axis=1) - quads_a, np.roll(quads_b, -1, axis=1) - quads_b], axis=1)
+    normals = np.stack([-edges[..., 1], edges[..., 0]], axis=-1)
+    normals /= np.maximum(np.hypot(normals[..., 0], normals[..., 1]), 1e-9)[..., None]
+    projected = np.einsum("nci,nsi->ncs", both, normals)  # (N, 8 corners, 8 sides' normals)
+    pa, pb = projected[:, :4], projected[:, 4:]
+    return np.maximum(pb.min(axis=1) - pa.max(axis=1), pa.min(axis=1) - pb.max(axis=1)).max(axis=1)
+
+
+def neighbour_gaps(geo: CardGeometry, cards: list[int]) -> NDArray[np.float64]:
+    """The gap between each two cards next to each other in ``cards``, in their mean short side."""
+    if len(cards) < 2:
+        return np.zeros(0)
+    first, second = cards[:-1], cards[1:]
+    return separations(geo.quads[first], geo.quads[second]) / ((geo.shorts[first] + geo.shorts[second]) / 2)
 
 
 def row_gaps(corners: Sequence[NDArray]) -> tuple[int, ...]:
     """Where a row's cards (4, 2 corners each, in row order) leave room for a card between
     neighbours: the positions of the cards after such a gap (a card hidden, or missed)."""
-    geo = card_geometry(corners)
-    return tuple(
-        k for k in range(1, len(geo.quads))
-        if separation(geo.quads[k - 1], geo.quads[k]) > _ROOM_FOR_A_CARD * (geo.shorts[k - 1] + geo.shorts[k]) / 2
-    )
+    gaps = neighbour_gaps(card_geometry(corners), list(range(len(corners))))
+    return tuple(int(k) + 1 for k in np.flatnonzero(gaps > _ROOM_FOR_A_CARD))
 
 
-def _link_cost(geo: CardGeometry, a: int, b: int) -> float:
-    """The cost of two neighbours in a chain lying in one row: overlapping or far apart, they are two rows' ends."""
-    short = (geo.shorts[a] + geo.shorts[b]) / 2
-    gap = separation(geo.quads[a], geo.quads[b]) / short
-    if gap < -_MAX_OVERLAP:
-        return _OVERLAP_COST
-    return _WIDE_GAP_COST if gap > _WIDE_GAP else 0.0
+def _link_costs(geo: CardGeometry, cards: list[int]) -> list[float]:
+    """The cost of each two neighbours in a chain lying in one row: overlapping or far apart, they are two rows' ends."""
+    gaps = neighbour_gaps(geo, cards)
+    return np.where(gaps < -_MAX_OVERLAP, _OVERLAP_COST, np.where(gaps > _WIDE_GAP, _WIDE_GAP_COST, 0.0)).tolist()
 
 
 def _faces_seat(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:
