@@ -34,10 +34,10 @@ def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None 
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
     if cast_ab is None:
         cast_ab = _cast_of_brightest(lab[::3, ::3])
-    light = lab[..., 0].astype(np.float32)
-    a = lab[..., 1].astype(np.float32) - (128 + cast_ab[0])
-    b = lab[..., 2].astype(np.float32) - (128 + cast_ab[1])
-    return cv2.addWeighted(light, 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
+    light, a, b = cv2.split(lab)  # contiguous planes: numpy converts a strided one at a third of the speed
+    a = a.astype(np.float32) - (128 + cast_ab[0])
+    b = b.astype(np.float32) - (128 + cast_ab[1])
+    return cv2.addWeighted(light.astype(np.float32), 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
 
 
 def _cast_of_brightest(lab: NDArray[np.uint8]) -> tuple[float, float]:
