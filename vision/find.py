@@ -62,9 +62,8 @@ def find_cards(frame_bgr: NDArray[np.uint8]) -> list[CardQuad]:
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
     quads += _quads_of(_look_again(small, white, chosen, _MIN_SHORT_SIDE_PX * scale), scale)
-    search_px = 1.0 / scale + 2.0
-    gray = _gray_near(frame_bgr, [quad.corners_xy for quad in quads], search_px + 2.0)
-    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], search_px)
+    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0)
     # Any card may have been found only inside its printed border, or short of a part in
     # a shadow or under glare: its sides move out to the outline where one is clearly seen.
     if snapped:
@@ -254,20 +253,6 @@ def _shrink(frame_bgr: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:
     # At exactly half size, INTER_LINEAR samples between each 2x2 block's pixels: their mean.
     half = cv2.resize(frame_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
     return cv2.resize(half, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
-
-
-def _gray_near(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]], pad: float) -> NDArray[np.uint8]:
-    """The frame in grey (H, W) within ``pad`` pixels of the boxes around the quadrilaterals
-    (4, 2), nought elsewhere: the snapping samples only there, and a whole 4K frame takes
-    milliseconds to convert."""
-    h, w = frame_bgr.shape[:2]
-    gray = np.zeros((h, w), np.uint8)
-    for quad in quads_xy:
-        x0, y0 = np.maximum(np.floor(quad.min(axis=0) - pad), 0).astype(int)
-        x1, y1 = np.minimum(np.ceil(quad.max(axis=0) + pad) + 1, (w, h)).astype(int)
-        if x1 > x0 and y1 > y0:
-            gray[y0:y1, x0:x1] = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-    return gray
 
 
 def _add_new(quads: list[CardQuad], more: list[CardQuad]) -> list[CardQuad]:

@@ -244,17 +244,3 @@ def test_a_card_over_another_with_no_edge_between_them_is_completed_from_its_cor
     assert min(match(found, clear, image.shape[:2])) > 0.9
     assert match(found, [over], image.shape[:2])[0] > 0.9
     assert all(q.size_wh[0] < 100 for q in found)  # no quad spans the two
-
-
-def test_corners_snap_alike_on_the_grey_near_the_cards_and_on_the_whole_grey_frame() -> None:
-    from vision.find import _gray_near
-    from vision.quads import snap_all_corners
-
-    cards = [card_corners((150, 130), (90, 140), 0), card_corners((600, 330), (90, 140), -30)]  # the second past the edge
-    image = scene(cards, size_wh=(640, 400), seed=3)
-    rough = [c + np.float32([2.5, -1.5]) for c in cards]
-    near = _gray_near(image, rough, 6.0)
-    assert (near == 0).mean() > 0.5  # most of the frame is left out
-    whole = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    for got, want in zip(snap_all_corners(near, rough, 4.0), snap_all_corners(whole, rough, 4.0)):
-        np.testing.assert_array_equal(got, want)
