@@ -12,6 +12,11 @@ CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is gre
 _PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
 SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
 
+# Done once at import rather than in the first frame: OpenCV builds its 8-bit Lab tables at
+# the first conversion (~170 ms on one core), numpy imports numpy.ma at the first median (~30 ms).
+cv2.cvtColor(np.zeros((1, 1, 3), np.uint8), cv2.COLOR_BGR2LAB)
+np.median(np.zeros(1))
+
 
 def paper_mask(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """Where the frame shows card paper: bright and nearly grey for the light around it.
@@ -34,10 +39,10 @@ def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None 
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
     if cast_ab is None:
         cast_ab = _cast_of_brightest(lab[::3, ::3])
-    light = lab[..., 0].astype(np.float32)
-    a = lab[..., 1].astype(np.float32) - (128 + cast_ab[0])
-    b = lab[..., 2].astype(np.float32) - (128 + cast_ab[1])
-    return cv2.addWeighted(light, 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
+    light, a, b = cv2.split(lab)  # contiguous planes: numpy converts a strided one at a third of the speed
+    a = a.astype(np.float32) - (128 + cast_ab[0])
+    b = b.astype(np.float32) - (128 + cast_ab[1])
+    return cv2.addWeighted(light.astype(np.float32), 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
 
 
 def _cast_of_brightest(lab: NDArray[np.uint8]) -> tuple[float, float]:

@@ -248,7 +248,8 @@ def _median_of_known(values: NDArray[np.float32]) -> NDArray[np.float32]:
 
 def points_inside(quads_xy: NDArray[np.float32], points_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
     """Whether each point lies in each convex quadrilateral: (N quads, M points) bool."""
-    edges = np.roll(quads_xy, -1, axis=1) - quads_xy  # (N, 4, 2)
-    rel = points_xy[None, :, None, :] - quads_xy[:, None, :, :]  # (N, M, 4, 2)
-    cross = edges[:, None, :, 0] * rel[..., 1] - edges[:, None, :, 1] * rel[..., 0]
-    return (cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)
+    # x and y apart, the points last: numpy is slow over a last axis of two or four.
+    qx, qy = quads_xy[..., 0, None], quads_xy[..., 1, None]  # (N, 4, 1)
+    ex, ey = np.roll(qx, -1, axis=1) - qx, np.roll(qy, -1, axis=1) - qy
+    cross = ex * (points_xy[:, 1] - qy) - ey * (points_xy[:, 0] - qx)  # (N, 4, M)
+    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)

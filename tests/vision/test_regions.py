@@ -116,3 +116,12 @@ def test_a_part_of_a_frame_swept_with_the_frames_span_and_largest_region_keeps_i
     assert card_regions(white, min_short_px=40) == []  # more than a tenth of the part: too big
     regions = card_regions(white, min_short_px=40, span=(120.0, 220.0), max_area=0.1 * 400 * 640)
     assert max(iou(r.corners_xy + (40, 20), card) for r in regions) > 0.85
+
+
+def test_points_inside_many_quadrilaterals_at_once_as_one_by_one() -> None:
+    rng = np.random.default_rng(1)
+    quads = np.array([cv2.boxPoints(((x, y), (w, h), a)) for x, y, w, h, a in rng.uniform((0, 0, 20, 20, 0), (300, 200, 90, 140, 90), (7, 5))], np.float32)
+    points = rng.uniform(0, 300, (11, 2)).astype(np.float32)
+    expected = [[cv2.pointPolygonTest(quad, tuple(map(float, p)), False) >= 0 for p in points] for quad in quads]
+    assert points_inside(quads, points).shape == (7, 11)
+    np.testing.assert_array_equal(points_inside(quads, points), expected)

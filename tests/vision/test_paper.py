@@ -1,0 +1,17 @@
+"""Whiteness: lightness less chroma, after taking out the light's cast."""
+
+import cv2
+import numpy as np
+
+from vision.paper import CHROMA_WEIGHT, whiteness
+
+
+def test_whiteness_is_lightness_less_chroma_away_from_the_cast() -> None:
+    rng = np.random.default_rng(5)
+    frame = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)  # odd sizes: no plane lines up by chance
+    white, cast = whiteness(frame, (3.0, -7.0))
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB).astype(np.float64)
+    chroma = np.hypot(lab[..., 1] - 131.0, lab[..., 2] - 121.0)
+    assert cast == (3.0, -7.0)
+    assert white.shape == (37, 53) and white.dtype == np.float32
+    np.testing.assert_allclose(white, lab[..., 0] - CHROMA_WEIGHT * chroma, atol=1e-3)
