@@ -12,11 +12,6 @@ CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is gre
 _PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
 SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
 
-# Done once at import rather than in the first frame: OpenCV builds its 8-bit Lab tables at
-# the first conversion (~170 ms on one core), numpy imports numpy.ma at the first median (~30 ms).
-cv2.cvtColor(np.zeros((1, 1, 3), np.uint8), cv2.COLOR_BGR2LAB)
-np.median(np.zeros(1))
-
 
 def paper_mask(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """Where the frame shows card paper: bright and nearly grey for the light around it.
