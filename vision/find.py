@@ -20,10 +20,12 @@ _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and b
 _CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
 _AGAIN_EDGES = (20, 40)  # the second look cuts along fainter edges (a card on a pale stripe, a card overlapping another)
 _AGAIN_LEVELS = 12  # at finer steps
+_AGAIN_OPENING = 5  # and once more with things this thin taken off the paper (a mug's rim, a card back's frame)
 _AGAIN_WIDE = 0.3  # unless it has more than this share of the frame to look at again
 _AGAIN_MIN_FILL = 0.65  # a card still filling this much of its quadrilateral
 _AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
+_OPENED_SEEN = 0.5  # or this share, where the opening, not its outline, gave it its shape
 _OUTER = 1.2  # a card's outline against the paper inside its printed border, side for side
 _CORNER_CARDS = (1.1, 3.0)  # paper merged with what touches it: more than a card's area, less than three
 _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
@@ -100,7 +102,10 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     at no level of the first sweep whole. The second look takes the shadows out (the
     light on the table read from its colour), leaves the cards found dark, and sweeps
     only the boxes around the paper left over, at finer steps and cutting along fainter
-    edges. A region counts only at about the size of the cards found near it.
+    edges. A card touched by something thin and as bright as it (a mug's rim, the frame
+    printed on a card back) makes one region with it at every level; the sweep is run
+    again with such thin parts opened off. A region counts only at about the size of the
+    cards found near it.
     """
     if len(chosen) < 2:
         return []
@@ -132,6 +137,17 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
         more = [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
                 for r in card_regions(lit, min_short_px, _AGAIN_EDGES, levels, (floor, high), max_area)
                 if r.fill >= _AGAIN_MIN_FILL]
+        # A card touched by a thin bright thing makes no region of the sweep with it: where the
+        # regions leave a card's area of paper unexplained, the sweep is run again around that paper.
+        unexplained = left[y0:y1, x0:x1].copy()
+        if more:
+            cv2.fillPoly(unexplained, [np.round(r.corners_xy - offset).astype(np.int32) for r in more], 0)
+        if cv2.countNonZero(unexplained) >= short * long:
+            x, y, w, h = cv2.boundingRect(unexplained)
+            pad = int(0.1 * long)
+            u0, v0, u1, v1 = max(0, x - pad), max(0, y - pad), min(x1 - x0, x + w + pad), min(y1 - y0, y + h + pad)
+            more += _opened_apart(lit[v0:v1, u0:u1], unlit, offset + np.array([u0, v0], np.float32), more,
+                                  min_short_px, levels, (floor, high), 0.1 * white.size)
         regions += more
         spans += [high - floor] * len(more)
     kept = _fitting(regions, spans, chosen, corners, quads, unlit) if regions else []
@@ -139,6 +155,25 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     # finger, the frame printed on a card back): no card-shaped region at any level.
     return kept + _seen_by_a_corner(pieces, left, bright, unlit, high - low,
                                     quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+
+
+def _opened_apart(lit: NDArray[np.float32], unlit: NDArray[np.float32], offset: NDArray[np.float32], more: list[Region],
+                  min_short_px: float, levels: int, span: tuple[float, float], max_area: float) -> list[Region]:
+    """The regions of a box's sweep (``lit``, placed at ``offset`` in ``unlit``) with thin
+    bright things opened off its paper, apart from the regions ``more`` of the sweep, with
+    their outline seen along half their sides: the opening, not an outline, may have shaped them."""
+    opened = [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
+              for r in card_regions(lit, min_short_px, _AGAIN_EDGES, levels, span, max_area, _AGAIN_OPENING)
+              if r.fill >= _AGAIN_MIN_FILL]
+    if not opened:
+        return []
+    shapes = np.array([r.corners_xy for r in opened], np.float32)
+    apart = np.ones(len(opened), bool)
+    if more:
+        others = np.array([r.corners_xy for r in more], np.float32)
+        apart = ~points_inside(others, shapes.mean(axis=1)).any(axis=0) & ~points_inside(shapes, others.mean(axis=1)).any(axis=1)
+    seen = _outline_seen(unlit, shapes, span[1] - span[0]).mean(axis=1)
+    return [r for r, is_apart, share in zip(opened, apart, seen) if is_apart and share >= _OPENED_SEEN]
 
 
 def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], corners: NDArray[np.float32],

@@ -48,7 +48,7 @@ class Region:
 
 def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[float, float] = (_EDGE_LOW, _EDGE_HIGH),
                  levels: int = LEVELS, span: tuple[float, float] | None = None,
-                 max_area: float | None = None) -> list[Region]:
+                 max_area: float | None = None, opening: int = 0) -> list[Region]:
     """Every card-shaped region brighter than one of a sweep of levels, cut along edges.
 
     Parameters
@@ -60,6 +60,8 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
     span : the whiteness the sweep runs between (default: read off ``white``)
     max_area : the largest region, in pixels (default: a tenth of ``white``); a part of
         a frame swept alone is given the whole frame's span and largest region
+    opening : the side of the square each level's paper is opened with (nought: none);
+        it parts a card from a thin bright thing touching it
 
     Returns
     -------
@@ -79,6 +81,8 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
     before_index = np.zeros(0, int)  # and which region each is, -1 for none
     for level, threshold in enumerate(np.linspace(low, high, levels + 1)[:-1]):
         _, mask = cv2.threshold(cut, float(threshold), 1, cv2.THRESH_BINARY)
+        if opening:
+            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((opening, opening), np.uint8))
         # Two levels of contours: a card lying inside a hole of the bright table is an
         # outer contour too.
         contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)

@@ -256,3 +256,19 @@ def test_a_box_is_searched_at_the_whole_frames_scale_and_its_cards_come_back_in_
     for quad in boxed:
         same = min(whole, key=lambda q: np.abs(q.corners_xy - quad.corners_xy).max())
         assert np.abs(same.corners_xy - quad.corners_xy).max() < 1.5
+
+
+def test_a_card_in_the_corner_of_a_thin_bright_frame_is_found() -> None:
+    # The frame (a tray's rim, the frame printed on a card back) is as white as the paper and
+    # meets the card along two sides with no edge between them: card and frame make one region,
+    # no card's shape, at every level; opened off, the frame is gone.
+    clear = [card_corners((80, 110), (80, 120), 2), card_corners((190, 110), (80, 120), -3), card_corners((80, 290), (80, 120), 4)]
+    touched = card_corners((362, 142), (80, 120), 0)
+    image = lay(scene([], table_bgr=(40, 70, 110)).astype(np.float32), clear).astype(np.float32)
+    cv2.rectangle(image, (320, 80), (600, 360), (232, 240, 244), 3, cv2.LINE_AA)
+    cv2.fillConvexPoly(image, touched.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
+    cv2.circle(image, tuple(touched.mean(axis=0).astype(int)), 7, (40, 40, 200), -1, cv2.LINE_AA)
+    image = np.clip(image + np.random.default_rng(3).normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    found = find_cards(image)
+    assert min(match(found, clear, image.shape[:2])) > 0.9
+    assert match(found, [touched], image.shape[:2])[0] > 0.85

@@ -125,3 +125,14 @@ def test_points_inside_many_quadrilaterals_at_once_as_one_by_one() -> None:
     expected = [[cv2.pointPolygonTest(quad, tuple(map(float, p)), False) >= 0 for p in points] for quad in quads]
     assert points_inside(quads, points).shape == (7, 11)
     np.testing.assert_array_equal(points_inside(quads, points), expected)
+
+
+def test_a_card_touched_by_a_thin_bright_line_is_a_region_once_the_line_is_opened_off() -> None:
+    card = box((200, 200), (80, 120))
+    white = np.full((400, 640), 120.0, np.float32)
+    cv2.fillConvexPoly(white, np.round(card).astype(np.int32), 220.0)
+    cv2.line(white, (240, 150), (500, 150), 220.0, 3)  # as bright as the paper, with no edge where they meet
+    cv2.line(white, (240, 250), (500, 250), 220.0, 3)
+    white += np.random.default_rng(0).normal(0, 2, white.shape).astype(np.float32)
+    assert max((iou(r.corners_xy, card) for r in card_regions(white, min_short_px=40)), default=0.0) < 0.85
+    assert max(iou(r.corners_xy, card) for r in card_regions(white, min_short_px=40, opening=5)) > 0.9
