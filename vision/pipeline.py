@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from vision.find import CardQuad, find_cards, warp_card
 from vision.read import WORK_SHORT_SIDE, read_card
-from vision.records import CardReading
+from vision.records import CardReading, SymbolReading
 
 __all__ = ["DetectedCard", "read_frame", "read_quad"]
 
@@ -49,8 +49,10 @@ def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None)
     if reading.symbols:
         centres = np.array([s.center_xy for s in reading.symbols], np.float32).reshape(-1, 1, 2)
         mapped = cv2.perspectiveTransform(centres, to_frame).reshape(-1, 2)
+        # (built directly: dataclasses.replace costs several times as much per symbol)
         symbols = tuple(
-            replace(symbol, center_xy=(float(x), float(y))) for symbol, (x, y) in zip(reading.symbols, mapped)
+            SymbolReading(symbol.shape, symbol.colour, (float(x), float(y)), symbol.confidence)
+            for symbol, (x, y) in zip(reading.symbols, mapped.tolist())
         )
         reading = replace(reading, symbols=symbols)
     return DetectedCard(quad.corners_xy, reading)

@@ -94,22 +94,24 @@ def angular_harmonics(weights: NDArray[np.floating]) -> tuple[float, float, floa
     if total <= 0.0:
         return (0.0, 0.0, 0.0)
     parts = (_RAW_PARTS @ m).tolist()
-    raw = [complex(re, im) for re, im in zip(parts[:6], parts[6:])]
-    c = raw[1] / total
-    spread = (parts[12] - abs(raw[1]) ** 2 / total) / total
+    raw0, raw1, raw2, raw3, raw4, raw5 = map(complex, parts[:6], parts[6:12])
+    c = raw1 / total
+    spread = (parts[12] - abs(raw1) ** 2 / total) / total
     if spread <= 1e-9:
         return (0.0, 0.0, 0.0)
-    # (plain Python complex arithmetic: numpy's per-call cost dominates at this size)
-    powers = [1.0 + 0j]
-    for _ in range(5):
-        powers.append(powers[-1] * -c)
-    out = []
-    for k, combs in zip((3, 4, 5), _BINOMIALS):
-        central = 0j
-        for j, comb in enumerate(combs):
-            central += comb * powers[k - j] * raw[j]
-        out.append(abs(central) / (total * spread ** (k / 2)))
-    return out[0], out[1], out[2]
+    # (plain Python complex arithmetic, written out: numpy's per-call cost, and the loops',
+    # dominate at this size)
+    p0 = 1.0 + 0j
+    p1 = p0 * -c
+    p2 = p1 * -c
+    p3 = p2 * -c
+    p4 = p3 * -c
+    p5 = p4 * -c
+    c3 = 0j + 1 * p3 * raw0 + 3 * p2 * raw1 + 3 * p1 * raw2 + 1 * p0 * raw3
+    c4 = 0j + 1 * p4 * raw0 + 4 * p3 * raw1 + 6 * p2 * raw2 + 4 * p1 * raw3 + 1 * p0 * raw4
+    c5 = 0j + 1 * p5 * raw0 + 5 * p4 * raw1 + 10 * p3 * raw2 + 10 * p2 * raw3 + 5 * p1 * raw4 + 1 * p0 * raw5
+    return (abs(c3) / (total * spread ** 1.5), abs(c4) / (total * spread ** 2.0),
+            abs(c5) / (total * spread ** 2.5))
 
 
 _POWER_TABLE = np.arange(256, dtype=np.float64)[None, :] ** np.arange(6, dtype=np.float64)[:, None]
@@ -121,7 +123,6 @@ for _j in range(6):
 # The real and imaginary parts of _RAW, then m[2, 0] + m[0, 2]: one real product.
 _RAW_PARTS = np.vstack([_RAW.real, _RAW.imag, np.eye(36)[12] + np.eye(36)[2]])
 _POWER_TABLE_T = np.ascontiguousarray(_POWER_TABLE.T)
-_BINOMIALS = tuple(tuple(math.comb(k, j) for j in range(k + 1)) for k in (3, 4, 5))
 
 
 def measure_shape(contour: NDArray[np.int32], inradius: float | None = None,

@@ -542,6 +542,19 @@ def _fits_better_whole(outer: NDArray[np.int32], whole: NDArray[np.uint8], parts
     return _best_fit(outer, whole, short_px) > float(np.mean(part_scores))
 
 
+def _inradius(mask: NDArray[np.uint8]) -> float:
+    """Radius of the largest disc inside a mask's ink: the maximum of its distance transform
+    (L2, 3x3), taken over the ink's bounding box grown by a pixel. Every ink pixel's nearest
+    paper pixel lies within that box (OpenCV treats beyond the image as no paper), so the
+    distances are those of the whole mask, at a fraction of the cost."""
+    x, y, w, h = cv2.boundingRect(mask)
+    if w == 0:
+        return 0.0
+    height, width = mask.shape
+    box = mask[max(0, y - 1):min(height, y + h + 1), max(0, x - 1):min(width, x + w + 1)]
+    return cv2.minMaxLoc(cv2.distanceTransform(box, cv2.DIST_L2, 3))[1]
+
+
 def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
                   box: tuple[int, int, int, int], short: int, low8: int, high8: int,
                   dropped: list[str], doubt: list[str], solid: bool = False) -> list[Blob]:
@@ -609,7 +622,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         else:
             part_mask = np.zeros(binary.shape, np.uint8)
             cv2.drawContours(part_mask, [part], -1, 255, -1)
-        inradius = cv2.minMaxLoc(cv2.distanceTransform(part_mask, cv2.DIST_L2, 3))[1]
+        inradius = _inradius(part_mask)
         if len(parts) > 1:
             near = cv2.resize(cv2.dilate(part_mask, _CROSS, iterations=scale), weights.shape[::-1],
                               interpolation=cv2.INTER_NEAREST)
