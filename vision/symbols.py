@@ -67,6 +67,11 @@ _WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
 # (the faint cut then stays above twice the smoothed noise); on dev renders every washed
 # symbol read lay on paper of 197 or more and noise 0.065 or less.
 _WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
+# The same search on the light a mark absorbs against the paper closed over _CLOSE_SPAN of
+# the short side (:func:`_absorbed`), from this ink level: on /tmp/dev120 renders 0.12-0.16
+# read fewer washed-out symbols, 0.24 or a span of 0.4-0.5 fewer on dev120/hard, an ellipse
+# closing (10 times slower) no more.
+_ABSORBED_INK, _CLOSE_SPAN = 0.2, 0.3
 # Cards with more glare than this share of the paper (or blind spots) are searched for
 # them: the cards read.py doubts for glare.
 _GLARE_SHARE = 0.02
@@ -79,6 +84,7 @@ _INK_ABSORPTION = 0.9
 _RING_PX = 3
 _GLARE_RING = 1.15
 _RING_CLIPPED = 248.0
+_LINEAR = ((np.arange(256, dtype=np.float32) / 255.0) ** _GAMMA).reshape(1, 256)
 
 
 @dataclass(frozen=True)
@@ -352,37 +358,67 @@ def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
 
     A washed-out symbol lies below the hysteresis thresholds, yet on a lightly smoothed ink
     map it still stands above the paper's noise with its own outline; it is read when it
-    lies where glare brightened the paper and its outline plainly fits a shape. Searched
-    only where there is a sign of one (``faint_seen``: the segmentation met a faint blob; a
-    faint mark left unread; or glare clipped a channel), which spares most cards with glare."""
+    lies where glare brightened the paper and its outline plainly fits a shape. Where the
+    paper field took a washed-out symbol for paper (the ink map then loses it), it is
+    looked for again on the light it absorbs against the paper around it
+    (:func:`_absorbed`). Searched only where there is a sign of one (``faint_seen``: the
+    segmentation met a faint blob; a faint mark left unread; or glare clipped a channel),
+    which spares most cards with glare."""
     height, width = card.ink.shape
     washed: list[Blob] = []
     faint_left = _has_faint_mark(card.ink, band, short, blobs)
     glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
     if glare and (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card):
-        soft = cv2.GaussianBlur(card.ink, (0, 0), 1.0)
-        faint8 = int(_WASHED_INK * PAPER_LEVEL)
-        faint = np.zeros_like(soft)
-        faint[band:-band, band:-band] = cv2.threshold(soft[band:-band, band:-band], faint8, 255, cv2.THRESH_BINARY)[1]
-        used = np.zeros_like(faint)
+        used = np.zeros_like(card.ink)
         cv2.drawContours(used, taken, -1, 255, -1)
-        faint = cv2.bitwise_and(faint, cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2)))
+        free = cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2))
         bright = cv2.resize(cv2.compare(card.wash, _WASHED_WASH, cv2.CMP_GE), (width, height), interpolation=cv2.INTER_NEAREST)
-        outlines, _ = cv2.findContours(faint, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        for outline in outlines:
-            x, y, w, h = box = cv2.boundingRect(outline)
-            if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short or _at_edge(box, band, width, height):
-                continue
-            if cv2.contourArea(outline) < 0.3 * w * h or cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
-                continue
-            if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs):
-                continue
-            blob = _washed_blob(card, soft, outline, box, short)
-            if blob is not None and _is_washed_symbol(blob):
-                washed.append(blob)
+        maps = [(card.ink, _WASHED_INK)]
+        if card.source is not None:
+            maps.append((_absorbed(card, short), _ABSORBED_INK))
+        for ink, level in maps:
+            soft = cv2.GaussianBlur(ink, (0, 0), 1.0)
+            faint = np.zeros_like(soft)
+            inner = soft[band:-band, band:-band]
+            faint[band:-band, band:-band] = cv2.threshold(inner, int(level * PAPER_LEVEL), 255, cv2.THRESH_BINARY)[1]
+            outlines, _ = cv2.findContours(cv2.bitwise_and(faint, free), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            for outline in outlines:
+                x, y, w, h = box = cv2.boundingRect(outline)
+                if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short or _at_edge(box, band, width, height):
+                    continue
+                if cv2.contourArea(outline) < 0.3 * w * h or cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
+                    continue
+                if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs + washed):
+                    continue
+                blob = _washed_blob(card, soft, outline, box, short)
+                if blob is not None and _is_washed_symbol(blob):
+                    washed.append(blob)
         if washed:
             faint_left = _has_faint_mark(card.ink, band, short, blobs + washed)
     return washed, faint_left
+
+
+def _absorbed(card: BalancedCard, short: int) -> NDArray[np.uint8]:
+    """How much of the light each pixel absorbs against the paper around it, in ink units
+    (``PAPER_LEVEL`` = all of it), glare's added light left out.
+
+    The paper's light with glare is the card closed (a dilation, then an erosion) over more
+    than a symbol's width, which follows a glare spot's smooth bump but fills the marks; in
+    linear light that less the pixel is ``(1 - r) L``, the light the ink absorbs, glare gone
+    (:func:`_through_glare` reads colours so). Divided by the card's typical paper and taken
+    in the channel the ink absorbs most, a symbol the paper field took for paper (washed out
+    by glare, close to the paper's own colour) stands out again.
+
+    Returns
+    -------
+    ndarray (H, W) uint8
+    """
+    side = round(_CLOSE_SPAN * short) | 1
+    closed = cv2.morphologyEx(card.source, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    per_paper = tuple(PAPER_LEVEL / max((float(v) / 255.0) ** _GAMMA, 1e-3) for v in card.typical_bgr) + (0.0,)
+    absorbed = cv2.multiply(cv2.subtract(cv2.LUT(closed, _LINEAR), cv2.LUT(card.source, _LINEAR)), per_paper)
+    b, g, r = cv2.split(absorbed)
+    return cv2.convertScaleAbs(cv2.max(cv2.max(b, g), r))
 
 
 def _may_hide_washed(card: BalancedCard) -> bool:
