@@ -147,7 +147,7 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
             pad = int(0.1 * long)
             u0, v0, u1, v1 = max(0, x - pad), max(0, y - pad), min(x1 - x0, x + w + pad), min(y1 - y0, y + h + pad)
             more += _opened_apart(lit[v0:v1, u0:u1], unlit, offset + np.array([u0, v0], np.float32), more,
-                                  min_short_px, levels, (floor, high), 0.1 * white.size)
+                                  min_short_px, levels, (floor, high), max_area)
         regions += more
         spans += [high - floor] * len(more)
     kept = _fitting(regions, spans, chosen, corners, quads, unlit) if regions else []
