@@ -24,6 +24,7 @@ LEVELS = 8  # whiteness levels between the table's usual and the paper's brighte
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
 _SWEEP_PERCENTILES = (30, 99.5)  # the sweep runs from about the table's whiteness to the paper's
 _EDGE_LOW, _EDGE_HIGH = 40, 80  # Canny on the whiteness: a card's outline, not the grain of paper or cloth
+_HOLES_MATTER = 0.3  # a level's mask covering more than this share of the image: the table is in it
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,10 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
         _, mask = cv2.threshold(cut, float(threshold), 1, cv2.THRESH_BINARY)
         if opening:
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((opening, opening), np.uint8))
-        # Two levels of contours: a card lying inside a hole of the bright table is an
-        # outer contour too.
-        contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        # Two levels of contours where the table is bright (a card lying inside a hole of
+        # it is an outer contour too); elsewhere tracing the holes is wasted: most are specks.
+        mode = cv2.RETR_CCOMP if cv2.countNonZero(mask) > _HOLES_MATTER * mask.size else cv2.RETR_EXTERNAL
+        contours, hierarchy = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
         shapes, box = _sized_outlines(contours, hierarchy, min_side, min_area, max_area)
         # About the same region as one at the level below is that one; one no card there
         # is looked at again unless it is just the same.

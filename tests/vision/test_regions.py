@@ -136,3 +136,13 @@ def test_a_card_touched_by_a_thin_bright_line_is_a_region_once_the_line_is_opene
     white += np.random.default_rng(0).normal(0, 2, white.shape).astype(np.float32)
     assert max((iou(r.corners_xy, card) for r in card_regions(white, min_short_px=40)), default=0.0) < 0.85
     assert max(iou(r.corners_xy, card) for r in card_regions(white, min_short_px=40, opening=5)) > 0.9
+
+
+def test_a_card_on_a_cloth_as_bright_as_paper_is_found_inside_the_cloth() -> None:
+    # The cloth stands at every level with the card, which only its outline cuts out of it:
+    # at every level the card lies in a hole of the cloth's region.
+    card = box((510, 200), (80, 120), 10)
+    white = whiteness_of([card], table=60.0, paper=220.0)
+    white[:, 400:] += np.where(white[:, 400:] < 100, 155.0, 0.0).astype(np.float32)  # the cloth, at 215, beyond a dark floor
+    regions = card_regions(white, min_short_px=40)
+    assert max(iou(r.corners_xy, card) for r in regions) > 0.85
