@@ -230,16 +230,28 @@ def test_a_card_on_a_pale_cloth_beside_a_dark_floor_is_found() -> None:
     assert match(found, [pale], image.shape[:2])[0] > 0.8
 
 
+THREE_CLEAR = [card_corners((80, 110), (80, 120), 2), card_corners((190, 110), (80, 120), -3), card_corners((80, 290), (80, 120), 4)]
+
+
+def paint_face(image, corners) -> None:
+    """A card of the clear cards' paper with one red dot, painted into a float image."""
+    cv2.fillConvexPoly(image, corners.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
+    cv2.circle(image, tuple(corners.mean(axis=0).astype(int)), 7, (40, 40, 200), -1, cv2.LINE_AA)
+
+
+def grained(image, seed):
+    return np.clip(image + np.random.default_rng(seed).normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+
+
 def test_a_card_over_another_with_no_edge_between_them_is_completed_from_its_corners() -> None:
     # Two pool cards of the same paper, one over the other, stand out together as one region
     # that is no card's shape at any level: the top card shows its corners whole.
-    clear = [card_corners((80, 110), (80, 120), 2), card_corners((190, 110), (80, 120), -3), card_corners((80, 290), (80, 120), 4)]
+    clear = THREE_CLEAR
     under, over = card_corners((400, 220), (80, 120), 35), card_corners((470, 180), (80, 120), -10)
     image = lay(scene([], table_bgr=(120, 60, 40)).astype(np.float32), clear).astype(np.float32)
     for corners in (under, over):
-        cv2.fillConvexPoly(image, corners.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
-        cv2.circle(image, tuple(corners.mean(axis=0).astype(int)), 7, (40, 40, 200), -1, cv2.LINE_AA)
-    image = np.clip(image + np.random.default_rng(2).normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+        paint_face(image, corners)
+    image = grained(image, 2)
     found = find_cards(image)
     assert min(match(found, clear, image.shape[:2])) > 0.9
     assert match(found, [over], image.shape[:2])[0] > 0.9
@@ -262,13 +274,12 @@ def test_a_card_in_the_corner_of_a_thin_bright_frame_is_found() -> None:
     # The frame (a tray's rim, the frame printed on a card back) is as white as the paper and
     # meets the card along two sides with no edge between them: card and frame make one region,
     # no card's shape, at every level; opened off, the frame is gone.
-    clear = [card_corners((80, 110), (80, 120), 2), card_corners((190, 110), (80, 120), -3), card_corners((80, 290), (80, 120), 4)]
+    clear = THREE_CLEAR
     touched = card_corners((362, 142), (80, 120), 0)
     image = lay(scene([], table_bgr=(40, 70, 110)).astype(np.float32), clear).astype(np.float32)
     cv2.rectangle(image, (320, 80), (600, 360), (232, 240, 244), 3, cv2.LINE_AA)
-    cv2.fillConvexPoly(image, touched.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
-    cv2.circle(image, tuple(touched.mean(axis=0).astype(int)), 7, (40, 40, 200), -1, cv2.LINE_AA)
-    image = np.clip(image + np.random.default_rng(3).normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    paint_face(image, touched)
+    image = grained(image, 3)
     found = find_cards(image)
     assert min(match(found, clear, image.shape[:2])) > 0.9
     assert match(found, [touched], image.shape[:2])[0] > 0.85
