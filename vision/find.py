@@ -168,19 +168,20 @@ def _opened_apart(lit: NDArray[np.float32], unlit: NDArray[np.float32], offset: 
     if not opened:
         return []
     shapes = np.array([r.corners_xy for r in opened], np.float32)
-    apart = np.ones(len(opened), bool)
-    if more:
-        others = np.array([r.corners_xy for r in more], np.float32)
-        apart = ~points_inside(others, shapes.mean(axis=1)).any(axis=0) & ~points_inside(shapes, others.mean(axis=1)).any(axis=1)
+    apart = _apart(shapes, np.array([r.corners_xy for r in more], np.float32).reshape(-1, 4, 2))
     seen = _outline_seen(unlit, shapes, span[1] - span[0]).mean(axis=1)
     return [r for r, is_apart, share in zip(opened, apart, seen) if is_apart and share >= _OPENED_SEEN]
+
+
+def _apart(new: NDArray[np.float32], old: NDArray[np.float32]) -> NDArray[np.bool_]:
+    """Which quads ``new`` (N, 4, 2) hold no centre of ``old`` (M, 4, 2) and lie in none of them: (N,)."""
+    return ~points_inside(old, new.mean(axis=1)).any(axis=0) & ~points_inside(new, old.mean(axis=1)).any(axis=1)
 
 
 def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], corners: NDArray[np.float32],
              quads: list[CardQuad], unlit: NDArray[np.float32]) -> list[Region]:
     """The second look's regions apart from the cards found, of their size, with an outline."""
-    new = np.array([r.corners_xy for r in regions], np.float32)
-    apart = ~points_inside(corners, new.mean(axis=1)).any(axis=0) & ~points_inside(new, corners.mean(axis=1)).any(axis=1)
+    apart = _apart(np.array([r.corners_xy for r in regions], np.float32), corners)
     span_of = {id(r): span for r, span, is_apart in zip(regions, spans, apart) if is_apart}
     kept = []
     for region in choose_cards(chosen + [r for r in regions if id(r) in span_of], _CLEAN_FILL):
