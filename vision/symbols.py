@@ -13,7 +13,7 @@ that the reader can doubt the count.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -72,6 +72,9 @@ _WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
 # read fewer washed-out symbols, 0.24 or a span of 0.4-0.5 fewer on dev120/hard, an ellipse
 # closing (10 times slower) no more.
 _ABSORBED_INK, _CLOSE_SPAN = 0.2, 0.3
+# Paper in a shadow stays paper-coloured once balanced: what a mark found inside something
+# reaching in from the edge is set against may differ by this share of its brightest channel.
+_SHADE_TINT = 0.2
 # Cards with more glare than this share of the paper (or blind spots) are searched for
 # them: the cards read.py doubts for glare.
 _GLARE_SHARE = 0.02
@@ -130,7 +133,7 @@ def _thresholds(noise: float) -> tuple[float, float]:
     return low, min(max(0.32, 2.0 * low), 0.42)
 
 
-def find_blobs(card: BalancedCard) -> Segmentation:
+def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
     """Segment the symbols of a balanced card.
 
     Ink is found with hysteresis (weak pixels belong to a blob that has strong ones);
@@ -142,6 +145,8 @@ def find_blobs(card: BalancedCard) -> Segmentation:
     ----------
     card : BalancedCard
         From :func:`vision.whitebalance.balance_card` at working size.
+    shade : look again for symbols inside a shadow or beside a hand reaching in from the
+        edge (:func:`_in_shade`).
 
     Returns
     -------
@@ -165,6 +170,7 @@ def find_blobs(card: BalancedCard) -> Segmentation:
 
     min_px = _MIN_EXTENT * short * 0.8
     taken: list[NDArray[np.int32]] = []
+    overlaps: list[NDArray[np.int32]] = []
     blobs: list[Blob] = []
     dropped: list[str] = []
     doubt: list[str] = []
@@ -192,6 +198,8 @@ def find_blobs(card: BalancedCard) -> Segmentation:
             # keep the symbol-sized pieces that then stand free of the edge.
             pieces, deep, cut = _split_at_edge(low, outline, box, band, short)
             dropped.append("overlap at the edge" if deep else "cut at the edge" if cut else "edge")
+            if deep:
+                overlaps.append(outline)
             if pieces and deep:
                 doubt.append("a symbol touches something over the card's edge")
             for piece in pieces:
@@ -212,11 +220,42 @@ def find_blobs(card: BalancedCard) -> Segmentation:
         if found:
             taken.append(outline)
             blobs.extend(found)
+    if overlaps and shade and blobs:  # (no symbol elsewhere: a strip of table, not a face in shadow)
+        blobs.extend(_in_shade(card, short, blobs, overlaps))
     washed, faint_left = _faint_marks(card, band, short, blobs, taken, _FAINT_DOUBT in doubt)
     blobs.extend(washed)
     if faint_left:
         doubt.append(_FAINT_DOUBT)
     return Segmentation(tuple(blobs), ink_fraction, tuple(dropped), tuple(doubt))
+
+
+def _in_shade(card: BalancedCard, short: int, blobs: list[Blob], overlaps: list[NDArray[np.int32]]) -> list[Blob]:
+    """Symbols inside what reaches in from the card's edge: a shadow whose edge the paper
+    field did not follow, or a hand beside them. The card is balanced again against its
+    own paper closed over more than a symbol's width (a closing fills the marks but keeps
+    a shadow's edge where it is) and segmented once more; of that, the plain symbols
+    lying inside the ``overlaps`` (outlines dropped at the edge), on paper-coloured
+    ground (not a table's stripe, not a hand) and apart from ``blobs`` are kept."""
+    side = round(_CLOSE_SPAN * short) | 1
+    closed = cv2.morphologyEx(card.balanced_bgr, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    local = cv2.divide(card.balanced_bgr, cv2.max(closed, 1), scale=PAPER_LEVEL)
+    b, g, r = cv2.split(local)
+    ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), cv2.min(cv2.min(b, g), r))
+    again = find_blobs(replace(card, balanced_bgr=local, ink=ink, source=None), shade=False)
+    inside = np.zeros_like(card.ink)
+    cv2.drawContours(inside, overlaps, -1, 255, -1)
+    found = []
+    for blob in again.blobs:
+        x, y = (min(max(round(v), 0), n - 1) for v, n in zip(blob.center_xy, inside.shape[::-1]))
+        if not inside[y, x] or not _is_clear_symbol(blob):
+            continue
+        around = closed[y, x].astype(np.float32)
+        if float(around.max() - around.min()) > _SHADE_TINT * float(around.max()):
+            continue  # not paper in a shadow: a table's stripe or a hand around it
+        if any(math.dist(blob.center_xy, other.center_xy) < 0.5 * blob.extent * short for other in blobs + found):
+            continue
+        found.append(blob)
+    return found
 
 
 def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int) -> bool:

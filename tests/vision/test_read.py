@@ -449,3 +449,21 @@ def test_a_symbol_the_paper_field_took_for_paper_under_glare_is_read(card_art, s
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
     assert reading.confidence < 0.5
+
+
+
+@pytest.mark.parametrize("noise", [2.0, 5.0])
+def test_symbols_inside_a_shadow_over_the_edge_are_read(card_art, noise):
+    # A shadow (a mug, an arm) falls over half the card, its edge too sharp for the paper
+    # field to follow, under a warm lamp: the symbols inside it are read, not dropped with it.
+    syms = [card_art.Sym("triangle", "red", 0.25, 0.2, 0.25), card_art.Sym("square", "blue", 0.25, 0.7, 0.25, 10.0),
+            card_art.Sym("square", "red", 0.72, 0.3, 0.22, 5.0), card_art.Sym("circle", "red", 0.72, 0.75, 0.28),
+            card_art.Sym("square", "green", 0.72, 1.15, 0.25, 5.0)]
+    image = card_art.draw(syms).astype(np.float32)
+    height, width = image.shape[:2]
+    shadow = np.zeros((height, width), np.float32)
+    half = np.array([[0.5 * width, height], [0.5 * width, 0.2 * height], [0.8 * width, 0], [width, 0], [width, height]], np.int32)
+    cv2.fillPoly(shadow, [half], 1.0)
+    image *= (1.0 - 0.5 * cv2.GaussianBlur(shadow, (0, 0), 2.0))[..., None]
+    reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), cast=card_art.WARM, noise=noise))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
