@@ -9,9 +9,18 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "ASPECT_RANGE"]
+__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "ASPECT_RANGE"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
+# In every view the spec allows, a card's opposite sides differ in direction by at most 4.4
+# degrees (dev renders); more than this, and one side is a shadow's or a hand's edge across it.
+_SKEW_DEG = 5.0
+_MAX_SQUARED_GROWTH = 1.8  # a side moved out may grow the quad's area at most this many times
+# Paper beyond a side is looked for this far out (share of the short side), matched by a
+# chroma difference below _BEYOND_CHROMA; the two sides must differ by _BEYOND_MARGIN of points.
+_BEYOND_DEPTH, _BEYOND_CHROMA, _BEYOND_MARGIN = 0.1, 0.03, 0.2
+# ... and at least this share of what squaring adds must match the card's paper so.
+_ADDED_PAPER = 0.5
 
 
 @dataclass(frozen=True)
@@ -223,3 +232,97 @@ def sides_outwards(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], .
     outwards = (((starts + ends) / 2 - corners.mean(axis=1, keepdims=True)) * normals).sum(axis=2)
     normals *= np.where(outwards < 0, -1.0, 1.0).astype(np.float32)[..., None]
     return starts, ends, directions, normals
+
+
+def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A quad with one side cut across the card, squared up: that side moved out parallel
+    to its opposite side, through the far end of the longer of its neighbouring sides.
+
+    A straight edge across a card (a shadow's, a hand's, another card's) can stand in for
+    one of its sides. Under the spec's views a card's opposite sides stay nearly parallel;
+    of two sides clearly not, the wrong one is the side with more of the card's own paper
+    showing just beyond it (the corner it cut off), where a true side has the table. Quads
+    with both pairs skewed, with the same paper beyond both sides, or that would grow past
+    ``_MAX_SQUARED_GROWTH`` or out of the card's aspect, are returned as they are.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8, the frame the quad lies in
+    corners_xy : ndarray (4, 2) float32, ordered round the quad
+
+    Returns
+    -------
+    ndarray (4, 2) float32, clockwise with a short side first (:func:`order_corners`)
+    """
+    c = corners_xy.astype(np.float64)
+    edges = np.roll(c, -1, axis=0) - c  # edge k runs from corner k to corner k + 1
+    heading = np.degrees(np.arctan2(edges[:, 1], edges[:, 0]))
+    skew = [abs((heading[k] - heading[k + 2]) % 360 - 180) for k in (0, 1)]
+    pair = int(np.argmax(skew))
+    if skew[pair] <= _SKEW_DEG or skew[1 - pair] > _SKEW_DEG:
+        return corners_xy
+    inner = _colours(frame_bgr, c.mean(axis=0) + 0.6 * (c - c.mean(axis=0)))
+    if float(inner.mean()) < float(np.median(frame_bgr[::16, ::16])):
+        return corners_xy  # darker than most of the frame: no card's paper (the inside of a mug)
+    beyond = [_paper_beyond(frame_bgr, c, k) for k in (pair, pair + 2)]
+    if abs(beyond[0] - beyond[1]) < _BEYOND_MARGIN:
+        return corners_xy
+    wrong = pair if beyond[0] > beyond[1] else pair + 2
+    good = (wrong + 2) % 4
+    before, after = (wrong - 1) % 4, (wrong + 1) % 4
+    through = c[wrong] if np.linalg.norm(edges[before]) >= np.linalg.norm(edges[after]) else c[after]
+    direction = -edges[good]
+    squared = c.copy()
+    squared[wrong] = meet_lines(c[before], edges[before], through, direction)
+    squared[after] = meet_lines(c[after], edges[after], through, direction)
+    squared = squared.astype(np.float32)
+    if not np.all(np.isfinite(squared)) or not cv2.isContourConvex(squared.reshape(-1, 1, 2)):
+        return corners_xy
+    if _paper_added(frame_bgr, c, squared.astype(np.float64), wrong) < _ADDED_PAPER:
+        return corners_xy  # the side moved out over the table, a gap or a hand: not this card's
+    area, new_area = abs(cv2.contourArea(corners_xy)), abs(cv2.contourArea(squared))
+    short, long = sorted(sides(squared))
+    if not area < new_area <= _MAX_SQUARED_GROWTH * area or short <= 0 or not ASPECT_RANGE[0] <= long / short <= ASPECT_RANGE[1]:
+        return corners_xy
+    return order_corners(squared)
+
+
+def _paper_added(frame_bgr: NDArray[np.uint8], old: NDArray[np.float64], new: NDArray[np.float64], k: int) -> float:
+    """The share of points in what squaring added beyond side ``k`` whose colour matches the
+    paper inside the old quad (hue and saturation, as in :func:`_paper_beyond`)."""
+    a, b = old[k], old[(k + 1) % 4]
+    na, nb = new[k], new[(k + 1) % 4]
+    u, v = np.meshgrid(np.linspace(0.1, 0.9, 7), np.linspace(0.2, 0.8, 4))
+    u, v = u.ravel()[:, None], v.ravel()[:, None]
+    added = (1 - v) * (a + u * (b - a)) + v * (na + u * (nb - na))
+    centre = old.mean(axis=0)
+    inside = (1 - v) * centre + v * (a + u * (b - a))
+    keep = np.linalg.norm(added - (a + u * (b - a)), axis=1) >= 2.0  # (where the sides meet, nothing was added)
+    if not keep.any():
+        return 1.0
+    return float(_alike(_colours(frame_bgr, inside[keep]), _colours(frame_bgr, added[keep])).mean())
+
+
+def _colours(frame_bgr: NDArray[np.uint8], points: NDArray[np.float64]) -> NDArray[np.float64]:
+    h, w = frame_bgr.shape[:2]
+    xy = np.clip(np.round(points).astype(int), 0, (w - 1, h - 1))
+    return frame_bgr[xy[:, 1], xy[:, 0]].astype(np.float64) + 1.0
+
+
+def _alike(paper: NDArray[np.float64], other: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Colours (N, 3) of the same paper, maybe in shadow: hue and saturation alike, not far darker."""
+    chroma_paper = paper / paper.sum(axis=1, keepdims=True)
+    chroma_other = other / other.sum(axis=1, keepdims=True)
+    return (np.abs(chroma_paper - chroma_other).max(axis=1) < _BEYOND_CHROMA) & (other.sum(axis=1) > 0.3 * paper.sum(axis=1))
+
+
+def _paper_beyond(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -> float:
+    """The share of points just outside side ``k`` of quad ``c`` whose colour matches the
+    paper just inside it, in hue and saturation (a shadow only darkens it)."""
+    a, b = c[k], c[(k + 1) % 4]
+    normal = unit(c.mean(axis=0) - (a + b) / 2)  # inwards
+    depth = _BEYOND_DEPTH * min(sides(c.astype(np.float32)))
+    t = np.linspace(0.1, 0.9, 9)[:, None]
+    along = a + t * (b - a)
+    inside, outside = _colours(frame_bgr, along + depth * normal), _colours(frame_bgr, along - depth * normal)
+    return float(_alike(inside, outside).mean())

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 
 from vision.outline import reach_outlines
-from vision.quads import order_corners, snap_corners
+from vision.quads import order_corners, snap_corners, square_up
 
 
 def card_on_table(corners, table=90, paper=235, size_wh=(400, 300)):
@@ -38,3 +38,50 @@ def test_a_side_found_short_of_the_outline_reaches_out_to_it() -> None:
 def test_a_plain_table_leaves_the_corners_as_they_are() -> None:
     gray = np.full((300, 400), 120, np.uint8)
     assert np.array_equal(snap_corners(gray, TRUE, search_px=5), TRUE)
+
+
+def _cut_across(corners, keep_corner, fraction):
+    """The quad a straight edge across the card leaves: corner ``keep_corner + 1`` moved
+    along the side towards ``keep_corner + 2`` by ``fraction`` of it, so that the side from
+    ``keep_corner`` runs diagonally across the card."""
+    cut = corners.copy()
+    a, b = (keep_corner + 1) % 4, (keep_corner + 2) % 4
+    cut[a] = corners[a] + fraction * (corners[b] - corners[a])
+    return cut
+
+
+def _warm_card(table_bgr, shadow_half=False):
+    """A warm-lit card on a coloured table (BGR), optionally with its far half in shadow."""
+    gray = card_on_table(TRUE, table=0, paper=255)
+    paper = np.array([170, 215, 245], np.float32)
+    frame = (gray[..., None] / 255.0) * paper + (1 - gray[..., None] / 255.0) * np.float32(table_bgr)
+    if shadow_half:
+        shade = np.ones(gray.shape, np.float32)
+        shade[:, 200:] = 0.55
+        frame *= cv2.GaussianBlur(shade, (5, 5), 0)[..., None]
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+def test_a_side_cut_across_the_card_is_squared_up_to_the_card() -> None:
+    # A shadow's edge across the card stood in for its side: the side is moved out
+    # parallel to its opposite, to the card's true outline.
+    frame = _warm_card((90, 60, 40), shadow_half=True)
+    for keep in range(4):
+        cut = _cut_across(TRUE, keep, 0.45)
+        squared = square_up(frame, cut)
+        assert np.abs(order_corners(cut) - TRUE).max() > 20
+        assert _corner_error(squared, TRUE) < 4, keep
+
+
+def test_a_side_on_a_neighbour_or_the_table_is_left_alone() -> None:
+    frame = _warm_card((90, 60, 40))
+    assert np.array_equal(square_up(frame, TRUE), TRUE)  # a card found whole
+    # A quad whose skewed sides both have the table beyond them: nothing says which is wrong.
+    table = np.full_like(frame, (90, 60, 40))
+    cut = _cut_across(TRUE, 0, 0.45)
+    assert np.array_equal(square_up(table, cut), cut)
+
+
+def _corner_error(quad, truth):
+    """The largest corner distance, whichever corner of ``quad`` comes first."""
+    return min(float(np.abs(np.roll(quad, k, axis=0) - truth).max()) for k in range(4))
