@@ -3,7 +3,9 @@
 A row's card under a hand, or one the finder missed, leaves a gap about a card wide
 between the row's pieces; so does the room between two neighbours' rows on one edge.
 What lies in the gap tells them apart: the bare table looks like the table just inside
-the row, a hand, a sleeve or a card does not.
+the row, a hand, a sleeve or a card does not. A hand over the row often reaches in over
+that table too, so a gap's pixel counts as table only when it is alike to a fair share of
+the table's pixels, not to a few fingertips among them.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ __all__ = ["TableLook", "table_look", "table_share"]
 
 _WORK_WIDTH = 640  # the gaps are judged on a small copy of the frame
 _ALIKE = 8.0  # Lab distance within which a gap's pixel matches a pixel of the bare table
-_SAMPLES = 400  # pixels compared on each side, at most
+_SAMPLES = 400  # pixels of the gap compared, at most
+_TABLE_SAMPLES = 1000  # pixels of the table compared, at most
+_COMMON = 0.05  # a gap's pixel is table when alike to at least this share of the table's pixels
 
 
 @dataclass(frozen=True)
@@ -46,15 +50,16 @@ def table_look(frame_bgr: NDArray[np.uint8]) -> TableLook:
     return TableLook(lab, scale)
 
 
-def _pixels(look: TableLook, polygon_xy: NDArray[np.float64]) -> NDArray[np.float32]:
+def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: int) -> NDArray[np.float32]:
     mask = np.zeros(look.lab.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.round(polygon_xy * look.scale).astype(np.int32)], 255)
+    cv2.fillPoly(mask, [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in polygons_xy], 255)
     pixels = look.lab[mask > 0]
-    return pixels[:: max(1, len(pixels) // _SAMPLES)]
+    return pixels[:: max(1, len(pixels) // samples)]
 
 
 def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDArray[np.float64]]) -> float | None:
-    """The share of a gap's pixels that match some pixel of the bare table beside it.
+    """The share of a gap's pixels that look like the bare table beside it: each alike to at
+    least ``_COMMON`` of the table's pixels.
 
     Parameters
     ----------
@@ -66,10 +71,9 @@ def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDA
     -------
     share : 0 (nothing like the table) to 1, or None when either side is too small to tell
     """
-    gap = _pixels(look, gap_xy)
-    table = np.vstack([_pixels(look, p) for p in table_xy]) if table_xy else np.empty((0, 3), np.float32)
+    gap = _pixels(look, [gap_xy], _SAMPLES)
+    table = _pixels(look, table_xy, _TABLE_SAMPLES) if table_xy else np.empty((0, 3), np.float32)
     if len(gap) < 10 or len(table) < 10:
         return None
-    table = table[:: max(1, len(table) // _SAMPLES)]
-    nearest = np.sqrt(((gap[:, None, :] - table[None, :, :]) ** 2).sum(axis=2)).min(axis=1)
-    return float(np.mean(nearest < _ALIKE))
+    alike = np.sqrt(((gap[:, None, :] - table[None, :, :]) ** 2).sum(axis=2)) < _ALIKE
+    return float(np.mean(alike.mean(axis=1) >= _COMMON))

@@ -46,8 +46,8 @@ _ROW_GAP, _GAP_COST = 0.55, 40.0
 # and less of the gap than _HIDDEN_TABLE looks like the bare table beside the row.
 _BRIDGE_GAP = (0.75, 3.5)
 _BRIDGE_TURN_DEG = 15.0
-_BRIDGE_ACROSS = 0.35
-_HIDDEN_TABLE = 0.5
+_BRIDGE_ACROSS = 0.25
+_HIDDEN_TABLE = 0.35
 
 
 def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
@@ -102,7 +102,11 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
     """Two pieces as one row parted by a hidden card, or None when they are not."""
     if abs(float(_direction(p, geo) @ _direction(q, geo))) < math.cos(math.radians(_BRIDGE_TURN_DEG)):
         return None
-    axis = _direction(p if len(p) >= len(q) else q, geo)
+    # Both pieces' directions, each as much as it has cards: a lone card's own axis is
+    # turned by up to ten degrees from its row's (more when part of it is hidden).
+    dp, dq = _direction(p, geo), _direction(q, geo)
+    axis = len(p) * dp + len(q) * (dq if float(dp @ dq) > 0 else -dq)
+    axis /= max(float(np.linalg.norm(axis)), 1e-9)
     normal = np.array([-axis[1], axis[0]])
     line = float(np.mean(geo.centres[p if len(p) >= len(q) else q] @ normal))
     cards = p + q
@@ -116,14 +120,14 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
     gap = separation(geo.quads[a], geo.quads[b]) / short
     if not _BRIDGE_GAP[0] <= gap <= _BRIDGE_GAP[1] or len(cards) + max(1, round(gap / 1.15)) > MAX_ROW:
         return None
-    # The gap against the bare table just inside the row (a hand reaching over the row
-    # comes from the player's side, and the pool lies further in).
+    # The gap against the bare table just inside the row, beside all its cards (a hand
+    # reaching over the row comes from the player's side, and the pool lies further in).
     inward = 1.0 if float((centre_xy - geo.centres[a]) @ normal) > 0 else -1.0
     beside = sorted((line + inward * 0.6 * long, line + inward * 0.85 * long))
     end_a, start_b = float(np.max(geo.quads[a] @ axis)), float(np.min(geo.quads[b] @ axis))
     gap_xy = _rectangle(axis, (end_a + 0.1 * short, start_b - 0.1 * short), (line - 0.4 * long, line + 0.4 * long))
-    table_xy = [_rectangle(axis, (float(np.min(geo.quads[a] @ axis)), end_a), (beside[0], beside[1])),
-                _rectangle(axis, (start_b, float(np.max(geo.quads[b] @ axis))), (beside[0], beside[1]))]
+    table_xy = [_rectangle(axis, (float(np.min(geo.quads[k] @ axis)), float(np.max(geo.quads[k] @ axis))), (beside[0], beside[1]))
+                for k in cards]
     share = table_share(look, gap_xy, table_xy)
     return first + second if share is not None and share < _HIDDEN_TABLE else None
 

@@ -105,3 +105,37 @@ SHALLOW_TABLE = np.array([(100, 150), (900, 150), (900, 650), (100, 650)], np.fl
 def test_a_lone_card_is_a_row_only_near_the_table_edge(y, expected) -> None:
     quads = [card(500.0, y)]
     assert row_chains(quads, SHALLOW_TABLE.mean(axis=0), SHALLOW_TABLE) == expected
+
+
+def turned(quad: np.ndarray, degrees: float) -> np.ndarray:
+    """A card turned about its centre (clockwise on screen for positive degrees)."""
+    a = np.radians(degrees)
+    centre = quad.mean(axis=0)
+    return (quad - centre) @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]) + centre
+
+
+def test_a_row_parted_by_a_hand_whose_finger_reaches_in_over_the_table_is_one_row() -> None:
+    # The hand over the third card; one finger reaches in past the row beside the second card,
+    # over the table the gap is compared with: a few of its pixels look like the hand.
+    whole = row(200, 5)
+    seen = whole[:2] + whole[3:]
+    palm = np.array([[304, 655], [384, 655], [384, SIZE_WH[1]], [304, SIZE_WH[1]]], np.float64)
+    finger = np.array([[292, 600], [300, 600], [300, 660], [292, 660]], np.float64)
+    assert rows_of(seen, photo(seen, [palm, finger])) == [[0, 1, 2, 3]]
+
+
+def test_neighbours_rows_on_two_lines_stay_apart_under_a_hand_over_the_gap() -> None:
+    # Two players' rows a card apart, the second a third of a card's length nearer the middle,
+    # and a hand between them: the gap hides no card of either row.
+    left = row(200, 2)
+    right = row(200 + 3 * SHORT * 1.2, 2, y=700 - 0.3 * LONG)
+    seen = left + right
+    assert rows_of(seen, photo(seen, [hand_over(card(200 + 2 * SHORT * 1.2))])) == [[0, 1], [2, 3]]
+
+
+def test_two_lone_cards_of_a_row_turned_apart_are_joined_across_two_hidden_cards() -> None:
+    # The row's first and fourth cards, turned 7 degrees either way; a hand over the two between.
+    whole = row(200, 4)
+    seen = [turned(whole[0], 7.0), turned(whole[3], -7.0)]
+    hand = np.array([[240, 645], [376, 645], [376, SIZE_WH[1]], [240, SIZE_WH[1]]], np.float64)
+    assert rows_of(seen, photo(seen, [hand])) == [[0, 1]]

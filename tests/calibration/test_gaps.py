@@ -1,0 +1,27 @@
+"""Whether a gap between two pieces of a row shows the bare table: patterned tables, and a hand over both."""
+
+import numpy as np
+
+from calibration.gaps import table_look, table_share
+
+GAP = np.array([(100, 100), (160, 100), (160, 200), (100, 200)], np.float64)
+BESIDE = [np.array([(0, 220), (300, 220), (300, 260), (0, 260)], np.float64)]
+
+
+def striped(height: int = 300, width: int = 320) -> np.ndarray:
+    """A table of wide stripes in two colours, a little noise over it."""
+    rng = np.random.default_rng(3)
+    frame = np.where((np.arange(width) // 20 % 2 == 0)[None, :, None], (40, 90, 200), (230, 230, 240)).astype(np.float64)
+    frame = np.broadcast_to(frame, (height, width, 3)) + rng.normal(0, 3, (height, width, 3))
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+def test_a_gap_over_a_striped_table_is_the_table() -> None:
+    assert table_share(table_look(striped()), GAP, BESIDE) > 0.9
+
+
+def test_a_hand_over_the_gap_is_no_table_though_a_finger_reaches_over_the_table_beside() -> None:
+    frame = striped()
+    frame[100:201, 100:161] = (120, 160, 210)  # the hand over the gap
+    frame[215:262, 281:290] = (120, 160, 210)  # a finger over the table beside: 3% of it
+    assert table_share(table_look(frame), GAP, BESIDE) < 0.1
