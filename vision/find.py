@@ -27,7 +27,8 @@ _AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
 _OPENED_SEEN = 0.5  # or this share, where the opening, not its outline, gave it its shape
 _NECK_OPENING = 3  # paper running out of a card through a gap in its outline this narrow (a pale cloth, a finger)
-_NECK_LEVELS = 6  # is opened off at the first sweep's span, in this many steps
+_NECK_UNEXPLAINED = 0.5  # is opened off where this many cards' area of paper is left unexplained,
+_NECK_LEVELS = 6  # at the first sweep's span, in this many steps
 _NECK_FILL = 0.7  # leaving a card nearly whole (a card's visible part can be card-shaped too)
 _NECK_CONTRAST = 0.08  # and whiter than what lies around it by this share of the span (a patch of pale cloth is not)
 _OUTER = 1.2  # a card's outline against the paper inside its printed border, side for side
@@ -111,9 +112,9 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], span: 
     printed on a card back) makes one region with it at every level; the sweep is run
     again with such thin parts opened off. A card whose paper runs out through a narrow gap
     in its outline (into a pale cloth, a finger, a shadow) makes one region with what lies
-    beyond at every level; each box is swept once more at the first sweep's ``span`` of
-    ``white``, with such narrow necks opened off. A region counts only at about the size
-    of the cards found near it.
+    beyond at every level; where half a card's area of paper is left, it is swept once
+    more at the first sweep's ``span`` of ``white``, with such narrow necks opened off.
+    A region counts only at about the size of the cards found near it.
     """
     if len(chosen) < 2:
         return []
@@ -151,18 +152,21 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], span: 
         unexplained = left[y0:y1, x0:x1].copy()
         if more:
             cv2.fillPoly(unexplained, [np.round(r.corners_xy - offset).astype(np.int32) for r in more], 0)
-        if cv2.countNonZero(unexplained) >= short * long:
+        count = cv2.countNonZero(unexplained)
+        if count >= _NECK_UNEXPLAINED * short * long:
             x, y, w, h = cv2.boundingRect(unexplained)
             pad = int(0.1 * long)
             u0, v0, u1, v1 = max(0, x - pad), max(0, y - pad), min(x1 - x0, x + w + pad), min(y1 - y0, y + h + pad)
-            more += _opened_apart(lit[v0:v1, u0:u1], unlit, offset + np.array([u0, v0], np.float32), more,
-                                  min_short_px, levels, (floor, high), max_area)
+            around = offset + np.array([u0, v0], np.float32)
+            if count >= short * long:
+                more += _opened_apart(lit[v0:v1, u0:u1], unlit, around, more, min_short_px, levels, (floor, high), max_area)
+            plain = np.where(unfound[v0:v1, u0:u1], white[y0 + v0:y0 + v1, x0 + u0:x0 + u1], np.float32(span[0]))
+            necked += [Region(r.corners_xy + around, r.fill, r.level, r.levels)
+                       for r in card_regions(plain, min_short_px, levels=_NECK_LEVELS, span=span, max_area=max_area,
+                                             opening=_NECK_OPENING)
+                       if r.fill >= _NECK_FILL]
         regions += more
         spans += [high - floor] * len(more)
-        necked += [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
-                   for r in card_regions(white[y0:y1, x0:x1], min_short_px, levels=_NECK_LEVELS, span=span,
-                                         max_area=max_area, opening=_NECK_OPENING)
-                   if r.fill >= _NECK_FILL]
     kept = _fitting(regions, spans, chosen, corners, quads, unlit) if regions else []
     if necked:
         # The outline of a card on a pale cloth is faint: it is not asked for.
