@@ -26,6 +26,11 @@ _AGAIN_MIN_FILL = 0.65  # a card still filling this much of its quadrilateral
 _AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
 _OPENED_SEEN = 0.5  # or this share, where the opening, not its outline, gave it its shape
+_NECK_OPENING = 3  # paper running out of a card through a gap in its outline this narrow (a pale cloth, a finger)
+_NECK_UNEXPLAINED = 0.5  # is opened off where this many cards' area of paper is left unexplained,
+_NECK_LEVELS = 6  # at the first sweep's span, in this many steps
+_NECK_FILL = 0.7  # leaving a card nearly whole (a card's visible part can be card-shaped too)
+_NECK_CONTRAST = 0.08  # and whiter than what lies around it by this share of the span (a patch of pale cloth is not)
 _OUTER = 1.2  # a card's outline against the paper inside its printed border, side for side
 _CORNER_CARDS = (1.1, 3.0)  # paper merged with what touches it: more than a card's area, less than three
 _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
@@ -72,13 +77,14 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float) -> list[C
     larger than ``max_area`` working pixels."""
     small = _shrink(frame_bgr, scale)
     white, _ = whiteness(small)
-    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, max_area=max_area)
+    span = sweep_span(_blurred_u8(white)[::4, ::4])
+    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area)
     chosen = choose_cards(regions, _CLEAN_FILL)
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
-    quads += _quads_of(_look_again(small, white, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
+    quads += _quads_of(_look_again(small, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0)
     # Any card may have been found only inside its printed border, or short of a part in
@@ -95,8 +101,8 @@ def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:
     return [CardQuad(corners, r.fill) for corners, r in zip(grown, regions)]
 
 
-def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen: list[Region],
-                min_short_px: float, max_area: float) -> list[Region]:
+def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], span: tuple[float, float],
+                chosen: list[Region], min_short_px: float, max_area: float) -> list[Region]:
     """The cards of the bright paper the chosen regions leave unexplained, looked for again.
 
     A card in a shadow, on a pale stripe, or overlapping another face-up card stands out
@@ -105,8 +111,11 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     only the boxes around the paper left over, at finer steps and cutting along fainter
     edges. A card touched by something thin and as bright as it (a mug's rim, the frame
     printed on a card back) makes one region with it at every level; the sweep is run
-    again with such thin parts opened off. A region counts only at about the size of the
-    cards found near it.
+    again with such thin parts opened off. A card whose paper runs out through a narrow gap
+    in its outline (into a pale cloth, a finger, a shadow) makes one region with what lies
+    beyond at every level; where half a card's area of paper is left, it is swept once
+    more at the first sweep's ``span`` of ``white``, with such narrow necks opened off.
+    A region counts only at about the size of the cards found near it.
     """
     if len(chosen) < 2:
         return []
@@ -122,6 +131,7 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
     quads = [CardQuad(c, r.fill) for c, r in zip(corners, chosen)]
     short, long = np.median([q.size_wh for q in quads], axis=0)
     regions, spans = [], []  # and the span each was swept over
+    necked = []  # the regions of the sweeps with narrow necks opened off
     boxes = _boxes_around(pieces, left.shape, 0.3 * short * long, int(0.3 * long))
     # Most frames leave a tenth of themselves unexplained; a pale striped cloth, all of it:
     # there the sweep keeps to the first sweep's steps.
@@ -143,15 +153,28 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], chosen
         unexplained = left[y0:y1, x0:x1].copy()
         if more:
             cv2.fillPoly(unexplained, [np.round(r.corners_xy - offset).astype(np.int32) for r in more], 0)
-        if cv2.countNonZero(unexplained) >= short * long:
+        count = cv2.countNonZero(unexplained)
+        if count >= _NECK_UNEXPLAINED * short * long:
             x, y, w, h = cv2.boundingRect(unexplained)
             pad = int(0.1 * long)
             u0, v0, u1, v1 = max(0, x - pad), max(0, y - pad), min(x1 - x0, x + w + pad), min(y1 - y0, y + h + pad)
-            more += _opened_apart(lit[v0:v1, u0:u1], unlit, offset + np.array([u0, v0], np.float32), more,
-                                  min_short_px, levels, (floor, high), max_area)
+            around = offset + np.array([u0, v0], np.float32)
+            if count >= short * long:
+                more += _opened_apart(lit[v0:v1, u0:u1], unlit, around, more, min_short_px, levels, (floor, high), max_area)
+            plain = np.where(unfound[v0:v1, u0:u1], white[y0 + v0:y0 + v1, x0 + u0:x0 + u1], np.float32(span[0]))
+            necked += [Region(r.corners_xy + around, r.fill, r.level, r.levels)
+                       for r in card_regions(plain, min_short_px, levels=_NECK_LEVELS, span=span, max_area=max_area,
+                                             opening=_NECK_OPENING)
+                       if r.fill >= _NECK_FILL]
         regions += more
         spans += [high - floor] * len(more)
     kept = _fitting(regions, spans, chosen, corners, quads, unlit) if regions else []
+    if necked:
+        # The outline of a card on a pale cloth is faint: it is not asked for.
+        done = chosen + kept
+        unnecked = _fitting(necked, [span[1] - span[0]] * len(necked), done, np.array([r.corners_xy for r in done], np.float32),
+                            quads, white, min_seen=0.0)
+        kept += [r for r in unnecked if _stands_out(white, r.corners_xy) >= _NECK_CONTRAST * (span[1] - span[0])]
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
     return kept + _seen_by_a_corner(pieces, left, bright, unlit, high - low,
@@ -180,8 +203,9 @@ def _apart(new: NDArray[np.float32], old: NDArray[np.float32]) -> NDArray[np.boo
 
 
 def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], corners: NDArray[np.float32],
-             quads: list[CardQuad], unlit: NDArray[np.float32]) -> list[Region]:
-    """The second look's regions apart from the cards found, of their size, with an outline."""
+             quads: list[CardQuad], unlit: NDArray[np.float32], min_seen: float = _OUTLINE_SEEN) -> list[Region]:
+    """The second look's regions apart from the cards found, of their size, with an outline
+    seen along ``min_seen`` of their sides."""
     apart = _apart(np.array([r.corners_xy for r in regions], np.float32), corners)
     span_of = {id(r): span for r, span, is_apart in zip(regions, spans, apart) if is_apart}
     kept = []
@@ -196,7 +220,7 @@ def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], co
         return []
     # A patch of pale table is brighter than what lies around it along little of its outline.
     outlines = np.array([r.corners_xy for r in kept], np.float32)
-    outlined = _outline_seen(unlit, outlines, np.array([span_of[id(r)] for r in kept])).mean(axis=1) >= _OUTLINE_SEEN
+    outlined = _outline_seen(unlit, outlines, np.array([span_of[id(r)] for r in kept])).mean(axis=1) >= min_seen
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
 
 
@@ -254,6 +278,23 @@ def _filled(quad_xy: NDArray[np.float32], mask: NDArray) -> float:
     return float((mask[y0:y1, x0:x1][inside > 0] > 0).mean()) if inside.any() else 0.0
 
 
+def _stands_out(white: NDArray[np.float32], quad_xy: NDArray[np.float32]) -> float:
+    """How much whiter a quadrilateral (4, 2) is than what lies around it: the median
+    whiteness of its middle (0.8 of it) less that of a ring from 1.08 to 1.3 times its size."""
+    centre = quad_xy.mean(axis=0)
+    outer = centre + 1.3 * (quad_xy - centre)
+    x0, y0 = np.maximum(np.floor(outer.min(axis=0)).astype(int), 0)
+    x1, y1 = np.ceil(outer.max(axis=0)).astype(int) + 1
+    patch = white[y0:y1, x0:x1]
+    inner, ring = np.zeros(patch.shape, np.uint8), np.zeros(patch.shape, np.uint8)
+    cv2.fillConvexPoly(inner, np.round(centre + 0.8 * (quad_xy - centre) - (x0, y0)).astype(np.int32), 1)
+    cv2.fillConvexPoly(ring, np.round(outer - (x0, y0)).astype(np.int32), 1)
+    cv2.fillConvexPoly(ring, np.round(centre + 1.08 * (quad_xy - centre) - (x0, y0)).astype(np.int32), 0)
+    if not inner.any() or not ring.any():
+        return 0.0
+    return float(np.median(patch[inner > 0]) - np.median(patch[ring > 0]))
+
+
 def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: float | NDArray[np.float64],
                   offset: float = 2.5, samples: int = 12) -> NDArray[np.float64]:
     """Along each side of each quadrilateral (N, 4, 2), the share of the points where the
@@ -292,6 +333,11 @@ def _boxes_around(contours: tuple[NDArray[np.int32], ...], shape: tuple[int, int
                     break
         boxes.append(box)
     return [tuple(b) for b in boxes]
+
+
+def _blurred_u8(white: NDArray[np.float32]) -> NDArray[np.uint8]:
+    """The whiteness as ``card_regions`` sweeps it: clipped to bytes, blurred 3x3."""
+    return cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
 
 
 def _shrink(frame_bgr: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:

@@ -283,3 +283,23 @@ def test_a_card_in_the_corner_of_a_thin_bright_frame_is_found() -> None:
     found = find_cards(image)
     assert min(match(found, clear, image.shape[:2])) > 0.9
     assert match(found, [touched], image.shape[:2])[0] > 0.85
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3])
+def test_a_card_whose_paper_runs_into_a_pale_thing_through_a_narrow_gap_in_its_edge_is_found(seed) -> None:
+    # A card in a little shadow meets something broad and a little whiter (a sleeve, a pale
+    # cloth) along a dark edge with a gap 4 px wide: at every level where the card's paper
+    # stands, it runs out through the gap into the pale thing, no card's shape; with the
+    # neck opened off, it is a card.
+    paper = np.array((232, 240, 244), np.float32)
+    card = card_corners((430, 250), (80, 120), 0)
+    image = lay(scene([], table_bgr=(120, 60, 40)).astype(np.float32), THREE_CLEAR).astype(np.float32)
+    cv2.rectangle(image, (300, 0), (600, 189), (0.8925 * paper).tolist(), -1)
+    cv2.fillConvexPoly(image, card.astype(np.int32), (0.85 * paper).tolist(), lineType=cv2.LINE_AA)
+    cv2.circle(image, tuple(card.mean(axis=0).astype(int)), 7, (40, 40, 200), -1, cv2.LINE_AA)
+    cv2.line(image, (380, 189), (480, 189), (70, 70, 70), 2)  # the card's edge against the pale thing
+    cv2.line(image, (440, 189), (443, 189), (0.85 * paper).tolist(), 2)  # and its gap
+    image = grained(image, seed)
+    found = find_cards(image)
+    assert min(match(found, THREE_CLEAR, image.shape[:2])) > 0.9
+    assert match(found, [card], image.shape[:2])[0] > 0.9
