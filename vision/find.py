@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.outline import reach_outlines
-from vision.paper import paper_mask, shade, whiteness
+from vision.paper import light_cast, paper_mask, shade, whiteness
 from vision.quads import CardQuad, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
 from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
 
@@ -67,16 +67,19 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
     max_area = 0.1 * frame_bgr.shape[0] * frame_bgr.shape[1] * scale**2
     if within is None:
         return _find(frame_bgr, scale, max_area)
+    # The light's cast is the whole frame's (what is brightest in a box of it may be no paper).
     x0, y0, x1, y1 = within
+    cast_ab = light_cast(_shrink(frame_bgr, scale))
     offset = np.array([x0, y0], np.float32)
-    return [CardQuad(quad.corners_xy + offset, quad.fill) for quad in _find(frame_bgr[y0:y1, x0:x1], scale, max_area)]
+    return [CardQuad(quad.corners_xy + offset, quad.fill) for quad in _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab)]
 
 
-def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float) -> list[CardQuad]:
+def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
+          cast_ab: tuple[float, float] | None = None) -> list[CardQuad]:
     """``find_cards`` of a whole frame (or a box of it) worked on at ``scale``; no card is
     larger than ``max_area`` working pixels."""
     small = _shrink(frame_bgr, scale)
-    white, _ = whiteness(small)
+    white, _ = whiteness(small, cast_ab)
     span = sweep_span(_blurred_u8(white)[::4, ::4])
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area)
     chosen = choose_cards(regions, _CLEAN_FILL)

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["paper_mask", "whiteness", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
+__all__ = ["paper_mask", "whiteness", "light_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
 
 CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 _PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
@@ -33,11 +33,16 @@ def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None 
     """Lightness less chroma, after taking out the light's cast: high on paper only."""
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
     if cast_ab is None:
-        cast_ab = _cast_of_brightest(lab[::3, ::3])
+        cast_ab = _cast_of_brightest(lab[::3, ::3])  # (as light_cast, on the Lab image at hand)
     light, a, b = cv2.split(lab)  # contiguous planes: numpy converts a strided one at a third of the speed
     a = a.astype(np.float32) - (128 + cast_ab[0])
     b = b.astype(np.float32) - (128 + cast_ab[1])
     return cv2.addWeighted(light.astype(np.float32), 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
+
+
+def light_cast(frame_bgr: NDArray[np.uint8]) -> tuple[float, float]:
+    """The light's cast that :func:`whiteness` takes out of ``frame_bgr`` (from every third pixel)."""
+    return _cast_of_brightest(cv2.cvtColor(np.ascontiguousarray(frame_bgr[::3, ::3]), cv2.COLOR_BGR2LAB))
 
 
 def _cast_of_brightest(lab: NDArray[np.uint8]) -> tuple[float, float]:

@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 
-from vision.paper import CHROMA_WEIGHT, whiteness
+from vision.paper import CHROMA_WEIGHT, light_cast, whiteness
 
 
 def test_whiteness_is_lightness_less_chroma_away_from_the_cast() -> None:
@@ -15,3 +15,14 @@ def test_whiteness_is_lightness_less_chroma_away_from_the_cast() -> None:
     assert cast == (3.0, -7.0)
     assert white.shape == (37, 53) and white.dtype == np.float32
     np.testing.assert_allclose(white, lab[..., 0] - CHROMA_WEIGHT * chroma, atol=1e-3)
+
+
+def test_light_cast_is_the_cast_whiteness_takes_out() -> None:
+    # A box of a frame is judged with the whole frame's cast (find_cards(..., within=)):
+    # light_cast must give exactly what whiteness finds for itself.
+    rng = np.random.default_rng(3)
+    frame = rng.integers(0, 256, (90, 120, 3), dtype=np.uint8)
+    frame[20:60, 30:80] = (200, 230, 250)  # a warm-lit card, the brightest tenth
+    _, own = whiteness(frame)
+    assert light_cast(frame) == own
+    assert own[1] > 5  # yellowish: b above neutral
