@@ -67,7 +67,7 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
     max_area = 0.1 * frame_bgr.shape[0] * frame_bgr.shape[1] * scale**2
     if within is None:
         return _find(frame_bgr, scale, max_area)
-    # The light's cast is the whole frame's (what is brightest in a box of it may be no paper).
+    # The whole frame's light cast: a box judges whiteness as the whole frame does.
     x0, y0, x1, y1 = within
     cast_ab = light_cast(_shrink(frame_bgr, scale))
     offset = np.array([x0, y0], np.float32)
