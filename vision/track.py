@@ -45,7 +45,7 @@ _PARTIAL_AREA = 0.85  # a card not yet laid is partly covered when it shows less
 _MAX_GAP_S = 0.25  # a longer gap in sightings restarts the stillness clock ...
 _GAP_FRAMES = 2.5  # ... or, when frames come slower, a gap longer than this many frame times
 _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only passing by
-_COVERED_STILL_S = 2.0  # ... unless read surely: a hand over it this long keeps its stillness clock
+_COVERED_STILL_S = 5.0  # ... unless read surely: a hand over it this long keeps its stillness clock
 _PARTIAL_HOLD_S = 1.0  # a smaller outline of a card not yet laid passes for a hand over it this long after its last whole sighting
 _TRUSTED = 0.5  # a reading this confident may decide a card's criteria; below it only when no better one came
 _DOUBTFUL_SETTLE_S = 1.0  # a card read only doubtfully is laid once it has lain still this long
@@ -293,10 +293,18 @@ class CardTracker:
         gap = t - track.last_seen_t
         in_place = self._near_still_place(track, cx, cy) or (
             track.ref_sides is not None and _inside((cx, cy), track.corners_xy) and _smaller(sides, track.ref_sides))
-        if gap > self._gap_s(_MAX_GAP_S) and not (gap <= _COVERED_STILL_S and (track.looks >= 2 or bool(track.votes)) and in_place):
-            # Unseen for a while and not back where it lay still: the stillness clock starts
-            # again. Back in its place, it lay there all along under a hand (laid, then
-            # covered at once by the next card's hand).
+        unseen = gap > self._gap_s(_MAX_GAP_S)
+        back = gap <= _COVERED_STILL_S and (track.looks >= 2 or bool(track.votes)) and in_place
+        if unseen and back and track.votes and card.reading.criteria is not None \
+                and card.reading.confidence >= _TRUSTED and card.reading.criteria not in track.votes:
+            # Read surely as another card: not the one that lay there (picked up, another laid).
+            back = False
+            track.votes.clear()
+            track.doubts.clear()
+        if unseen and not back:
+            # Unseen for a while and not back where it lay still, read as before: the stillness
+            # clock starts again. Back in its place, it lay there all along under a hand (laid,
+            # then covered at once by the next card's hand).
             track.path.clear()
             track.whole_seen = 0
             track.looks = 0

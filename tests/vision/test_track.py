@@ -451,3 +451,29 @@ def test_a_card_that_lies_still_but_cannot_be_read_is_reported_once() -> None:
         reports += update.unreadable
         assert not any(c.is_settled for c in update.cards)  # never laid without criteria
     assert [(r[0], r[2]) for r in reports] == [(0, "impossible reading: 4 colours on 2 symbols")]
+
+
+def test_a_card_covered_by_the_next_hand_before_it_settled_is_laid_when_it_shows_again() -> None:
+    # Laid and seen lying still for a quarter of a second, read surely, then hidden for three
+    # seconds under the hand laying the next card: back in view, in its place and read as
+    # before, it lay there all along and is laid at once, before the next card settles.
+    tracker = CardTracker()
+    card = detected(SLOTS[0], CRITS[2])
+    _, (t, f) = run(tracker, 0.25, 30, [card])
+    covered, (t, f) = run(tracker, 3.0, 30, [], t, f, hands=[SLOTS[0]])
+    assert not [c for c in covered.cards if c.is_settled]
+    back = tracker.update([card], f, t, frame([SLOTS[0]]))
+    assert [(c.is_settled, c.criteria) for c in back.cards] == [(True, CRITS[2])]
+
+
+def test_another_card_laid_where_one_lay_briefly_is_read_afresh() -> None:
+    # A card lay still briefly and was picked up again; three seconds later another card is
+    # laid in its place: it must lie still afresh and is laid with its own criteria.
+    tracker = CardTracker()
+    _, (t, f) = run(tracker, 0.25, 30, [detected(SLOTS[0], CRITS[2])])
+    _, (t, f) = run(tracker, 3.0, 30, [], t, f, hands=[SLOTS[0]])
+    other = detected(SLOTS[0], CRITS[3])
+    first = tracker.update([other], f, t, frame([SLOTS[0]]))
+    assert not [c for c in first.cards if c.is_settled]
+    later, _ = run(tracker, 0.5, 30, [other], t + 1 / 30, f + 1)
+    assert [(c.is_settled, c.criteria) for c in later.cards] == [(True, CRITS[3])]
