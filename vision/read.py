@@ -21,7 +21,7 @@ from referee.cards import Colour, Criteria, InvalidCardError, Shape
 from vision.colours import bgr_to_lab, classify_colours
 from vision.records import CardReading, SymbolReading
 from vision.shapes import classify_shapes
-from vision.symbols import Segmentation, find_blobs
+from vision.symbols import UNCLEAR_PIECE, Segmentation, find_blobs
 from vision.whitebalance import CELL_PX, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
@@ -68,6 +68,7 @@ _DOUBT_CONFIDENCE = {
     "blob split at its own ink level": 0.3,
     "faint blob near the ink threshold": 0.35,
     "symbol washed out by glare": 0.45,
+    UNCLEAR_PIECE: 0.4,
 }
 
 

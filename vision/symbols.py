@@ -23,7 +23,7 @@ from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import ShapeFeatures, angular_harmonics, classify_shapes, measure_shape, shape_scores
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["Blob", "Segmentation", "find_blobs"]
+__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE"]
 
 # Sizes as fractions of the card's short side (the spec: symbols span 15% to 70%).
 _MIN_EXTENT, _DOUBT_EXTENT = 0.075, 0.11
@@ -41,6 +41,8 @@ _CUT_DEPTH, _CUT_LENGTH, _CUT_MIN_LENGTH = 0.03, 0.5, 0.04
 _FRAME_DENT = 0.03
 # Silhouettes are measured with at least this many pixels across.
 _MEASURE_PX = 40.0
+# A symbol-sized piece peeled off something at the edge that is plainly no symbol.
+UNCLEAR_PIECE = "a mark joined to the card's edge may be a symbol"
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
 _FAINT = 0.06
 _FAINT_DOUBT = "faint blob near the ink threshold"
@@ -204,8 +206,11 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             if pieces and deep:
                 doubt.append("a symbol touches something over the card's edge")
             for piece in pieces:
-                found = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
-                blobs.extend(blob for blob in found if _is_clear_symbol(blob))
+                found = [blob for blob in _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
+                         if _is_clear_symbol(blob)]
+                if not found and UNCLEAR_PIECE not in doubt:
+                    doubt.append(UNCLEAR_PIECE)  # a symbol half under a finger, say
+                blobs.extend(found)
             # A symbol joined to a shadow, a card over the edge or a strip of table by paler
             # ink stands free when the blob is cut higher: try a few shares of its own ink
             # level, where the blob has room for a symbol off the edge (not a thin line).

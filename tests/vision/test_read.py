@@ -477,3 +477,18 @@ def test_a_thin_bar_cut_off_end_on_by_a_short_quad_is_doubted(card_art):
     image = card_art.draw(syms, short_px=100)
     reading = read_card(card_art.light(np.ascontiguousarray(image[:, :95]), noise=2.0))
     assert len(reading.symbols) == 2 and reading.confidence < 0.5, reading
+
+
+def test_a_symbol_half_under_a_pale_finger_is_doubted(card_art):
+    # A finger as pale as the paper lies over the card's edge and half over a symbol: once
+    # balanced, only the finger's shaded outline is ink, joined to what is left of the
+    # symbol. That piece is plainly no symbol; whatever is read, it must not be confident.
+    syms = [card_art.Sym("circle", "yellow", 0.3, 0.25, 0.25), card_art.Sym("triangle", "black", 0.72, 0.25, 0.25),
+            card_art.Sym("triangle", "green", 0.5, 0.7, 0.25), card_art.Sym("triangle", "blue", 0.3, 1.15, 0.25)]
+    image = card_art.draw(syms, short_px=100).astype(np.float32)
+    finger = np.zeros(image.shape[:2], np.uint8)
+    cv2.ellipse(finger, (105, 100), (60, 9), 35, 0, 360, 255, -1)
+    image[finger > 0] = (200, 215, 235)
+    image[cv2.morphologyEx(finger, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0] *= 0.5
+    reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), noise=2.0))
+    assert reading.confidence < 0.5, reading
