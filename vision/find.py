@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from vision.outline import reach_outlines
 from vision.paper import light_cast, paper_mask, shade, whiteness
-from vision.quads import CardQuad, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
+from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
 from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
@@ -93,7 +93,8 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     # Any card may have been found only inside its printed border, or short of a part in
     # a shadow or under glare: its sides move out to the outline where one is clearly seen.
     if snapped:
-        squared = [square_up(frame_bgr, corners) for corners in snapped]
+        level = frame_level(frame_bgr)
+        squared = [square_up(frame_bgr, corners, level) for corners in snapped]
         snapped = list(reach_outlines(frame_bgr, np.array(squared, np.float32)))
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 

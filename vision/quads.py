@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "ASPECT_RANGE"]
+__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "frame_level", "ASPECT_RANGE"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
 # In every view the spec allows, a card's opposite sides differ in direction by at most 4.4
@@ -234,7 +234,7 @@ def sides_outwards(corners: NDArray[np.float32]) -> tuple[NDArray[np.float32], .
     return starts, ends, directions, normals
 
 
-def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:
+def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typical_level: float) -> NDArray[np.float32]:
     """A quad with one side cut across the card, squared up: that side moved out parallel
     to its opposite side, through the far end of the longer of its neighbouring sides.
 
@@ -249,6 +249,7 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> 
     ----------
     frame_bgr : ndarray (H, W, 3) uint8, the frame the quad lies in
     corners_xy : ndarray (4, 2) float32, ordered round the quad
+    typical_level : the frame's typical brightness (:func:`frame_level`); no card's paper is darker
 
     Returns
     -------
@@ -262,7 +263,7 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> 
     if skew[pair] <= _SKEW_DEG or skew[1 - pair] > _SKEW_DEG:
         return corners_xy
     inner = _colours(frame_bgr, c.mean(axis=0) + 0.6 * (c - c.mean(axis=0)))
-    if float(inner.mean()) < float(np.median(frame_bgr[::16, ::16])):
+    if float(inner.mean()) < typical_level:
         return corners_xy  # darker than most of the frame: no card's paper (the inside of a mug)
     beyond = [_paper_beyond(frame_bgr, c, k) for k in (pair, pair + 2)]
     if abs(beyond[0] - beyond[1]) < _BEYOND_MARGIN:
@@ -285,6 +286,11 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> 
     if not area < new_area <= _MAX_SQUARED_GROWTH * area or short <= 0 or not ASPECT_RANGE[0] <= long / short <= ASPECT_RANGE[1]:
         return corners_xy
     return order_corners(squared)
+
+
+def frame_level(frame_bgr: NDArray[np.uint8]) -> float:
+    """The frame's typical brightness (0-255): the median of every 16th pixel's channels."""
+    return float(np.median(frame_bgr[::16, ::16]))
 
 
 def _paper_added(frame_bgr: NDArray[np.uint8], old: NDArray[np.float64], new: NDArray[np.float64], k: int) -> float:

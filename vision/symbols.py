@@ -242,8 +242,7 @@ def _in_shade(card: BalancedCard, short: int, blobs: list[Blob], overlaps: list[
     a shadow's edge where it is) and segmented once more; of that, the plain symbols
     lying inside the ``overlaps`` (outlines dropped at the edge), on paper-coloured
     ground (not a table's stripe, not a hand) and apart from ``blobs`` are kept."""
-    side = round(_CLOSE_SPAN * short) | 1
-    closed = cv2.morphologyEx(card.balanced_bgr, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    closed = _closed(card.balanced_bgr, short)
     local = cv2.divide(card.balanced_bgr, cv2.max(closed, 1), scale=PAPER_LEVEL)
     b, g, r = cv2.split(local)
     ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), cv2.min(cv2.min(b, g), r))
@@ -458,12 +457,18 @@ def _absorbed(card: BalancedCard, short: int) -> NDArray[np.uint8]:
     -------
     ndarray (H, W) uint8
     """
-    side = round(_CLOSE_SPAN * short) | 1
-    closed = cv2.morphologyEx(card.source, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    closed = _closed(card.source, short)
     per_paper = tuple(PAPER_LEVEL / max((float(v) / 255.0) ** _GAMMA, 1e-3) for v in card.typical_bgr) + (0.0,)
     absorbed = cv2.multiply(cv2.subtract(cv2.LUT(closed, _LINEAR), cv2.LUT(card.source, _LINEAR)), per_paper)
     b, g, r = cv2.split(absorbed)
     return cv2.convertScaleAbs(cv2.max(cv2.max(b, g), r))
+
+
+def _closed(image: NDArray[np.uint8], short: int) -> NDArray[np.uint8]:
+    """The card closed (a dilation, then an erosion) over ``_CLOSE_SPAN`` of its short side:
+    its paper with the marks filled, a shadow's or a glare spot's edge kept in place."""
+    side = round(_CLOSE_SPAN * short) | 1
+    return cv2.morphologyEx(image, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
 
 
 def _may_hide_washed(card: BalancedCard) -> bool:

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 
 from vision.outline import reach_outlines
-from vision.quads import order_corners, snap_corners, square_up
+from vision.quads import frame_level, order_corners, snap_corners, square_up
 
 
 def card_on_table(corners, table=90, paper=235, size_wh=(400, 300)):
@@ -68,18 +68,18 @@ def test_a_side_cut_across_the_card_is_squared_up_to_the_card() -> None:
     frame = _warm_card((90, 60, 40), shadow_half=True)
     for keep in range(4):
         cut = _cut_across(TRUE, keep, 0.45)
-        squared = square_up(frame, cut)
+        squared = square_up(frame, cut, frame_level(frame))
         assert np.abs(order_corners(cut) - TRUE).max() > 20
         assert _corner_error(squared, TRUE) < 4, keep
 
 
 def test_a_side_on_a_neighbour_or_the_table_is_left_alone() -> None:
     frame = _warm_card((90, 60, 40))
-    assert np.array_equal(square_up(frame, TRUE), TRUE)  # a card found whole
+    assert np.array_equal(square_up(frame, TRUE, frame_level(frame)), TRUE)  # a card found whole
     # A quad whose skewed sides both have the table beyond them: nothing says which is wrong.
     table = np.full_like(frame, (90, 60, 40))
     cut = _cut_across(TRUE, 0, 0.45)
-    assert np.array_equal(square_up(table, cut), cut)
+    assert np.array_equal(square_up(table, cut, frame_level(table)), cut)
 
 
 def _corner_error(quad, truth):
