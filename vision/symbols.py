@@ -188,7 +188,6 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
         if _at_edge(box, band, width, height):
-            taken.append(outline)
             area = cv2.contourArea(outline)
             if area < min_px * min_px:
                 dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
@@ -228,7 +227,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             blobs.extend(found)
     if overlaps and shade and blobs:  # (no symbol elsewhere: a strip of table, not a face in shadow)
         blobs.extend(_in_shade(card, short, blobs, overlaps))
-    washed, faint_left = _faint_marks(card, band, short, blobs, taken, _FAINT_DOUBT in doubt)
+    washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt)
     blobs.extend(washed)
     if faint_left:
         doubt.append(_FAINT_DOUBT)
@@ -261,6 +260,29 @@ def _in_shade(card: BalancedCard, short: int, blobs: list[Blob], overlaps: list[
             continue
         found.append(blob)
     return found
+
+
+def _off_edge(mask: NDArray[np.uint8], band: int) -> NDArray[np.uint8]:
+    """A mask without its parts that reach the edge band (table, the card's rim, a printed
+    frame): a frame's ring would otherwise be the one outline around every mark inside it.
+
+    Parameters
+    ----------
+    mask : ndarray (H, W) uint8, 255 on the marks, 0 within ``band`` of the edge
+    band : width of the edge band, pixels (>= 1)
+
+    Returns
+    -------
+    ndarray (H, W) uint8
+    """
+    height, width = mask.shape
+    # A ring just inside the band joins every part that reaches the band; one flood fill
+    # then clears them all (a tenth of the cost of labelling the parts). The mask is empty
+    # in the band.
+    off = mask.copy()
+    cv2.rectangle(off, (band - 1, band - 1), (width - band, height - band), 255, 1)
+    cv2.floodFill(off, None, (band - 1, band - 1), 0, flags=8)
+    return off
 
 
 def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int) -> bool:
@@ -394,11 +416,12 @@ def _is_clear_symbol(blob: Blob) -> bool:
     return shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT
 
 
-def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
+def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: int, blobs: list[Blob],
                  taken: list[NDArray[np.int32]], faint_seen: bool) -> tuple[list[Blob], bool]:
     """Symbols washed out by glare (on a card with glare only), and whether a faint
-    symbol-sized mark is still left unread. ``taken``: outlines of the ink already read or
-    dropped at the edge, which the fainter cut must not join to a washed-out mark.
+    symbol-sized mark is still left unread. ``taken``: outlines of the symbols already
+    read; they, and the ink of ``low`` (the hysteresis mask) reaching the edge band, must
+    not be joined to a washed-out mark by the fainter cut.
 
     A washed-out symbol lies below the hysteresis thresholds, yet on a lightly smoothed ink
     map it still stands above the paper's noise with its own outline; it is read when it
@@ -413,7 +436,8 @@ def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
     faint_left = _has_faint_mark(card.ink, band, short, blobs)
     glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
     if glare and (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card):
-        used = np.zeros_like(card.ink)
+        # The edge's ink as it is, not filled: a printed frame would enclose every mark.
+        used = cv2.subtract(low, _off_edge(low, band))
         cv2.drawContours(used, taken, -1, 255, -1)
         free = cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2))
         bright = cv2.resize(cv2.compare(card.wash, _WASHED_WASH, cv2.CMP_GE), (width, height), interpolation=cv2.INTER_NEAREST)
@@ -425,10 +449,11 @@ def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
             faint = np.zeros_like(soft)
             inner = soft[band:-band, band:-band]
             faint[band:-band, band:-band] = cv2.threshold(inner, int(level * PAPER_LEVEL), 255, cv2.THRESH_BINARY)[1]
-            outlines, _ = cv2.findContours(cv2.bitwise_and(faint, free), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            outlines, _ = cv2.findContours(_off_edge(cv2.bitwise_and(faint, free), band), cv2.RETR_EXTERNAL,
+                                           cv2.CHAIN_APPROX_NONE)
             for outline in outlines:
                 x, y, w, h = box = cv2.boundingRect(outline)
-                if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short or _at_edge(box, band, width, height):
+                if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short:
                     continue
                 if cv2.contourArea(outline) < 0.3 * w * h or cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
                     continue
@@ -594,13 +619,10 @@ def _has_faint_mark(ink: NDArray[np.uint8], band: int, short: int, blobs: list[B
     faint = np.zeros_like(ink)
     inner = ink[band:-band, band:-band]
     faint[band:-band, band:-band] = cv2.threshold(inner, int(_FAINT * PAPER_LEVEL), 255, cv2.THRESH_BINARY)[1]
-    outlines, _ = cv2.findContours(faint, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    height, width = ink.shape
+    outlines, _ = cv2.findContours(_off_edge(faint, band), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for outline in outlines:
         x, y, w, h = cv2.boundingRect(outline)
         if not _DOUBT_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short:
-            continue
-        if x <= band or y <= band or x + w >= width - band or y + h >= height - band:
             continue
         if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs):
             continue

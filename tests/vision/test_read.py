@@ -367,6 +367,18 @@ def test_a_symbol_washed_pale_by_glare_is_read(card_art, shape, colour, amount):
     assert reading.confidence < 0.5
 
 
+@pytest.mark.parametrize("shape, colour", [("square", "red"), ("star", "black"), ("triangle", "blue")])
+def test_a_symbol_washed_pale_by_glare_inside_a_printed_frame_is_read(card_art, shape, colour):
+    # A printed frame's ring, reaching the card's edge band, once hid every faint mark
+    # inside it from the search for washed-out symbols.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym(shape, colour, 0.5, 0.95, 0.22, 10.0)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228), border=(90, 90, 90)), 0.5, 0.95 / 1.45, 0.12, 0.6)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
 def _warm_glare(image, x, y, radius, amount, tint=(0.35, 0.7, 1.0)):
     """Glare of a warm lamp on a card lit mostly by daylight: warm light (B, G, R shares
     ``tint``) added in linear units, clipping to white once encoded."""
