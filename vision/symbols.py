@@ -23,7 +23,7 @@ from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import ShapeFeatures, angular_harmonics, classify_shapes, measure_shape, shape_scores
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE"]
+__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS"]
 
 # Sizes as fractions of the card's short side (the spec: symbols span 15% to 70%).
 _MIN_EXTENT, _DOUBT_EXTENT = 0.075, 0.11
@@ -70,6 +70,12 @@ _WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
 # (the faint cut then stays above twice the smoothed noise); on dev renders every washed
 # symbol read lay on paper of 197 or more and noise 0.065 or less.
 _WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
+# A washed-out mark that fits no shape (glare clipped part of it away) still counts as a
+# symbol where the camera clipped a channel (from _CLIPPED, 0-255) beside it, when its colour
+# fits a print colour this well and it keeps this far (share of the short side) off every
+# symbol read; its shape is then unknown (the reader takes one the card shows).
+SHAPELESS = "a washed-out mark of unknown shape"
+_CLIPPED, _SHAPELESS_COLOUR_FIT, _SHAPELESS_APART = 250, 0.3, 0.08
 # The same search on the light a mark absorbs against the paper closed over _CLOSE_SPAN of
 # the short side (:func:`_absorbed`), from this ink level: on /tmp/dev120 renders 0.12-0.16
 # read fewer washed-out symbols, 0.24 or a span of 0.4-0.5 fewer on dev120/hard, an ellipse
@@ -442,6 +448,7 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
         free = cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2))
         bright = cv2.resize(cv2.compare(card.wash, _WASHED_WASH, cv2.CMP_GE), (width, height), interpolation=cv2.INTER_NEAREST)
         maps = [(card.ink, _WASHED_INK)]
+        broken: list[tuple[Blob, tuple[int, int, int, int]]] = []
         if card.source is not None:
             maps.append((_absorbed(card, short), _ABSORBED_INK))
         for ink, level in maps:
@@ -460,8 +467,16 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
                 if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs + washed):
                     continue
                 blob = _washed_blob(card, soft, outline, box, short)
-                if blob is not None and _is_washed_symbol(blob):
+                if blob is None:
+                    continue
+                if _is_washed_symbol(blob):
                     washed.append(blob)
+                elif blobs:
+                    broken.append((blob, box))
+        # (after every mark that fits a shape: a broken mark may be a piece of one)
+        for blob, box in broken:
+            if _is_shapeless_symbol(card, blob, box, short, blobs + washed):
+                washed.append(replace(blob, doubt=blob.doubt + (SHAPELESS,)))
         if washed:
             faint_left = _has_faint_mark(card.ink, band, short, blobs + washed)
     return washed, faint_left
@@ -611,6 +626,21 @@ def _is_washed_symbol(blob: Blob) -> bool:
     shape_fit = float(classify_shapes(blob.features.as_array()[None], np.array([blob.extent]))[2][0])
     colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
     return shape_fit >= _WASHED_SHAPE_FIT and colour_fit >= _WASHED_COLOUR_FIT
+
+
+def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, int, int], short: int,
+                         others: list[Blob]) -> bool:
+    """Is a washed-out mark that fits no shape still a symbol: glare clipped the camera
+    right beside it (which is what broke its outline), its colour fits a print colour, and
+    it stands apart from every symbol read (not a piece of one's halo)?"""
+    x, y, w, h = box
+    near = card.source[max(0, y - 2):y + h + 2, max(0, x - 2):x + w + 2] if card.source is not None else None
+    if near is None or int(near.max()) < _CLIPPED:
+        return False
+    if float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) < _SHAPELESS_COLOUR_FIT:
+        return False
+    return all(math.dist(blob.center_xy, other.center_xy) - 0.5 * (blob.extent + other.extent) * short
+               >= _SHAPELESS_APART * short for other in others)
 
 
 def _has_faint_mark(ink: NDArray[np.uint8], band: int, short: int, blobs: list[Blob]) -> bool:
