@@ -18,10 +18,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.cards import Colour, Criteria, InvalidCardError, Shape
-from vision.colours import bgr_to_lab, classify_colours
+from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
-from vision.shapes import classify_shapes
-from vision.symbols import UNCLEAR_PIECE, Segmentation, find_blobs
+from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
+from vision.symbols import SHAPELESS, UNCLEAR_PIECE, Segmentation, find_blobs
 from vision.whitebalance import CELL_PX, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
@@ -68,6 +68,7 @@ _DOUBT_CONFIDENCE = {
     "blob split at its own ink level": 0.3,
     "faint blob near the ink threshold": 0.35,
     "symbol washed out by glare": 0.45,
+    SHAPELESS: 0.35,
     UNCLEAR_PIECE: 0.4,
 }
 
@@ -242,8 +243,28 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     features = np.stack([blob.features.as_array() for blob in seg.blobs])
     sizes = np.array([blob.extent for blob in seg.blobs])
     shapes, confidence, fit = classify_shapes(features, sizes)
+    if any(SHAPELESS in blob.doubt for blob in seg.blobs):
+        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER)
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
     return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score)
+
+
+def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64], order: tuple[Any, ...]) -> list[Any]:
+    """Labels (shapes or colours) with each washed-out mark of unknown shape
+    (``SHAPELESS``) given the likeliest of those the card's other symbols show: glare broke
+    its outline and paled it, so only its count is sure. Most symbols repeat another's shape
+    and colour on their card (76% of the symbols of dev cards), and the criteria count
+    distinct shapes and colours.
+
+    ``scores`` : ndarray (N, len(order)) float, each blob's score of each label."""
+    shown = sorted({order.index(label) for blob, label in zip(seg.blobs, labels) if SHAPELESS not in blob.doubt})
+    if not shown:
+        return labels
+    known = list(labels)
+    for i, blob in enumerate(seg.blobs):
+        if SHAPELESS in blob.doubt:
+            known[i] = order[shown[int(np.argmax(scores[i, shown]))]]
+    return known
 
 
 def _stretched(card: BalancedCard, size_wh: tuple[int, int]) -> BalancedCard:
@@ -316,6 +337,9 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     shapes, shape_conf, shape_fit = best.shapes, best.shape_conf, best.shape_fit
     inks = None if profile is None else profile.inks
     colours, colour_conf, colour_fit = _colours(seg, inks)
+    if any(SHAPELESS in blob.doubt for blob in seg.blobs):
+        lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
+        colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER)
     if _looks_like_number(seg, shapes, shape_fit):
         return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
     dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL

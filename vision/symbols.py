@@ -23,7 +23,7 @@ from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import ShapeFeatures, angular_harmonics, classify_shapes, measure_shape, shape_scores
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE"]
+__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS"]
 
 # Sizes as fractions of the card's short side (the spec: symbols span 15% to 70%).
 _MIN_EXTENT, _DOUBT_EXTENT = 0.075, 0.11
@@ -70,6 +70,12 @@ _WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
 # (the faint cut then stays above twice the smoothed noise); on dev renders every washed
 # symbol read lay on paper of 197 or more and noise 0.065 or less.
 _WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
+# A washed-out mark that fits no shape (glare clipped part of it away) still counts as a
+# symbol where the camera clipped a channel (from _CLIPPED, 0-255) beside it, when its colour
+# fits a print colour this well and it keeps this far (share of the short side) off every
+# symbol read; its shape is then unknown (the reader takes one the card shows).
+SHAPELESS = "a washed-out mark of unknown shape"
+_CLIPPED, _SHAPELESS_COLOUR_FIT, _SHAPELESS_APART = 250, 0.3, 0.08
 # The same search on the light a mark absorbs against the paper closed over _CLOSE_SPAN of
 # the short side (:func:`_absorbed`), from this ink level: on /tmp/dev120 renders 0.12-0.16
 # read fewer washed-out symbols, 0.24 or a span of 0.4-0.5 fewer on dev120/hard, an ellipse
@@ -188,7 +194,6 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
         if _at_edge(box, band, width, height):
-            taken.append(outline)
             area = cv2.contourArea(outline)
             if area < min_px * min_px:
                 dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
@@ -228,7 +233,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             blobs.extend(found)
     if overlaps and shade and blobs:  # (no symbol elsewhere: a strip of table, not a face in shadow)
         blobs.extend(_in_shade(card, short, blobs, overlaps))
-    washed, faint_left = _faint_marks(card, band, short, blobs, taken, _FAINT_DOUBT in doubt)
+    washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt)
     blobs.extend(washed)
     if faint_left:
         doubt.append(_FAINT_DOUBT)
@@ -261,6 +266,29 @@ def _in_shade(card: BalancedCard, short: int, blobs: list[Blob], overlaps: list[
             continue
         found.append(blob)
     return found
+
+
+def _off_edge(mask: NDArray[np.uint8], band: int) -> NDArray[np.uint8]:
+    """A mask without its parts that reach the edge band (table, the card's rim, a printed
+    frame): a frame's ring would otherwise be the one outline around every mark inside it.
+
+    Parameters
+    ----------
+    mask : ndarray (H, W) uint8, 255 on the marks, 0 within ``band`` of the edge
+    band : width of the edge band, pixels (>= 1)
+
+    Returns
+    -------
+    ndarray (H, W) uint8
+    """
+    height, width = mask.shape
+    # A ring just inside the band joins every part that reaches the band; one flood fill
+    # then clears them all (a tenth of the cost of labelling the parts). The mask is empty
+    # in the band.
+    off = mask.copy()
+    cv2.rectangle(off, (band - 1, band - 1), (width - band, height - band), 255, 1)
+    cv2.floodFill(off, None, (band - 1, band - 1), 0, flags=8)
+    return off
 
 
 def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int) -> bool:
@@ -394,11 +422,12 @@ def _is_clear_symbol(blob: Blob) -> bool:
     return shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT
 
 
-def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
+def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: int, blobs: list[Blob],
                  taken: list[NDArray[np.int32]], faint_seen: bool) -> tuple[list[Blob], bool]:
     """Symbols washed out by glare (on a card with glare only), and whether a faint
-    symbol-sized mark is still left unread. ``taken``: outlines of the ink already read or
-    dropped at the edge, which the fainter cut must not join to a washed-out mark.
+    symbol-sized mark is still left unread. ``taken``: outlines of the symbols already
+    read; they, and the ink of ``low`` (the hysteresis mask) reaching the edge band, must
+    not be joined to a washed-out mark by the fainter cut.
 
     A washed-out symbol lies below the hysteresis thresholds, yet on a lightly smoothed ink
     map it still stands above the paper's noise with its own outline; it is read when it
@@ -413,11 +442,13 @@ def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
     faint_left = _has_faint_mark(card.ink, band, short, blobs)
     glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
     if glare and (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card):
-        used = np.zeros_like(card.ink)
+        # The edge's ink as it is, not filled: a printed frame would enclose every mark.
+        used = cv2.subtract(low, _off_edge(low, band))
         cv2.drawContours(used, taken, -1, 255, -1)
         free = cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2))
         bright = cv2.resize(cv2.compare(card.wash, _WASHED_WASH, cv2.CMP_GE), (width, height), interpolation=cv2.INTER_NEAREST)
         maps = [(card.ink, _WASHED_INK)]
+        broken: list[tuple[Blob, tuple[int, int, int, int]]] = []
         if card.source is not None:
             maps.append((_absorbed(card, short), _ABSORBED_INK))
         for ink, level in maps:
@@ -425,18 +456,27 @@ def _faint_marks(card: BalancedCard, band: int, short: int, blobs: list[Blob],
             faint = np.zeros_like(soft)
             inner = soft[band:-band, band:-band]
             faint[band:-band, band:-band] = cv2.threshold(inner, int(level * PAPER_LEVEL), 255, cv2.THRESH_BINARY)[1]
-            outlines, _ = cv2.findContours(cv2.bitwise_and(faint, free), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            outlines, _ = cv2.findContours(_off_edge(cv2.bitwise_and(faint, free), band), cv2.RETR_EXTERNAL,
+                                           cv2.CHAIN_APPROX_NONE)
             for outline in outlines:
                 x, y, w, h = box = cv2.boundingRect(outline)
-                if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short or _at_edge(box, band, width, height):
+                if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short:
                     continue
                 if cv2.contourArea(outline) < 0.3 * w * h or cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
                     continue
                 if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs + washed):
                     continue
                 blob = _washed_blob(card, soft, outline, box, short)
-                if blob is not None and _is_washed_symbol(blob):
+                if blob is None:
+                    continue
+                if _is_washed_symbol(blob):
                     washed.append(blob)
+                elif blobs:
+                    broken.append((blob, box))
+        # (after every mark that fits a shape: a broken mark may be a piece of one)
+        for blob, box in broken:
+            if _is_shapeless_symbol(card, blob, box, short, blobs + washed):
+                washed.append(replace(blob, doubt=blob.doubt + (SHAPELESS,)))
         if washed:
             faint_left = _has_faint_mark(card.ink, band, short, blobs + washed)
     return washed, faint_left
@@ -588,19 +628,31 @@ def _is_washed_symbol(blob: Blob) -> bool:
     return shape_fit >= _WASHED_SHAPE_FIT and colour_fit >= _WASHED_COLOUR_FIT
 
 
+def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, int, int], short: int,
+                         others: list[Blob]) -> bool:
+    """Is a washed-out mark that fits no shape still a symbol: glare clipped the camera
+    right beside it (which is what broke its outline), its colour fits a print colour, and
+    it stands apart from every symbol read (not a piece of one's halo)?"""
+    x, y, w, h = box
+    near = card.source[max(0, y - 2):y + h + 2, max(0, x - 2):x + w + 2] if card.source is not None else None
+    if near is None or int(near.max()) < _CLIPPED:
+        return False
+    if float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) < _SHAPELESS_COLOUR_FIT:
+        return False
+    return all(math.dist(blob.center_xy, other.center_xy) - 0.5 * (blob.extent + other.extent) * short
+               >= _SHAPELESS_APART * short for other in others)
+
+
 def _has_faint_mark(ink: NDArray[np.uint8], band: int, short: int, blobs: list[Blob]) -> bool:
     """Is there a symbol-sized mark too faint to read (a symbol washed out by glare) away
     from the symbols that were read?"""
     faint = np.zeros_like(ink)
     inner = ink[band:-band, band:-band]
     faint[band:-band, band:-band] = cv2.threshold(inner, int(_FAINT * PAPER_LEVEL), 255, cv2.THRESH_BINARY)[1]
-    outlines, _ = cv2.findContours(faint, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    height, width = ink.shape
+    outlines, _ = cv2.findContours(_off_edge(faint, band), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for outline in outlines:
         x, y, w, h = cv2.boundingRect(outline)
         if not _DOUBT_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short:
-            continue
-        if x <= band or y <= band or x + w >= width - band or y + h >= height - band:
             continue
         if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs):
             continue

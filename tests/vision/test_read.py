@@ -367,6 +367,32 @@ def test_a_symbol_washed_pale_by_glare_is_read(card_art, shape, colour, amount):
     assert reading.confidence < 0.5
 
 
+@pytest.mark.parametrize("shape, colour", [("square", "red"), ("star", "black"), ("triangle", "blue")])
+def test_a_symbol_washed_pale_by_glare_inside_a_printed_frame_is_read(card_art, shape, colour):
+    # A printed frame's ring, reaching the card's edge band, once hid every faint mark
+    # inside it from the search for washed-out symbols.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym(shape, colour, 0.5, 0.95, 0.22, 10.0)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228), border=(90, 90, 90)), 0.5, 0.95 / 1.45, 0.12, 0.6)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
+@pytest.mark.parametrize("shape, colour, dx, amount", [("triangle", "red", 0.1, 2.0), ("square", "blue", 0.1, 2.0),
+                                                       ("circle", "black", 0.06, 1.0), ("circle", "black", 0.1, 2.0)])
+def test_a_symbol_half_clipped_by_glare_is_counted_as_a_shape_and_colour_the_card_shows(card_art, shape, colour, dx,
+                                                                                         amount):
+    # Glare clipped to white beside a symbol leaves a pale piece that fits no shape: it
+    # still counts, and takes a shape and a colour that the card's other symbols show.
+    syms = [card_art.Sym(shape, colour, 0.3, 0.3, 0.25, 10.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.25),
+            card_art.Sym(shape, colour, 0.3, 0.8, 0.25, 30.0), card_art.Sym(shape, colour, 0.6, 1.05, 0.25, 20.0)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.6 + dx, 1.05 / 1.45, 0.12, amount)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert reading.criteria == Criteria(colours=2, shapes=2, symbols=4), reading.reason
+    assert "unknown shape" in reading.reason and reading.confidence < 0.5
+
+
 def _warm_glare(image, x, y, radius, amount, tint=(0.35, 0.7, 1.0)):
     """Glare of a warm lamp on a card lit mostly by daylight: warm light (B, G, R shares
     ``tint``) added in linear units, clipping to white once encoded."""
