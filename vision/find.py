@@ -35,7 +35,7 @@ _OUTER = 1.2  # a card's outline against the paper inside its printed border, si
 _CORNER_CARDS = (1.1, 3.0)  # paper merged with what touches it: more than a card's area, less than three
 _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
 _CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed from the corner
-_CORNER_FRESH = 0.75  # three quarters of it paper no card found explains (symbols not counted in)
+_CORNER_FRESH = 0.75  # three quarters of it paper no card found explains (symbols aside): a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 
@@ -281,12 +281,11 @@ def _paper_of(bright: NDArray[np.uint8], max_hole: float) -> NDArray[np.uint8]:
     sheen on a finger) and holes of at most ``max_hole`` pixels filled (the symbols printed
     on a card, dark holes in its paper): (H, W) uint8."""
     mask = cv2.morphologyEx(bright, cv2.MORPH_OPEN, np.ones((_AGAIN_OPENING, _AGAIN_OPENING), np.uint8))
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.bitwise_not(mask), connectivity=4)
-    h, w = mask.shape
-    x, y, bw, bh, area = stats.T
-    inside = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h) & (area <= max_hole)
-    inside[0] = False  # the paper itself
-    return np.where(inside[labels], np.uint8(255), mask)
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return mask
+    holes = [c for c, (*_, parent) in zip(contours, hierarchy[0]) if parent >= 0 and cv2.contourArea(c) <= max_hole]
+    return cv2.drawContours(mask, holes, -1, 255, cv2.FILLED)
 
 
 def _filled(quad_xy: NDArray[np.float32], mask: NDArray) -> float:
