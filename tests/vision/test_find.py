@@ -334,11 +334,13 @@ def test_a_card_with_big_symbols_over_another_is_completed_from_its_corners(seed
 def test_paper_counts_its_symbols_in_but_not_a_backs_printed_frame() -> None:
     from vision.find import _paper_of
 
-    bright = np.zeros((120, 200), np.uint8)
+    bright = np.zeros((120, 300), np.uint8)
     cv2.rectangle(bright, (10, 10), (70, 100), 255, -1)  # a card's paper
     cv2.circle(bright, (40, 40), 8, 0, -1)  # a symbol printed on it
     cv2.rectangle(bright, (110, 10), (180, 100), 255, 2)  # the frame printed on a card back
+    cv2.rectangle(bright, (210, 10), (280, 100), 255, 8)  # a broad bright rim around a back
     paper = _paper_of(bright, max_hole=0.1 * 60 * 90)
     assert paper[40, 40] == 255  # the symbol counts as paper
-    assert not paper[:, 100:].any()  # the back's frame is no paper, nor what it rings
+    assert not paper[:, 100:200].any()  # the back's thin frame is no paper, nor what it rings
+    assert paper[55, 245] == 0  # a back's face, however bright its rim, is no symbol on paper
     assert (paper[:, :100] > 0).sum() == pytest.approx(61 * 91, rel=0.02)
