@@ -34,9 +34,10 @@ _NECK_CONTRAST = 0.08  # and whiter than what lies around it by this share of th
 _OUTER = 1.2  # a card's outline against the paper inside its printed border, side for side
 _CORNER_CARDS = (1.1, 3.0)  # paper merged with what touches it: more than a card's area, less than three
 _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
-_CORNER_FILL = 0.85  # paper fills the card completed from the corner
-_CORNER_FRESH = 0.55  # most of it paper no card found explains
+_CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed from the corner
+_CORNER_FRESH = 0.75  # three quarters of it paper no card found explains (symbols aside): a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
+_SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None) -> list[CardQuad]:
@@ -233,16 +234,20 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
     """Cards of the paper left over, merged with what touches them, that show one corner
     whole: two straight sides meeting at about a right angle, each at least half a card's
     short side long. The card is completed from that corner at the size of the cards
-    found near it, and kept where paper fills it and its outline is seen along both sides
-    at the corner. Only a patch of paper larger than a card is looked at: a pale cloth's
-    squares, each no bigger than a card, have such corners too. ``pieces`` are the outlines
-    of ``left``, the paper no card found explains; ``bright``, all paper."""
+    found near it, and kept where paper, its symbols counted in, fills it, most of it paper
+    no card found explains, and its outline is seen along both sides at the corner. Only a
+    patch of paper larger than a card is looked at: a pale cloth's squares, each no bigger
+    than a card, have such corners too. ``pieces`` are the outlines of ``left``, the paper
+    no card found explains; ``bright``, all that is as bright as paper."""
     completed = []
+    paper = None
     for contour in pieces:
         area = cv2.contourArea(contour)
         typical = _typical_near(quads, tuple(contour.reshape(-1, 2).mean(axis=0)))
         if typical is None or not _CORNER_CARDS[0] < area / (typical.short * typical.long) < _CORNER_CARDS[1]:
             continue
+        if paper is None:
+            paper = _paper_of(bright, _SYMBOL_AREA * float(np.median([q.size_wh[0] * q.size_wh[1] for q in quads])))
         poly = cv2.approxPolyDP(contour, 0.08 * typical.short, True).reshape(-1, 2).astype(np.float32)
         best: tuple[float, NDArray[np.float32], float] | None = None
         for k in range(len(poly)):
@@ -259,7 +264,7 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
                 sa, sb = (la if la > 0.8 * sa else sa), (lb if lb > 0.8 * sb else sb)
                 quad = order_corners(np.array([corner, corner + a * sa / la, corner + a * sa / la + b * sb / lb,
                                                corner + b * sb / lb], np.float32))
-                fill = _filled(quad, bright)
+                fill = _filled(quad, paper)
                 if fill < _CORNER_FILL or _filled(quad, left) < _CORNER_FRESH:
                     continue
                 seen = np.sort(_outline_seen(unlit, quad[None], span)[0])[-2:]
@@ -268,6 +273,19 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
         if best is not None:
             completed.append(CardQuad(best[1], best[2]))
     return [Region(q.corners_xy, q.fill, 0) for q in _add_new(quads, completed)[len(quads):]]
+
+
+def _paper_of(bright: NDArray[np.uint8], max_hole: float) -> NDArray[np.uint8]:
+    """Where paper lies, its symbols included: ``bright`` (H, W), 255 where it is as bright
+    as paper, with thin bright things opened off (the frame printed on a card back, the
+    sheen on a finger) and holes of at most ``max_hole`` pixels filled (the symbols printed
+    on a card, dark holes in its paper): (H, W) uint8."""
+    mask = cv2.morphologyEx(bright, cv2.MORPH_OPEN, np.ones((_AGAIN_OPENING, _AGAIN_OPENING), np.uint8))
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return mask
+    holes = [c for c, (*_, parent) in zip(contours, hierarchy[0]) if parent >= 0 and cv2.contourArea(c) <= max_hole]
+    return cv2.drawContours(mask, holes, -1, 255, cv2.FILLED)
 
 
 def _filled(quad_xy: NDArray[np.float32], mask: NDArray) -> float:

@@ -303,3 +303,44 @@ def test_a_card_whose_paper_runs_into_a_pale_thing_through_a_narrow_gap_in_its_e
     found = find_cards(image)
     assert min(match(found, THREE_CLEAR, image.shape[:2])) > 0.9
     assert match(found, [card], image.shape[:2])[0] > 0.9
+
+
+def paint_big_symbols(image, corners) -> None:
+    """A card of the clear cards' paper with six big dark dots: a fifth of it is ink."""
+    cv2.fillConvexPoly(image, corners.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
+    sides = [corners[1] - corners[0], corners[2] - corners[1]]
+    across, along = sorted(sides, key=lambda v: float(np.hypot(*v)))
+    for i in (-0.25, 0.25):
+        for j in (-0.3, 0.0, 0.3):
+            centre = corners.mean(axis=0) + i * across + j * along
+            cv2.circle(image, tuple(centre.astype(int)), 11, (60, 40, 30), -1, cv2.LINE_AA)
+
+
+@pytest.mark.parametrize("seed", [2, 4])
+def test_a_card_with_big_symbols_over_another_is_completed_from_its_corners(seed) -> None:
+    # As above, but a fifth of the top card is ink: its symbols are printed on its paper,
+    # and the paper with its symbols fills the card completed from its corner.
+    under, over = card_corners((400, 220), (80, 120), 35), card_corners((470, 180), (80, 120), -10)
+    image = lay(scene([], table_bgr=(120, 60, 40)).astype(np.float32), THREE_CLEAR).astype(np.float32)
+    paint_face(image, under)
+    paint_big_symbols(image, over)
+    image = grained(image, seed)
+    found = find_cards(image)
+    assert min(match(found, THREE_CLEAR, image.shape[:2])) > 0.9
+    assert match(found, [over], image.shape[:2])[0] > 0.9
+    assert all(q.size_wh[0] < 100 for q in found)  # no quad spans the two
+
+
+def test_paper_counts_its_symbols_in_but_not_a_backs_printed_frame() -> None:
+    from vision.find import _paper_of
+
+    bright = np.zeros((120, 300), np.uint8)
+    cv2.rectangle(bright, (10, 10), (70, 100), 255, -1)  # a card's paper
+    cv2.circle(bright, (40, 40), 8, 0, -1)  # a symbol printed on it
+    cv2.rectangle(bright, (110, 10), (180, 100), 255, 2)  # the frame printed on a card back
+    cv2.rectangle(bright, (210, 10), (280, 100), 255, 8)  # a broad bright rim around a back
+    paper = _paper_of(bright, max_hole=0.1 * 60 * 90)
+    assert paper[40, 40] == 255  # the symbol counts as paper
+    assert not paper[:, 100:200].any()  # the back's thin frame is no paper, nor what it rings
+    assert paper[55, 245] == 0  # a back's face, however bright its rim, is no symbol on paper
+    assert (paper[:, :100] > 0).sum() == pytest.approx(61 * 91, rel=0.02)
