@@ -100,13 +100,23 @@ def _rectangle(axis: NDArray[np.float64], along: tuple[float, float], across: tu
 
 def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[int] | None:
     """Two pieces as one row parted by a hidden card, or None when they are not."""
-    if abs(float(_direction(p, geo) @ _direction(q, geo))) < math.cos(math.radians(_BRIDGE_TURN_DEG)):
-        return None
-    # Both pieces' directions, each as much as it has cards: a lone card's own axis is
-    # turned by up to ten degrees from its row's (more when part of it is hidden).
     dp, dq = _direction(p, geo), _direction(q, geo)
-    axis = len(p) * dp + len(q) * (dq if float(dp @ dq) > 0 else -dq)
-    axis /= max(float(np.linalg.norm(axis)), 1e-9)
+    turn = math.cos(math.radians(_BRIDGE_TURN_DEG))
+    if len(p) == len(q) == 1:
+        # Two lone cards: their row runs through both centres, and each card's own axis is
+        # turned from it only as the card was laid (two such turns add up, so they are not
+        # compared with each other).
+        axis = geo.centres[q[0]] - geo.centres[p[0]]
+        axis /= max(float(np.linalg.norm(axis)), 1e-9)
+        if min(abs(float(dp @ axis)), abs(float(dq @ axis))) < turn:
+            return None
+    else:
+        if abs(float(dp @ dq)) < turn:
+            return None
+        # Both pieces' directions, each as much as it has cards: a lone card's own axis is
+        # turned by up to ten degrees from its row's (more when part of it is hidden).
+        axis = len(p) * dp + len(q) * (dq if float(dp @ dq) > 0 else -dq)
+        axis /= max(float(np.linalg.norm(axis)), 1e-9)
     normal = np.array([-axis[1], axis[0]])
     line = float(np.mean(geo.centres[p if len(p) >= len(q) else q] @ normal))
     cards = p + q

@@ -139,3 +139,17 @@ def test_two_lone_cards_of_a_row_turned_apart_are_joined_across_two_hidden_cards
     seen = [turned(whole[0], 7.0), turned(whole[3], -7.0)]
     hand = np.array([[240, 645], [376, 645], [376, SIZE_WH[1]], [240, SIZE_WH[1]]], np.float64)
     assert rows_of(seen, photo(seen, [hand])) == [[0, 1]]
+
+
+@pytest.mark.parametrize(
+    "first_deg, second_deg, expected",
+    [(9.0, -9.0, [[0, 1]]), (-9.0, 9.0, [[0, 1]]), (25.0, 25.0, [[0], [1]])],
+    ids=["turned 9 degrees apart either way", "the other way", "both turned 25 degrees off the line through them"],
+)
+def test_two_lone_cards_are_joined_when_each_lies_along_the_line_through_both(first_deg, second_deg, expected) -> None:
+    # Each card is turned from its row only as it was laid; two such turns add up, so the
+    # cards are each held to the line through their centres, not to each other.
+    whole = row(200, 4)
+    seen = [turned(whole[0], first_deg), turned(whole[3], second_deg)]
+    hand = np.array([[240, 645], [376, 645], [376, SIZE_WH[1]], [240, SIZE_WH[1]]], np.float64)
+    assert rows_of(seen, photo(seen, [hand])) == expected
