@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.areas import depth_in_table
+from calibration.areas import depth_in_table, ray_exit
 from calibration.gaps import TableLook, table_look, table_share
 from vision.arrange import CardGeometry, card_geometry, find_chains, neighbour_gaps, off_line, separation
 
@@ -32,6 +32,12 @@ MAX_ROW = 8  # an eighth card is a rules error, but it lies in the row
 # sides in from the table's edge (a row's cards lie about one in, pool cards two or more).
 _ROW_DEPTH, _LONE_DEPTH = 0.5, 0.6
 _ROW_INSET, _LONE_INSET = 1.6, 1.3
+# Without the table top the photo's border stands in for the table's edge, which may lie well
+# inside the photo: there a card facing the nearest border (the border ahead along its
+# length at most _FACING times as far as the nearest, so turned at most about 33 degrees
+# from it) may be a row, alone too, from _FACING_DEPTH of the way out, where the pool ends.
+_FACING, _FACING_DEPTH = 1.2, 0.45
+_SQUARISH = 0.8  # short over long side above which a quad may be a card's uncovered part
 _OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
 # Cutting a chain into rows: each row costs _NEW_ROW; a card off its row's straight line
 # costs its offset squared over twice _LINE_SPREAD squared (in long sides: a row's cards
@@ -173,7 +179,8 @@ def row_chains(
 
     A row lies out from the middle: its cards at least ``_ROW_DEPTH`` of the way from the
     table's middle to its edge, or near the edge (``_ROW_INSET``); a lone card further out
-    still (``_LONE_DEPTH``, ``_LONE_INSET``).
+    still (``_LONE_DEPTH``, ``_LONE_INSET``). Without the table top, a card facing the
+    photo's nearest border is also one from ``_FACING_DEPTH`` out.
     """
     if len(corners) == 0:
         return []
@@ -189,8 +196,14 @@ def row_chains(
     # How far in from the table's edge, in the card's own length (the photo's scale there).
     contour = outline.astype(np.float32).reshape(-1, 1, 2)
     inset = np.array([cv2.pointPolygonTest(contour, (float(x), float(y)), True) for x, y in geo.centres]) / geo.longs
-    may_be_row = ((inset <= _ROW_INSET) | (depth >= _ROW_DEPTH)) & (depth <= far)
-    may_be_lone_row = (inset <= _LONE_INSET) | (depth >= _LONE_DEPTH)
+    facing = np.zeros(len(corners), bool)
+    if table_xy is None:
+        long_axes = np.stack([-geo.short_axes[:, 1], geo.short_axes[:, 0]], axis=1)
+        ahead = np.array([min(ray_exit(c, d, outline), ray_exit(c, -d, outline)) for c, d in zip(geo.centres, long_axes)]) / geo.longs
+        # A nearly square quad (a card partly hidden) does not say which way it faces.
+        facing = (depth >= _FACING_DEPTH) & (ahead <= _FACING * inset) & (geo.shorts <= _SQUARISH * geo.longs)
+    may_be_row = (((inset <= _ROW_INSET) | (depth >= _ROW_DEPTH)) & (depth <= far)) | facing
+    may_be_lone_row = (inset <= _LONE_INSET) | (depth >= _LONE_DEPTH) | facing
     outer = [k for k in range(len(corners)) if may_be_row[k]]
     chains = [[outer[k] for k in chain] for chain in find_chains([corners[k] for k in outer])] if outer else []
     pieces = [piece for chain in chains for piece in _cut_into_rows(chain, geo)]

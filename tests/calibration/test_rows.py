@@ -153,3 +153,26 @@ def test_two_lone_cards_are_joined_when_each_lies_along_the_line_through_both(fi
     seen = [turned(whole[0], first_deg), turned(whole[3], second_deg)]
     hand = np.array([[240, 645], [376, 645], [376, SIZE_WH[1]], [240, SIZE_WH[1]]], np.float64)
     assert rows_of(seen, photo(seen, [hand])) == expected
+
+
+def squat(x: float, y: float) -> np.ndarray:
+    """The uncovered part of a card lying sideways: a quad nearly square, its short side upright."""
+    return np.array([[x - 40, y - 35], [x + 40, y - 35], [x + 40, y + 35], [x - 40, y + 35]], np.float64)[[3, 0, 1, 2]]
+
+
+@pytest.mark.parametrize(
+    "quad, expected",
+    [
+        (turned(card(250.0, 400.0), 90.0), [[0]]),
+        (turned(card(250.0, 400.0), 115.0), [[0]]),
+        (card(250.0, 400.0), []),
+        (turned(card(300.0, 400.0), 90.0), []),
+        (squat(250.0, 400.0), []),
+    ],
+    ids=["half way out, lying towards the left border", "turned 25 degrees from it", "lying along the border",
+         "in the pool's reach", "nearly square"],
+)
+def test_without_the_table_top_a_lone_card_facing_the_nearest_border_half_way_out_is_a_row(quad, expected) -> None:
+    # The table's edge may lie anywhere between the card and the photo's border: a card
+    # nearly three lengths in from the border, half way out from the middle.
+    assert rows_of([quad]) == expected
