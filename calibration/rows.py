@@ -196,14 +196,17 @@ def row_chains(
     # How far in from the table's edge, in the card's own length (the photo's scale there).
     contour = outline.astype(np.float32).reshape(-1, 1, 2)
     inset = np.array([cv2.pointPolygonTest(contour, (float(x), float(y)), True) for x, y in geo.centres]) / geo.longs
-    facing = np.zeros(len(corners), bool)
-    if table_xy is None:
-        long_axes = np.stack([-geo.short_axes[:, 1], geo.short_axes[:, 0]], axis=1)
-        ahead = np.array([min(ray_exit(c, d, outline), ray_exit(c, -d, outline)) for c, d in zip(geo.centres, long_axes)]) / geo.longs
-        # A nearly square quad (a card partly hidden) does not say which way it faces.
-        facing = (depth >= _FACING_DEPTH) & (ahead <= _FACING * inset) & (geo.shorts <= _SQUARISH * geo.longs)
+    # How far the edge lies ahead along the card's length, either way. A nearly square quad
+    # (a card partly hidden) does not say which way it faces.
+    long_axes = np.stack([-geo.short_axes[:, 1], geo.short_axes[:, 0]], axis=1)
+    ahead = np.array([min(ray_exit(c, d, outline), ray_exit(c, -d, outline)) for c, d in zip(geo.centres, long_axes)]) / geo.longs
+    squarish = geo.shorts > _SQUARISH * geo.longs
+    faces_edge = (ahead <= _FACING * inset) | squarish
+    facing = (depth >= _FACING_DEPTH) & faces_edge & ~squarish if table_xy is None else np.zeros(len(corners), bool)
     may_be_row = (((inset <= _ROW_INSET) | (depth >= _ROW_DEPTH)) & (depth <= far)) | facing
-    may_be_lone_row = (inset <= _LONE_INSET) | (depth >= _LONE_DEPTH) | facing
+    # A player's lone card faces them: the edge lies ahead along its length, near or nearer
+    # than any other way (a pool card lies every way).
+    may_be_lone_row = ((inset <= _LONE_INSET) | (depth >= _LONE_DEPTH) | facing) & (faces_edge | (ahead <= _ROW_INSET))
     outer = [k for k in range(len(corners)) if may_be_row[k]]
     chains = [[outer[k] for k in chain] for chain in find_chains([corners[k] for k in outer])] if outer else []
     pieces = [piece for chain in chains for piece in _cut_into_rows(chain, geo)]

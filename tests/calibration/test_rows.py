@@ -176,3 +176,20 @@ def test_without_the_table_top_a_lone_card_facing_the_nearest_border_half_way_ou
     # The table's edge may lie anywhere between the card and the photo's border: a card
     # nearly three lengths in from the border, half way out from the middle.
     assert rows_of([quad]) == expected
+
+
+@pytest.mark.parametrize(
+    "quad, expected",
+    [
+        (card(500.0, 545.0), [[0]]),
+        (turned(card(500.0, 545.0), 20.0), [[0]]),
+        (turned(card(500.0, 545.0), 90.0), []),
+        (turned(card(500.0, 545.0), 50.0), []),
+        (card(160.0, 545.0), [[0]]),
+    ],
+    ids=["facing the edge", "turned 20 degrees", "lying along the edge", "turned 50 degrees",
+         "facing its edge in a corner, nearer the side edge"],
+)
+def test_a_lone_card_is_a_row_only_when_it_faces_the_edge(quad, expected) -> None:
+    # A player's lone card lies with its length towards them; a pool card lies every way.
+    assert row_chains([quad], SHALLOW_TABLE.mean(axis=0), SHALLOW_TABLE) == expected
