@@ -32,10 +32,12 @@ MAX_ROW = 8  # an eighth card is a rules error, but it lies in the row
 # sides in from the table's edge (a row's cards lie about one in, pool cards two or more).
 _ROW_DEPTH, _LONE_DEPTH = 0.5, 0.6
 _ROW_INSET, _LONE_INSET = 1.6, 1.3
-# Without the table top the photo's border stands in for the table's edge, which may lie well
-# inside the photo: there a card facing the nearest border (the border ahead along its
-# length at most _FACING times as far as the nearest, so turned at most about 33 degrees
-# from it) may be a row, alone too, from _FACING_DEPTH of the way out, where the pool ends.
+# A card faces the edge when the edge ahead along its length (either way) is at most _FACING
+# times as far as the nearest edge (so it is turned at most about 33 degrees from it). Without
+# the table top the photo's border stands in for the table's edge, which may lie well inside
+# the photo: there a card facing the nearest border, or one no further than straight out
+# from the middle through the card, may be a row, alone too, from _FACING_DEPTH of the way
+# out, where the pool ends.
 _FACING, _FACING_DEPTH = 1.2, 0.45
 _SQUARISH = 0.8  # short over long side above which a quad may be a card's uncovered part
 _OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
@@ -179,8 +181,8 @@ def row_chains(
 
     A row lies out from the middle: its cards at least ``_ROW_DEPTH`` of the way from the
     table's middle to its edge, or near the edge (``_ROW_INSET``); a lone card further out
-    still (``_LONE_DEPTH``, ``_LONE_INSET``). Without the table top, a card facing the
-    photo's nearest border is also one from ``_FACING_DEPTH`` out.
+    still (``_LONE_DEPTH``, ``_LONE_INSET``), facing the edge (``_FACING``). Without the
+    table top, a card facing the photo's border is one from ``_FACING_DEPTH`` out.
     """
     if len(corners) == 0:
         return []
@@ -202,11 +204,14 @@ def row_chains(
     ahead = np.array([min(ray_exit(c, d, outline), ray_exit(c, -d, outline)) for c, d in zip(geo.centres, long_axes)]) / geo.longs
     squarish = geo.shorts > _SQUARISH * geo.longs
     faces_edge = (ahead <= _FACING * inset) | squarish
-    facing = (depth >= _FACING_DEPTH) & faces_edge & ~squarish if table_xy is None else np.zeros(len(corners), bool)
+    facing = np.zeros(len(corners), bool)
+    if table_xy is None:
+        out = np.linalg.norm(geo.centres - np.asarray(centre_xy, np.float64), axis=1) * (1 / np.maximum(depth, 1e-9) - 1)
+        facing = (depth >= _FACING_DEPTH) & (ahead <= _FACING * np.maximum(inset, out / geo.longs)) & ~squarish
     may_be_row = (((inset <= _ROW_INSET) | (depth >= _ROW_DEPTH)) & (depth <= far)) | facing
     # A player's lone card faces them: the edge lies ahead along its length, near or nearer
     # than any other way (a pool card lies every way).
-    may_be_lone_row = ((inset <= _LONE_INSET) | (depth >= _LONE_DEPTH) | facing) & (faces_edge | (ahead <= _ROW_INSET))
+    may_be_lone_row = (((inset <= _LONE_INSET) | (depth >= _LONE_DEPTH)) & (faces_edge | (ahead <= _ROW_INSET))) | facing
     outer = [k for k in range(len(corners)) if may_be_row[k]]
     chains = [[outer[k] for k in chain] for chain in find_chains([corners[k] for k in outer])] if outer else []
     pieces = [piece for chain in chains for piece in _cut_into_rows(chain, geo)]

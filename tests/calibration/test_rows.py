@@ -193,3 +193,12 @@ def test_without_the_table_top_a_lone_card_facing_the_nearest_border_half_way_ou
 def test_a_lone_card_is_a_row_only_when_it_faces_the_edge(quad, expected) -> None:
     # A player's lone card lies with its length towards them; a pool card lies every way.
     assert row_chains([quad], SHALLOW_TABLE.mean(axis=0), SHALLOW_TABLE) == expected
+
+
+def test_without_the_table_top_a_lone_card_pointing_straight_out_from_the_middle_is_a_row() -> None:
+    # Up and left of the middle, nearer the top border than the left one, its length along the
+    # line from the middle through it (to the left border, half as far again as the top one).
+    out = np.degrees(np.arctan2(200.0, 270.0))
+    assert rows_of([turned(card(230.0, 200.0), 90.0 + out)]) == [[0]]
+    # Straight up from the middle, lying along the top border: no row.
+    assert rows_of([turned(card(500.0, 200.0), 90.0)]) == []
