@@ -6,7 +6,8 @@ cut where its pieces look most like rows of their own, each on its own straight 
 with no gap wider than a row has. Pieces of one row parted by a card under a hand (or
 one the finder missed) are joined again when they lie on one line and what lies in the
 gap is not the bare table. Rows lie out from the middle, near the table's edge, where the
-pool is not.
+pool is not; a player's lone card lies with its length towards them, facing the edge, where
+a pool card lies every way.
 """
 
 from __future__ import annotations
