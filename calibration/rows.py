@@ -6,7 +6,8 @@ cut where its pieces look most like rows of their own, each on its own straight 
 with no gap wider than a row has. Pieces of one row parted by a card under a hand (or
 one the finder missed) are joined again when they lie on one line and what lies in the
 gap is not the bare table. Rows lie out from the middle, near the table's edge, where the
-pool is not.
+pool is not; a player's lone card lies with its length towards them, facing the edge, where
+a pool card lies every way.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.areas import depth_in_table
+from calibration.areas import depth_in_table, ray_exit
 from calibration.gaps import TableLook, table_look, table_share
 from vision.arrange import CardGeometry, card_geometry, find_chains, neighbour_gaps, off_line, separation
 
@@ -32,6 +33,14 @@ MAX_ROW = 8  # an eighth card is a rules error, but it lies in the row
 # sides in from the table's edge (a row's cards lie about one in, pool cards two or more).
 _ROW_DEPTH, _LONE_DEPTH = 0.5, 0.6
 _ROW_INSET, _LONE_INSET = 1.6, 1.3
+# A card faces the edge when the edge ahead along its length (either way) is at most _FACING
+# times as far as the nearest edge (so it is turned at most about 33 degrees from it). Without
+# the table top the photo's border stands in for the table's edge, which may lie well inside
+# the photo: there a card facing the nearest border, or one no further than straight out
+# from the middle through the card, may be a row, alone too, from _FACING_DEPTH of the way
+# out, where the pool ends.
+_FACING, _FACING_DEPTH = 1.2, 0.45
+_SQUARISH = 0.8  # short over long side above which a quad may be a card's uncovered part
 _OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
 # Cutting a chain into rows: each row costs _NEW_ROW; a card off its row's straight line
 # costs its offset squared over twice _LINE_SPREAD squared (in long sides: a row's cards
@@ -100,13 +109,23 @@ def _rectangle(axis: NDArray[np.float64], along: tuple[float, float], across: tu
 
 def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[int] | None:
     """Two pieces as one row parted by a hidden card, or None when they are not."""
-    if abs(float(_direction(p, geo) @ _direction(q, geo))) < math.cos(math.radians(_BRIDGE_TURN_DEG)):
-        return None
-    # Both pieces' directions, each as much as it has cards: a lone card's own axis is
-    # turned by up to ten degrees from its row's (more when part of it is hidden).
     dp, dq = _direction(p, geo), _direction(q, geo)
-    axis = len(p) * dp + len(q) * (dq if float(dp @ dq) > 0 else -dq)
-    axis /= max(float(np.linalg.norm(axis)), 1e-9)
+    turn = math.cos(math.radians(_BRIDGE_TURN_DEG))
+    if len(p) == len(q) == 1:
+        # Two lone cards: their row runs through both centres, and each card's own axis is
+        # turned from it only as the card was laid (two such turns add up, so they are not
+        # compared with each other).
+        axis = geo.centres[q[0]] - geo.centres[p[0]]
+        axis /= max(float(np.linalg.norm(axis)), 1e-9)
+        if min(abs(float(dp @ axis)), abs(float(dq @ axis))) < turn:
+            return None
+    else:
+        if abs(float(dp @ dq)) < turn:
+            return None
+        # Both pieces' directions, each as much as it has cards: a lone card's own axis is
+        # turned by up to ten degrees from its row's (more when part of it is hidden).
+        axis = len(p) * dp + len(q) * (dq if float(dp @ dq) > 0 else -dq)
+        axis /= max(float(np.linalg.norm(axis)), 1e-9)
     normal = np.array([-axis[1], axis[0]])
     line = float(np.mean(geo.centres[p if len(p) >= len(q) else q] @ normal))
     cards = p + q
@@ -163,7 +182,8 @@ def row_chains(
 
     A row lies out from the middle: its cards at least ``_ROW_DEPTH`` of the way from the
     table's middle to its edge, or near the edge (``_ROW_INSET``); a lone card further out
-    still (``_LONE_DEPTH``, ``_LONE_INSET``).
+    still (``_LONE_DEPTH``, ``_LONE_INSET``), facing the edge (``_FACING``). Without the
+    table top, a card facing the photo's border is one from ``_FACING_DEPTH`` out.
     """
     if len(corners) == 0:
         return []
@@ -179,8 +199,20 @@ def row_chains(
     # How far in from the table's edge, in the card's own length (the photo's scale there).
     contour = outline.astype(np.float32).reshape(-1, 1, 2)
     inset = np.array([cv2.pointPolygonTest(contour, (float(x), float(y)), True) for x, y in geo.centres]) / geo.longs
-    may_be_row = ((inset <= _ROW_INSET) | (depth >= _ROW_DEPTH)) & (depth <= far)
-    may_be_lone_row = (inset <= _LONE_INSET) | (depth >= _LONE_DEPTH)
+    # How far the edge lies ahead along the card's length, either way. A nearly square quad
+    # (a card partly hidden) does not say which way it faces.
+    long_axes = np.stack([-geo.short_axes[:, 1], geo.short_axes[:, 0]], axis=1)
+    ahead = np.array([min(ray_exit(c, d, outline), ray_exit(c, -d, outline)) for c, d in zip(geo.centres, long_axes)]) / geo.longs
+    squarish = geo.shorts > _SQUARISH * geo.longs
+    faces_edge = (ahead <= _FACING * inset) | squarish
+    facing = np.zeros(len(corners), bool)
+    if table_xy is None:
+        out = np.linalg.norm(geo.centres - np.asarray(centre_xy, np.float64), axis=1) * (1 / np.maximum(depth, 1e-9) - 1)
+        facing = (depth >= _FACING_DEPTH) & (ahead <= _FACING * np.maximum(inset, out / geo.longs)) & ~squarish
+    may_be_row = (((inset <= _ROW_INSET) | (depth >= _ROW_DEPTH)) & (depth <= far)) | facing
+    # A player's lone card faces them: the edge lies ahead along its length, near or nearer
+    # than any other way (a pool card lies every way).
+    may_be_lone_row = (((inset <= _LONE_INSET) | (depth >= _LONE_DEPTH)) & (faces_edge | (ahead <= _ROW_INSET))) | facing
     outer = [k for k in range(len(corners)) if may_be_row[k]]
     chains = [[outer[k] for k in chain] for chain in find_chains([corners[k] for k in outer])] if outer else []
     pieces = [piece for chain in chains for piece in _cut_into_rows(chain, geo)]

@@ -139,3 +139,66 @@ def test_two_lone_cards_of_a_row_turned_apart_are_joined_across_two_hidden_cards
     seen = [turned(whole[0], 7.0), turned(whole[3], -7.0)]
     hand = np.array([[240, 645], [376, 645], [376, SIZE_WH[1]], [240, SIZE_WH[1]]], np.float64)
     assert rows_of(seen, photo(seen, [hand])) == [[0, 1]]
+
+
+@pytest.mark.parametrize(
+    "first_deg, second_deg, expected",
+    [(9.0, -9.0, [[0, 1]]), (-9.0, 9.0, [[0, 1]]), (25.0, 25.0, [[0], [1]])],
+    ids=["turned 9 degrees apart either way", "the other way", "both turned 25 degrees off the line through them"],
+)
+def test_two_lone_cards_are_joined_when_each_lies_along_the_line_through_both(first_deg, second_deg, expected) -> None:
+    # Each card is turned from its row only as it was laid; two such turns add up, so the
+    # cards are each held to the line through their centres, not to each other.
+    whole = row(200, 4)
+    seen = [turned(whole[0], first_deg), turned(whole[3], second_deg)]
+    hand = np.array([[240, 645], [376, 645], [376, SIZE_WH[1]], [240, SIZE_WH[1]]], np.float64)
+    assert rows_of(seen, photo(seen, [hand])) == expected
+
+
+def squat(x: float, y: float) -> np.ndarray:
+    """The uncovered part of a card lying sideways: a quad nearly square, its short side upright."""
+    return np.array([[x - 40, y - 35], [x + 40, y - 35], [x + 40, y + 35], [x - 40, y + 35]], np.float64)[[3, 0, 1, 2]]
+
+
+@pytest.mark.parametrize(
+    "quad, expected",
+    [
+        (turned(card(250.0, 400.0), 90.0), [[0]]),
+        (turned(card(250.0, 400.0), 115.0), [[0]]),
+        (card(250.0, 400.0), []),
+        (turned(card(300.0, 400.0), 90.0), []),
+        (squat(250.0, 400.0), []),
+    ],
+    ids=["half way out, lying towards the left border", "turned 25 degrees from it", "lying along the border",
+         "in the pool's reach", "nearly square"],
+)
+def test_without_the_table_top_a_lone_card_facing_the_nearest_border_half_way_out_is_a_row(quad, expected) -> None:
+    # The table's edge may lie anywhere between the card and the photo's border: a card
+    # nearly three lengths in from the border, half way out from the middle.
+    assert rows_of([quad]) == expected
+
+
+@pytest.mark.parametrize(
+    "quad, expected",
+    [
+        (card(500.0, 545.0), [[0]]),
+        (turned(card(500.0, 545.0), 20.0), [[0]]),
+        (turned(card(500.0, 545.0), 90.0), []),
+        (turned(card(500.0, 545.0), 50.0), []),
+        (card(160.0, 545.0), [[0]]),
+    ],
+    ids=["facing the edge", "turned 20 degrees", "lying along the edge", "turned 50 degrees",
+         "facing its edge in a corner, nearer the side edge"],
+)
+def test_a_lone_card_is_a_row_only_when_it_faces_the_edge(quad, expected) -> None:
+    # A player's lone card lies with its length towards them; a pool card lies every way.
+    assert row_chains([quad], SHALLOW_TABLE.mean(axis=0), SHALLOW_TABLE) == expected
+
+
+def test_without_the_table_top_a_lone_card_pointing_straight_out_from_the_middle_is_a_row() -> None:
+    # Up and left of the middle, nearer the top border than the left one, its length along the
+    # line from the middle through it (to the left border, half as far again as the top one).
+    out = np.degrees(np.arctan2(200.0, 270.0))
+    assert rows_of([turned(card(230.0, 200.0), 90.0 + out)]) == [[0]]
+    # Straight up from the middle, lying along the top border: no row.
+    assert rows_of([turned(card(500.0, 200.0), 90.0)]) == []
