@@ -1,0 +1,38 @@
+"""Unit checks of the blob measurement's helpers."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.blobs import _inradius
+
+
+def _whole_max(mask: np.ndarray) -> float:
+    return cv2.minMaxLoc(cv2.distanceTransform(mask, cv2.DIST_L2, 3))[1]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_inradius_on_the_ink_box_equals_the_whole_mask(seed):
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(3, 40, 2))
+    mask = np.zeros((h, w), np.uint8)
+    for _ in range(int(rng.integers(1, 4))):
+        centre = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        axes = (int(rng.integers(1, w)), int(rng.integers(1, h)))
+        cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 255, -1)
+    mask[rng.random((h, w)) < 0.03] = 255  # specks, some at the edge
+    assert _inradius(mask) == _whole_max(mask)
+
+
+_RECTANGLE = cv2.rectangle(np.zeros((12, 16), np.uint8), (3, 2), (11, 8), 255, -1)
+
+
+@pytest.mark.parametrize("mask, expected", [
+    (np.zeros((6, 9), np.uint8), 0.0),
+    (_RECTANGLE, pytest.approx(4 * 0.955, abs=1e-5)),  # its middle row lies 4 steps from the paper
+    (np.full((5, 5), 255, np.uint8), _whole_max(np.full((5, 5), 255, np.uint8))),
+], ids=["no ink", "rectangle", "all ink"])
+def test_inradius_edge_cases(mask, expected):
+    assert _inradius(mask) == expected

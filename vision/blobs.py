@@ -1,0 +1,289 @@
+"""One symbol candidate and its measurement.
+
+A blob of the card's ink mask is cut again at half of its own ink strength on an ink map
+upsampled when the blob is small (so a pale yellow and a deep black symbol get the same
+outline, and a small one enough pixels), split where it holds two symbols joined by blur
+or a shadow edge, and measured: its silhouette's shape features, its size, the colour of
+its core, and that colour read through glare where glare brightens the paper around it.
+The segmentation (:mod:`vision.symbols`) and the search for symbols washed out by glare
+(:mod:`vision.washed`) both build on this module and share its size limits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.shapes import ShapeFeatures, angular_harmonics, measure_shape, shape_scores
+from vision.whitebalance import PAPER_LEVEL, BalancedCard
+
+# Sizes as fractions of the card's short side (the spec: symbols span 15% to 70%).
+_MIN_EXTENT, _DOUBT_EXTENT = 0.075, 0.11
+_MAX_EXTENT, _DOUBT_MAX_EXTENT = 0.82, 0.74
+# Silhouettes are measured with at least this many pixels across.
+_MEASURE_PX = 40.0
+# A blob whose ink stays just below the strong threshold may be a washed-out symbol.
+_FAINT_DOUBT = "faint blob near the ink threshold"
+# A blob with less of its outline inked than this has a hole (glare, or a printed digit).
+_HOLED = 0.9
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+_PER_PAPER = np.float32(1.0 / PAPER_LEVEL)
+# Linear-light gamma and how much of the light every print colour absorbs in its darkest channel.
+_GAMMA = 2.2
+_INK_ABSORPTION = 0.9
+# A symbol's colour is read through glare (:func:`_through_glare`) where the paper in a
+# ring _RING_PX wide around it is at least _GLARE_RING times as bright (in linear light)
+# as the card's typical paper, and not clipped (from _RING_CLIPPED, 0-255) in two channels.
+_RING_PX = 3
+_GLARE_RING = 1.15
+_RING_CLIPPED = 248.0
+
+
+@dataclass(frozen=True)
+class Blob:
+    """One symbol candidate.
+
+    Attributes
+    ----------
+    center_xy : (x, y) centroid in working pixels.
+    features : its shape measurements.
+    mean_bgr : ndarray (3,) float32, mean balanced colour of its core (paper = 1.0).
+    extent : longest side relative to the card's short side.
+    doubt : reasons to doubt that this is exactly one symbol, empty when none.
+    fill : share of the blob's outline that is ink (1.0 when solid; a hole lowers it:
+        a glare spot inside a symbol, or a printed digit such as 0, 6, 8, 9).
+    through_glare_bgr : ndarray (3,) float32, optional: its colour with glare's added light
+        taken off, like ``mean_bgr`` (None where no glare brightens the paper around it).
+    """
+
+    center_xy: tuple[float, float]
+    features: ShapeFeatures
+    mean_bgr: NDArray[np.float32]
+    extent: float
+    doubt: tuple[str, ...] = ()
+    fill: float = 1.0
+    through_glare_bgr: NDArray[np.float32] | None = None
+
+
+def _filled(outline: NDArray[np.int32], box: tuple[int, int, int, int], pad: int,
+            shape: tuple[int, ...]) -> tuple[NDArray[np.uint8], tuple[int, int, int, int]]:
+    """An outline filled in its box grown by ``pad`` (kept inside an image of ``shape``):
+    the mask and the box's (x0, y0, x1, y1)."""
+    x, y, w, h = box
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(shape[1], x + w + pad), min(shape[0], y + h + pad)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(mask, [outline], -1, 255, -1, offset=(-x0, -y0))
+    return mask, (x0, y0, x1, y1)
+
+
+def _best_fit(contour: NDArray[np.int32], mask: NDArray[np.uint8], short_px: float) -> float:
+    inradius = cv2.minMaxLoc(cv2.distanceTransform(mask, cv2.DIST_L2, 3))[1]
+    features = measure_shape(contour, inradius)
+    if features is None:
+        return -np.inf
+    return float(shape_scores(features.as_array()[None], np.array([features.long_side / short_px])).max())
+
+
+def _fits_better_whole(outer: NDArray[np.int32], whole: NDArray[np.uint8], parts: list[NDArray[np.int32]],
+                       shape_hw: tuple[int, ...], short_px: float) -> bool:
+    """Does the blob's whole outline fit a shape better than its parts do on average?"""
+    part_scores = []
+    for part in parts:
+        mask = np.zeros(shape_hw, np.uint8)
+        cv2.drawContours(mask, [part], -1, 255, -1)
+        part_scores.append(_best_fit(part, mask, short_px))
+    return _best_fit(outer, whole, short_px) > float(np.mean(part_scores))
+
+
+def _inradius(mask: NDArray[np.uint8]) -> float:
+    """Radius of the largest disc inside a mask's ink: the maximum of its distance transform
+    (L2, 3x3), taken over the ink's bounding box grown by a pixel. Every ink pixel's nearest
+    paper pixel lies within that box (OpenCV treats beyond the image as no paper), so the
+    distances are those of the whole mask, at a fraction of the cost."""
+    x, y, w, h = cv2.boundingRect(mask)
+    if w == 0:
+        return 0.0
+    height, width = mask.shape
+    box = mask[max(0, y - 1):min(height, y + h + 1), max(0, x - 1):min(width, x + w + 1)]
+    return cv2.minMaxLoc(cv2.distanceTransform(box, cv2.DIST_L2, 3))[1]
+
+
+def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
+                  box: tuple[int, int, int, int], short: int, low8: int, high8: int,
+                  dropped: list[str], doubt: list[str], solid: bool = False) -> list[Blob]:
+    """The symbols in one outline of the ink mask. ``solid``: the outline encloses no
+    hole (it has no child in the contour hierarchy), so all of it is ink."""
+    height, width = card.ink.shape
+    x, y, w, h = box
+    pad = 2
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(width, x + w + pad), min(height, y + h + pad)
+    filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(filled, [outline], -1, 255, -1, offset=(-x0, -y0))
+    if solid:
+        own, fill = filled, 1.0
+    else:
+        own = cv2.bitwise_and(filled, low[y0:y1, x0:x1])
+        fill = cv2.countNonZero(own) / max(cv2.countNonZero(filled), 1)
+    if fill < 0.5:
+        # Symbols are solid: a hollow outline is a printed frame or a line drawing.
+        dropped.append("frame" if min(w, h) > 0.6 * short else "hollow mark")
+        return []
+    level = cv2.minMaxLoc(smoothed[y0:y1, x0:x1], own)[1]
+    if level < high8:
+        if max(w, h) >= _DOUBT_EXTENT * short and level > 0.75 * high8:
+            doubt.append(_FAINT_DOUBT)
+        return []
+    # (no dilation: pixels just outside the blob are below the cut anyway)
+    ink_roi = card.ink[y0:y1, x0:x1]
+    soft = soft_roi = cv2.bitwise_and(ink_roi, own)
+    if fill < _HOLED:
+        # A hole in a symbol is glare washing its middle out: take its whole outline, or
+        # the cut below would break the washed-out ring into pieces.
+        soft = cv2.max(soft, cv2.min(filled, int(level)))
+    # Cut at half of this blob's own ink level: the edge of a blurred step.
+    cut = max(0.5 * level, low8)
+    weights = np.minimum(soft, int(level))
+    scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
+    if scale > 1:
+        soft = cv2.resize(soft, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+    binary = cv2.threshold(soft, cut, 255, cv2.THRESH_BINARY)[1]
+    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return []
+    # Parts of symbol size are kept even when small next to the rest: a blob may hold a
+    # small symbol joined to a big one by a shadow edge.
+    min_part = _MIN_EXTENT * short * scale
+    parts = [c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_part and cv2.contourArea(c) > 4.0 * scale * scale]
+    washed = False
+    if len(parts) > 1:
+        # Two symbols joined by blur or a shadow edge, or one symbol whose middle glare
+        # washed out? Keep whichever reading fits the shapes better.
+        whole = cv2.threshold(cv2.resize(own, binary.shape[::-1], interpolation=cv2.INTER_LINEAR) if scale > 1 else own,
+                              127, 255, cv2.THRESH_BINARY)[1]
+        outer, _ = cv2.findContours(whole, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if len(outer) == 1 and _fits_better_whole(outer[0], whole, parts, binary.shape, short * scale):
+            parts, binary, washed = [outer[0]], whole, True
+    # The symbol's core (well inside its edge) gives its colour, free of edge blending.
+    core = cv2.threshold(soft_roi, max(0.7 * level, low8), 255, cv2.THRESH_BINARY)[1]
+    bal_roi = card.balanced_bgr[y0:y1, x0:x1]
+    mean_all = None
+    blobs: list[Blob] = []
+    for part in parts:
+        if len(parts) == 1 and fill > 0.97:
+            part_mask = binary
+        else:
+            part_mask = np.zeros(binary.shape, np.uint8)
+            cv2.drawContours(part_mask, [part], -1, 255, -1)
+        inradius = _inradius(part_mask)
+        if len(parts) > 1:
+            near = cv2.resize(cv2.dilate(part_mask, _CROSS, iterations=scale), weights.shape[::-1],
+                              interpolation=cv2.INTER_NEAREST)
+            harmonics = angular_harmonics(np.where(near > 0, weights, 0.0))
+        else:
+            harmonics = angular_harmonics(weights)
+        features = measure_shape(part, inradius, harmonics)
+        if features is None:
+            continue
+        extent = features.long_side / scale / short
+        if extent < _MIN_EXTENT:
+            continue
+        if extent > _MAX_EXTENT:
+            dropped.append("too long for a symbol")
+            continue
+        if features.short_side / scale < 0.022 * short:
+            dropped.append("thin line")
+            continue
+        reasons: list[str] = []
+        if extent < _DOUBT_EXTENT:
+            reasons.append("small blob near the size limit")
+        if extent > _DOUBT_MAX_EXTENT:
+            reasons.append("large blob near the size limit")
+        cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5
+        cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
+        if washed:
+            reasons.append("blob split at its own ink level")
+        if len(parts) > 1:
+            reasons.append("blob split at its own ink level")
+            if scale > 1:
+                part_mask = cv2.resize(part_mask, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
+            mean = cv2.mean(bal_roi, cv2.bitwise_and(core, part_mask))
+        else:
+            if mean_all is None:
+                mean_all = cv2.mean(bal_roi, core)
+                if mean_all[0] == mean_all[1] == mean_all[2] == 0.0:
+                    mean_all = cv2.mean(bal_roi, own)
+            mean = mean_all
+        mean_bgr = np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)
+        through = None
+        if card.source is not None:
+            # The symbol at its print edge (half its ink level), in the box's pixels.
+            symbol = part_mask
+            if symbol.shape != core.shape:
+                symbol = cv2.resize(symbol, core.shape[::-1], interpolation=cv2.INTER_NEAREST)
+            symbol_core = core if len(parts) == 1 else cv2.bitwise_and(core, symbol)
+            through = _through_glare(card, low, symbol, symbol_core, (x0, y0))
+        blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill, through))
+    return blobs
+
+
+def _through_glare(card: BalancedCard, low: NDArray[np.uint8], symbol: NDArray[np.uint8], core: NDArray[np.uint8],
+                   origin: tuple[int, int]) -> NDArray[np.float32] | None:
+    """A symbol's balanced colour with the glare's light taken off, or None where no glare
+    brightens the paper around it.
+
+    Glare adds the lamp's light to ink and paper alike (both are equally glossy), and its
+    colour is not the paper's (a warm lamp in daylight), so dividing by the paper leaves a
+    black symbol pale and tinted like the lamp. In linear light the paper around the symbol
+    less the symbol is the light the ink absorbs, glare gone: ``(1 - r) * L`` per channel,
+    with ``L`` the light without glare. Divided by the card's typical paper colour this is
+    the ink's absorption up to one factor (the local brightness); every print colour
+    absorbs nearly all of the light in its darkest channel, so the largest absorption is
+    scaled to ``_INK_ABSORPTION``. Where the ring's paper is clipped in a channel the
+    absorption there is only a lower bound (on dev renders reading it so still helps);
+    clipped in two, one channel is left to scale by: None. The reader keeps this colour or
+    the balanced one, whichever it is surer of (``read._colours``).
+
+    Parameters
+    ----------
+    card : the balanced card, with ``source`` and ``typical_bgr``
+    low : ndarray (H, W) uint8, 255 on ink (the hysteresis mask)
+    symbol, core : ndarray (h, w) uint8, the symbol and its core in a box of the card
+    origin : (x0, y0), the box's top-left corner in the card
+
+    Returns
+    -------
+    ndarray (3,) float32, B, G, R with the paper at 1.0, or None
+    """
+    height, width = low.shape
+    x0, y0 = origin
+    h, w = symbol.shape
+    pad = _RING_PX
+    bx0, by0 = max(0, x0 - pad), max(0, y0 - pad)
+    bx1, by1 = min(width, x0 + w + pad), min(height, y0 + h + pad)
+    around = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+    around[y0 - by0:y0 - by0 + h, x0 - bx0:x0 - bx0 + w] = symbol
+    ring = cv2.subtract(cv2.dilate(around, _CROSS, iterations=pad), cv2.dilate(around, _CROSS))
+    ring = cv2.bitwise_and(ring, cv2.bitwise_not(low[by0:by1, bx0:bx1]))
+    if cv2.countNonZero(ring) < 8 or cv2.countNonZero(core) == 0:
+        return None
+    # Plain floats: three channels, and numpy's per-call cost is larger than the arithmetic.
+    paper = cv2.mean(card.source[by0:by1, bx0:bx1], ring)[:3]
+    paper_linear = [(v / 255.0) ** _GAMMA for v in paper]
+    typical = [(max(float(v), 1.0) / 255.0) ** _GAMMA for v in card.typical_bgr]
+    # Paper clipped in two channels leaves the absorption in one alone to scale by.
+    if max(p / t for p, t in zip(paper_linear, typical)) < _GLARE_RING or sum(v >= _RING_CLIPPED for v in paper) >= 2:
+        return None
+    ink = cv2.mean(card.source[y0:y0 + h, x0:x0 + w], core)[:3]
+    absorbed = [(p - (v / 255.0) ** _GAMMA) / t for p, v, t in zip(paper_linear, ink, typical)]
+    top = max(absorbed)
+    if top <= 0.05:  # no ink darker than the paper around it
+        return None
+    scale = _INK_ABSORPTION / top
+    return np.array([(1.0 - min(max(a * scale, 0.0), 1.0)) ** (1.0 / _GAMMA) for a in absorbed], np.float32)
+

@@ -1,0 +1,264 @@
+"""Symbols washed out by glare: marks too faint for the segmentation's ink thresholds.
+
+On a card with glare, the ink map smoothed lightly and cut low shows marks the hysteresis
+of :func:`vision.symbols.find_blobs` missed; so does the light a mark absorbs against the
+paper closed around it, for a symbol the paper field took for paper. A faint mark on
+paper that glare brightened is read as a symbol when its outline fits a shape and its
+restored colour a print colour, or, with no shape it fits (``SHAPELESS``), when glare
+clipped the camera right beside it. Whether a faint symbol-sized mark is still left
+unread is reported too, so that the reader can doubt the count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.blobs import (_CROSS, _DOUBT_EXTENT, _GAMMA, _INK_ABSORPTION, _MAX_EXTENT, _MEASURE_PX, _MIN_EXTENT,
+                          _PER_PAPER, Blob, _filled)
+from vision.colours import bgr_to_lab, classify_colours
+from vision.shapes import angular_harmonics, classify_shapes, measure_shape
+from vision.whitebalance import PAPER_LEVEL, BalancedCard
+
+__all__ = ["SHAPELESS"]
+
+# Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
+_FAINT = 0.06
+# A symbol washed out by glare: read from the ink map smoothed (sigma 1 px) where it stands
+# above this ink level (2-3 times the smoothed paper noise), on paper brightened at least
+# _WASHED_WASH times, cut at _WASHED_CUT of its own level; kept when its outline fits a
+# shape and its restored colour a print colour at least this well (read.py's fit, 0-1).
+# On /tmp/dev120 renders a lower or higher ink level, a stricter shape fit or no
+# brightness test each read fewer washed-out symbols; none was read where there was none.
+_WASHED_INK, _WASHED_WASH, _WASHED_CUT = 0.05, 1.03, 0.4
+_WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
+# Only on paper at least this bright (0-255, the brightest channel) and at most this noisy
+# (the faint cut then stays above twice the smoothed noise); on dev renders every washed
+# symbol read lay on paper of 197 or more and noise 0.065 or less.
+_WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
+# A washed-out mark that fits no shape (glare clipped part of it away) still counts as a
+# symbol where the camera clipped a channel (from _CLIPPED, 0-255) beside it, when its colour
+# fits a print colour this well and it keeps this far (share of the short side) off every
+# symbol read; its shape is then unknown (the reader takes one the card shows).
+SHAPELESS = "a washed-out mark of unknown shape"
+_CLIPPED, _SHAPELESS_COLOUR_FIT, _SHAPELESS_APART = 250, 0.3, 0.08
+# The same search on the light a mark absorbs against the paper closed over _CLOSE_SPAN of
+# the short side (:func:`_absorbed`), from this ink level: on /tmp/dev120 renders 0.12-0.16
+# read fewer washed-out symbols, 0.24 or a span of 0.4-0.5 fewer on dev120/hard, an ellipse
+# closing (10 times slower) no more.
+_ABSORBED_INK, _CLOSE_SPAN = 0.2, 0.3
+# Cards with more glare than this share of the paper (or blind spots) are searched for
+# washed-out symbols: the cards read.py doubts for glare.
+_GLARE_SHARE = 0.02
+_LINEAR = ((np.arange(256, dtype=np.float32) / 255.0) ** _GAMMA).reshape(1, 256)
+
+
+def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: int, blobs: list[Blob],
+                 taken: list[NDArray[np.int32]], faint_seen: bool) -> tuple[list[Blob], bool]:
+    """Symbols washed out by glare (on a card with glare only), and whether a faint
+    symbol-sized mark is still left unread. ``taken``: outlines of the symbols already
+    read; they, and the ink of ``low`` (the hysteresis mask) reaching the edge band, must
+    not be joined to a washed-out mark by the fainter cut.
+
+    A washed-out symbol lies below the hysteresis thresholds, yet on a lightly smoothed ink
+    map it still stands above the paper's noise with its own outline; it is read when it
+    lies where glare brightened the paper and its outline plainly fits a shape. Where the
+    paper field took a washed-out symbol for paper (the ink map then loses it), it is
+    looked for again on the light it absorbs against the paper around it
+    (:func:`_absorbed`). Searched only where there is a sign of one (``faint_seen``: the
+    segmentation met a faint blob; a faint mark left unread; or glare clipped a channel),
+    which spares most cards with glare."""
+    height, width = card.ink.shape
+    washed: list[Blob] = []
+    faint_left = _has_faint_mark(card.ink, band, short, blobs)
+    glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
+    if glare and (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card):
+        # The edge's ink as it is, not filled: a printed frame would enclose every mark.
+        used = cv2.subtract(low, _off_edge(low, band))
+        cv2.drawContours(used, taken, -1, 255, -1)
+        free = cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2))
+        bright = cv2.resize(cv2.compare(card.wash, _WASHED_WASH, cv2.CMP_GE), (width, height), interpolation=cv2.INTER_NEAREST)
+        maps = [(card.ink, _WASHED_INK)]
+        broken: list[tuple[Blob, tuple[int, int, int, int]]] = []
+        if card.source is not None:
+            maps.append((_absorbed(card, short), _ABSORBED_INK))
+        for ink, level in maps:
+            soft = cv2.GaussianBlur(ink, (0, 0), 1.0)
+            faint = np.zeros_like(soft)
+            inner = soft[band:-band, band:-band]
+            faint[band:-band, band:-band] = cv2.threshold(inner, int(level * PAPER_LEVEL), 255, cv2.THRESH_BINARY)[1]
+            outlines, _ = cv2.findContours(_off_edge(cv2.bitwise_and(faint, free), band), cv2.RETR_EXTERNAL,
+                                           cv2.CHAIN_APPROX_NONE)
+            for outline in outlines:
+                x, y, w, h = box = cv2.boundingRect(outline)
+                if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short:
+                    continue
+                if cv2.contourArea(outline) < 0.3 * w * h or cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
+                    continue
+                if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs + washed):
+                    continue
+                blob = _washed_blob(card, soft, outline, box, short)
+                if blob is None:
+                    continue
+                if _is_washed_symbol(blob):
+                    washed.append(blob)
+                elif blobs:
+                    broken.append((blob, box))
+        # (after every mark that fits a shape: a broken mark may be a piece of one)
+        for blob, box in broken:
+            if _is_shapeless_symbol(card, blob, box, short, blobs + washed):
+                washed.append(replace(blob, doubt=blob.doubt + (SHAPELESS,)))
+        if washed:
+            faint_left = _has_faint_mark(card.ink, band, short, blobs + washed)
+    return washed, faint_left
+
+
+def _has_faint_mark(ink: NDArray[np.uint8], band: int, short: int, blobs: list[Blob]) -> bool:
+    """Is there a symbol-sized mark too faint to read (a symbol washed out by glare) away
+    from the symbols that were read?"""
+    faint = np.zeros_like(ink)
+    inner = ink[band:-band, band:-band]
+    faint[band:-band, band:-band] = cv2.threshold(inner, int(_FAINT * PAPER_LEVEL), 255, cv2.THRESH_BINARY)[1]
+    outlines, _ = cv2.findContours(_off_edge(faint, band), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for outline in outlines:
+        x, y, w, h = cv2.boundingRect(outline)
+        if not _DOUBT_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short:
+            continue
+        if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs):
+            continue
+        if cv2.contourArea(outline) >= 0.3 * w * h:
+            return True
+    return False
+
+
+def _off_edge(mask: NDArray[np.uint8], band: int) -> NDArray[np.uint8]:
+    """A mask without its parts that reach the edge band (table, the card's rim, a printed
+    frame): a frame's ring would otherwise be the one outline around every mark inside it.
+
+    Parameters
+    ----------
+    mask : ndarray (H, W) uint8, 255 on the marks, 0 within ``band`` of the edge
+    band : width of the edge band, pixels (>= 1)
+
+    Returns
+    -------
+    ndarray (H, W) uint8
+    """
+    height, width = mask.shape
+    # A ring just inside the band joins every part that reaches the band; one flood fill
+    # then clears them all (a tenth of the cost of labelling the parts). The mask is empty
+    # in the band.
+    off = mask.copy()
+    cv2.rectangle(off, (band - 1, band - 1), (width - band, height - band), 255, 1)
+    cv2.floodFill(off, None, (band - 1, band - 1), 0, flags=8)
+    return off
+
+
+def _may_hide_washed(card: BalancedCard) -> bool:
+    """Can a faint mark on this card be a washed-out symbol at all: bright paper (glare
+    on a card in deep shadow, or on a card back, is no glare on paper) quiet enough that the
+    faint cut stays well above its noise?"""
+    return card.noise <= _WASHED_NOISE and float(card.paper_bgr.max()) >= _WASHED_PAPER
+
+
+def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],
+                 box: tuple[int, int, int, int], short: int) -> Blob | None:
+    """Measure a faint mark: its outline cut at a share of its own ink level (glare washes
+    a symbol unevenly, its middle most, so the cut is low and holes are filled), its colour
+    from its most inked part, restored to a full ink's strength (:func:`_unwashed`)."""
+    w, h = box[2:]
+    filled, (x0, y0, x1, y1) = _filled(outline, box, 2, soft.shape)
+    weights = cv2.bitwise_and(soft[y0:y1, x0:x1], filled)
+    level = cv2.minMaxLoc(weights)[1]
+    scale = min(max(1, math.ceil(_MEASURE_PX / max(w, h))), 3)
+    up = cv2.resize(weights, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR) if scale > 1 else weights
+    mask = cv2.threshold(up, max(_WASHED_INK * PAPER_LEVEL, _WASHED_CUT * level), 255, cv2.THRESH_BINARY)[1]
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    contour = max(contours, key=cv2.contourArea)
+    solid = np.zeros_like(mask)
+    cv2.drawContours(solid, [contour], -1, 255, -1)
+    inradius = cv2.minMaxLoc(cv2.distanceTransform(solid, cv2.DIST_L2, 3))[1]
+    # Harmonics of the filled outline: the uneven ink of a washed-out mark would blur them.
+    features = measure_shape(contour, inradius, angular_harmonics(solid))
+    if features is None:
+        return None
+    extent = features.long_side / scale / short
+    if not _MIN_EXTENT <= extent <= _MAX_EXTENT:
+        return None
+    core = cv2.threshold(weights, 0.6 * level, 255, cv2.THRESH_BINARY)[1]
+    mean = cv2.mean(card.balanced_bgr[y0:y1, x0:x1], core)
+    cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5
+    cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
+    return Blob((float(cx), float(cy)), features, _unwashed(np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)),
+                float(extent), ("symbol washed out by glare",))
+
+
+def _unwashed(mean_bgr: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A washed-out ink's balanced colour restored. Glare adds light, so in linear light
+    the ink's absorption ``1 - b`` per channel shrinks by one common factor and keeps its
+    proportions; every print colour absorbs nearly all of the light in its darkest
+    channel, so scaling that channel's absorption to ``_INK_ABSORPTION`` restores it."""
+    absorbed = 1.0 - np.minimum(np.maximum(mean_bgr, 0.0), 1.0) ** _GAMMA
+    top = float(absorbed.max())
+    if top <= 0.0:
+        return mean_bgr
+    return (np.maximum(1.0 - absorbed * (_INK_ABSORPTION / top), 0.0) ** (1.0 / _GAMMA)).astype(np.float32)
+
+
+def _is_washed_symbol(blob: Blob) -> bool:
+    """Does a washed-out mark plainly fit a shape (the reader's fit, ``classify_shapes``)
+    and a print colour?"""
+    shape_fit = float(classify_shapes(blob.features.as_array()[None], np.array([blob.extent]))[2][0])
+    colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
+    return shape_fit >= _WASHED_SHAPE_FIT and colour_fit >= _WASHED_COLOUR_FIT
+
+
+def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, int, int], short: int,
+                         others: list[Blob]) -> bool:
+    """Is a washed-out mark that fits no shape still a symbol: glare clipped the camera
+    right beside it (which is what broke its outline), its colour fits a print colour, and
+    it stands apart from every symbol read (not a piece of one's halo)?"""
+    x, y, w, h = box
+    near = card.source[max(0, y - 2):y + h + 2, max(0, x - 2):x + w + 2] if card.source is not None else None
+    if near is None or int(near.max()) < _CLIPPED:
+        return False
+    if float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) < _SHAPELESS_COLOUR_FIT:
+        return False
+    return all(math.dist(blob.center_xy, other.center_xy) - 0.5 * (blob.extent + other.extent) * short
+               >= _SHAPELESS_APART * short for other in others)
+
+
+def _absorbed(card: BalancedCard, short: int) -> NDArray[np.uint8]:
+    """How much of the light each pixel absorbs against the paper around it, in ink units
+    (``PAPER_LEVEL`` = all of it), glare's added light left out.
+
+    The paper's light with glare is the card closed (a dilation, then an erosion) over more
+    than a symbol's width, which follows a glare spot's smooth bump but fills the marks; in
+    linear light that less the pixel is ``(1 - r) L``, the light the ink absorbs, glare gone
+    (:func:`vision.blobs._through_glare` reads colours so). Divided by the card's typical
+    paper and taken in the channel the ink absorbs most, a symbol the paper field took for
+    paper (washed out by glare, close to the paper's own colour) stands out again.
+
+    Returns
+    -------
+    ndarray (H, W) uint8
+    """
+    closed = _closed(card.source, short)
+    per_paper = tuple(PAPER_LEVEL / max((float(v) / 255.0) ** _GAMMA, 1e-3) for v in card.typical_bgr) + (0.0,)
+    absorbed = cv2.multiply(cv2.subtract(cv2.LUT(closed, _LINEAR), cv2.LUT(card.source, _LINEAR)), per_paper)
+    b, g, r = cv2.split(absorbed)
+    return cv2.convertScaleAbs(cv2.max(cv2.max(b, g), r))
+
+
+def _closed(image: NDArray[np.uint8], short: int) -> NDArray[np.uint8]:
+    """The card closed (a dilation, then an erosion) over ``_CLOSE_SPAN`` of its short side:
+    its paper with the marks filled, a shadow's or a glare spot's edge kept in place."""
+    side = round(_CLOSE_SPAN * short) | 1
+    return cv2.morphologyEx(image, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+
