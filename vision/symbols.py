@@ -31,9 +31,8 @@ __all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS"]
 
 # The edge band symbols keep off (share of the card's short side).
 _EDGE_MARGIN = 0.04
-# A blob reaching this far (share of the short side) in from the edge band is an overlap;
-# so is one with this much ink (share of the short side squared) further in than _INNER.
-_DEEP_EDGE = 0.2
+# A blob at the edge with this much ink (share of the short side squared) further in than
+# _INNER (share of the short side) is an overlap.
 _INNER, _DEEP_AREA = 0.12, 0.01
 # A solid mark reaching this far in from one side, along at most _CUT_LENGTH of it and at
 # least _CUT_MIN_LENGTH (a thin bar cut end-on), is a symbol cut off by the image's edge
