@@ -220,6 +220,7 @@ def result_lines(result: TableResult, path: str) -> list[str]:
 def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.uint8]:
     """The frame with every card read, each row in its player's colour, and the ranking panel."""
     from vision.annotate import RowOverlay, draw_cards, draw_panel, draw_rows
+    from vision.hidden import end_rooms
 
     in_rows = {k for row in result.rows for k in row.cards}
     loose = [k for k in range(len(result.cards)) if k not in in_rows]
@@ -233,6 +234,8 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
             error_text=error_words(result, row),
             uncertain=row.uncertain,
             colour=row.seat,
+            hidden=tuple(quad for end, quad in end_rooms([result.cards[k].corners_xy for k in row.cards], len(row.cards))
+                         if end in row.deciding_covered),
         )
         for row in result.rows
     ]
