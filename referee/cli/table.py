@@ -9,12 +9,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.areas import TableAreas, row_candidates, search_box
-from calibration.gaps import TableLook
 from calibration.seats import Seat
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, row_gaps
-from vision.hidden import covered_rooms, look_at_table
+from vision.hidden import covered_rooms, end_rooms, look_at_table
 from vision.pipeline import DetectedCard, read_frame
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words"]
@@ -97,9 +96,10 @@ def referee_frame(
         replace(row, cards=tuple(candidates[k] for k in row.cards))
         for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh)
     ]
+    faces_xy = [card.corners_xy for card in faces]
+    # The table is looked at once, for all rows: where a card of theirs may lie covered.
+    look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None) if placed else (None, None)
     rows = []
-    look: TableLook | None = None
-    top_xy = None
     for row in placed:
         readable = tuple(k for k in row.cards if k < len(cards))
         if not readable:
@@ -110,10 +110,8 @@ def referee_frame(
         doubtful = tuple(k for k in deciding if cards[k].reading.confidence < UNCERTAIN_BELOW)
         seat = [s.name for s in seats].index(row.player) if seats else len(rows)
         corners = [cards[k].corners_xy for k in readable]
-        if look is None:  # the table is looked at once, for the first row
-            look, top_xy = look_at_table(frame_bgr, [card.corners_xy for card in faces], areas.table_xy if areas else None)
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
-        covered = covered_rooms(look, corners, [card.corners_xy for card in faces], up_to, top_xy)
+        covered = covered_rooms(look, corners, faces_xy, up_to, top_xy)
         rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
                              row_gaps(corners), covered))
     ranking = rank_players(
@@ -220,7 +218,6 @@ def result_lines(result: TableResult, path: str) -> list[str]:
 def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.uint8]:
     """The frame with every card read, each row in its player's colour, and the ranking panel."""
     from vision.annotate import RowOverlay, draw_cards, draw_panel, draw_rows
-    from vision.hidden import end_rooms
 
     in_rows = {k for row in result.rows for k in row.cards}
     loose = [k for k in range(len(result.cards)) if k not in in_rows]
