@@ -57,15 +57,15 @@ def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: in
     polygons = [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in polygons_xy]
     points = np.concatenate(polygons)
     height, width = look.lab.shape[:2]
-    x0, y0 = np.clip(points.min(axis=0), 0, (width, height))
-    x1, y1 = np.clip(points.max(axis=0) + 1, 0, (width, height))
+    (x0, y0), (x1, y1) = points.min(axis=0).tolist(), (points.max(axis=0) + 1).tolist()
+    x0, x1, y0, y1 = max(0, min(x0, width)), max(0, min(x1, width)), max(0, min(y0, height)), max(0, min(y1, height))
     if x1 <= x0 or y1 <= y0:
         return np.empty((0, 3), np.float32)
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(mask, polygons, 255, offset=(-int(x0), -int(y0)))
+    cv2.fillPoly(mask, polygons, 255, offset=(-x0, -y0))
     if len(exclude_xy):
         cv2.fillPoly(mask, [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in exclude_xy], 0,
-                     offset=(-int(x0), -int(y0)))
+                     offset=(-x0, -y0))
     pixels = look.lab[y0:y1, x0:x1][mask > 0]
     return pixels[:: max(1, len(pixels) // samples)]
 

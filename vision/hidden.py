@@ -90,13 +90,12 @@ def end_rooms(corners: Sequence[NDArray], up_to: int) -> list[tuple[int, NDArray
 def _beside(corners: Sequence[NDArray]) -> list[NDArray[np.float64]]:
     """The bare table just beside each card of a row, on both sides: (4, 2) rectangles."""
     geo = card_geometry(corners)
-    table = []
-    for centre, short_axis, short, long in zip(geo.centres, geo.short_axes, geo.shorts, geo.longs):
-        normal = np.array([-short_axis[1], short_axis[0]])
-        for side in (-1.0, 1.0):
-            table.append(np.array([centre + a * short / 2 * short_axis + side * b * long * normal
-                                   for a, b in ((-1, _BESIDE[0]), (1, _BESIDE[0]), (1, _BESIDE[1]), (-1, _BESIDE[1]))]))
-    return table
+    normals = np.stack([-geo.short_axes[:, 1], geo.short_axes[:, 0]], axis=1)
+    # Each rectangle's corners: so many half short sides along the card, so many long sides across it.
+    along = np.array([-1, 1, 1, -1])[None, :, None] * (geo.shorts / 2)[:, None, None] * geo.short_axes[:, None, :]
+    across = np.array(_BESIDE)[[0, 0, 1, 1]][None, :, None] * geo.longs[:, None, None] * normals[:, None, :]
+    middles = geo.centres[:, None, :] + along
+    return [*(middles + across), *(middles - across)]
 
 
 def room_shares(
