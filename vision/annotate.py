@@ -92,15 +92,15 @@ class RowOverlay:
     error_text: str
     uncertain: bool
     colour: int | None = None  # the player's colour: their seat's number (default: the row's)
-    hidden: tuple[NDArray[np.float64], ...] = ()  # places (4, 2) where a card of the row may lie covered
+    hidden: tuple[NDArray[np.float64], ...] = ()  # places (4, 2) where a card of the row may lie hidden
 
 
 def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArray[np.uint8]:
     """A copy with each row in its player's colour, positions numbered, the first error boxed.
 
     Removed cards (from the first error on) are dimmed; a row whose verdict rests on a
-    doubtful reading is marked "check!"; a place where a card of the row may lie covered
-    (under a hand) is outlined and asked about: "card?".
+    doubtful reading is marked "check!"; a place where a card of the row may lie hidden
+    (under a hand at its end, in a gap) is outlined and asked about: "card?".
     """
     out = image_bgr.copy()
     dim = np.zeros(out.shape[:2], np.uint8)

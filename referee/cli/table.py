@@ -231,8 +231,7 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
             error_text=error_words(result, row),
             uncertain=row.uncertain,
             colour=row.seat,
-            hidden=tuple(quad for end, quad in end_rooms([result.cards[k].corners_xy for k in row.cards], len(row.cards))
-                         if end in row.deciding_covered),
+            hidden=_hidden_places([result.cards[k].corners_xy for k in row.cards], row),
         )
         for row in result.rows
     ]
@@ -241,3 +240,9 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
              f"{r.symbol_total} symbol{'' if r.symbol_total == 1 else 's'}" for r in result.ranking]
     lines += [f"{player}: no row found" for player in result.rowless]
     return draw_panel(out, "Ranking", lines or ["no rows found"], [card.corners_xy for card in result.cards])
+
+
+def _hidden_places(corners: list[NDArray], row: TableRow) -> tuple[NDArray[np.float64], ...]:
+    """Where a card of the row may lie hidden and change its verdict: covered ends, and gaps (between their neighbours)."""
+    ends = tuple(quad for end, quad in end_rooms(corners, len(corners)) if end in row.deciding_covered)
+    return ends + tuple((corners[g - 1] + corners[g]).astype(np.float64) / 2 for g in row.deciding_gaps)

@@ -91,3 +91,17 @@ def test_a_covered_row_end_is_said_in_words_and_in_the_json() -> None:
     assert "room for a card before the 1st: something covers it, please look" in line
     assert "room for a card after the 3rd: something covers it, please look" in line
     assert result_json(result, "table.png")["rows"][0]["covered_ends"] == [0, 3]
+
+
+def test_the_places_drawn_for_a_hidden_card_are_the_deciding_covered_ends_and_gaps() -> None:
+    import numpy as np
+
+    from referee.cli.table import TableRow, _hidden_places
+    from referee.rows import RowError, Verdict
+
+    corners = [np.array([(x, 100), (x + 60, 100), (x + 60, 190), (x, 190)], np.float32) for x in (100, 170, 310)]
+    clean = TableRow("Anna", (0, 1, 2), Verdict(3, None), (), gaps=(2,), covered=(0, 3))
+    middles = sorted(tuple(place.mean(axis=0).round()) for place in _hidden_places(corners, clean))
+    assert middles == [(60.0, 145.0), (270.0, 145.0), (410.0, 145.0)]  # before the 1st, the gap, after the 3rd
+    error_at_1 = TableRow("Anna", (0, 1, 2), Verdict(1, RowError(1, ("shapes",))), (), gaps=(2,), covered=(0,))
+    assert [tuple(place.mean(axis=0).round()) for place in _hidden_places(corners, error_at_1)] == [(60.0, 145.0)]
