@@ -87,7 +87,8 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
     scale = min(1.0, _WORK_WIDTH / width)
     small = cv2.resize(frame_bgr, (max(8, round(width * scale)), max(8, round(height * scale))), interpolation=cv2.INTER_AREA)
     # Brightest channel: a saturated cloth is as bright as a grey one; blurred over stripes, grain and cards.
-    level = cv2.GaussianBlur(cv2.medianBlur(small.max(axis=2), 5), (0, 0), 2.0)
+    brightest = cv2.max(cv2.max(small[:, :, 0], small[:, :, 1]), small[:, :, 2])  # as small.max(axis=2), faster
+    level = cv2.GaussianBlur(cv2.medianBlur(brightest, 5), (0, 0), 2.0)
     quads = [np.asarray(c, np.float64).reshape(4, 2) * scale for c in card_corners]
     # The threshold parts the top from the room, so the white cards are left out of it: with
     # them in, a cloth between the room and the paper in brightness is split from the paper.
@@ -111,7 +112,9 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
     best = int(np.argmax(votes)) if votes.max() > 0 else 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     if stats[best, cv2.CC_STAT_AREA] < _MIN_TABLE_SHARE * mask.size:
         return None
-    points = np.argwhere(labels == best)[:, ::-1].astype(np.float64)
+    # The region's outline has the hull of all its pixels, in far fewer points.
+    outline, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    points = np.vstack([c.reshape(-1, 2) for c in outline]).astype(np.float64)
     if quads:
         points = np.vstack([points, *quads])
     hull = cv2.convexHull(points.astype(np.float32))

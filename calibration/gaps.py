@@ -11,6 +11,7 @@ the table's pixels, not to a few fingertips among them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import cv2
 import numpy as np
@@ -50,14 +51,28 @@ def table_look(frame_bgr: NDArray[np.uint8]) -> TableLook:
     return TableLook(lab, scale)
 
 
-def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: int) -> NDArray[np.float32]:
-    mask = np.zeros(look.lab.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in polygons_xy], 255)
-    pixels = look.lab[mask > 0]
+def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: int,
+            exclude_xy: Sequence[NDArray[np.float64]] = ()) -> NDArray[np.float32]:
+    # Only the polygons' bounding box is masked (in row-major order, as over the whole frame).
+    polygons = [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in polygons_xy]
+    points = np.concatenate(polygons)
+    height, width = look.lab.shape[:2]
+    (x0, y0), (x1, y1) = points.min(axis=0).tolist(), (points.max(axis=0) + 1).tolist()
+    x0, x1, y0, y1 = max(0, min(x0, width)), max(0, min(x1, width)), max(0, min(y0, height)), max(0, min(y1, height))
+    if x1 <= x0 or y1 <= y0:
+        return np.empty((0, 3), np.float32)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(mask, polygons, 255, offset=(-x0, -y0))
+    if len(exclude_xy):
+        cv2.fillPoly(mask, [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in exclude_xy], 0,
+                     offset=(-x0, -y0))
+    pixels = look.lab[y0:y1, x0:x1][mask > 0]
     return pixels[:: max(1, len(pixels) // samples)]
 
 
-def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDArray[np.float64]]) -> float | None:
+def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDArray[np.float64]],
+                exclude_xy: Sequence[NDArray[np.float64]] = (), samples: tuple[int, int] = (_SAMPLES, _TABLE_SAMPLES)
+                ) -> float | None:
     """The share of a gap's pixels that look like the bare table beside it: each alike to at
     least ``_COMMON`` of the table's pixels.
 
@@ -66,14 +81,18 @@ def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDA
     look : the frame, from ``table_look``
     gap_xy : (4, 2) the gap, in frame pixels
     table_xy : polygons (4, 2) of bare table to compare with, in frame pixels
+    exclude_xy : polygons (N, 2) whose pixels are left out of both (cards seen there), in frame pixels
+    samples : how many of the gap's and of the table's pixels are compared, at most (about)
 
     Returns
     -------
     share : 0 (nothing like the table) to 1, or None when either side is too small to tell
     """
-    gap = _pixels(look, [gap_xy], _SAMPLES)
-    table = _pixels(look, table_xy, _TABLE_SAMPLES) if table_xy else np.empty((0, 3), np.float32)
+    gap = _pixels(look, [gap_xy], samples[0], exclude_xy)
+    table = _pixels(look, table_xy, samples[1], exclude_xy) if table_xy else np.empty((0, 3), np.float32)
     if len(gap) < 10 or len(table) < 10:
         return None
-    alike = np.sqrt(((gap[:, None, :] - table[None, :, :]) ** 2).sum(axis=2)) < _ALIKE
-    return float(np.mean(alike.mean(axis=1) >= _COMMON))
+    # Squared distances of every pair as |g|^2 + |t|^2 - 2 g.t: one matrix product, not a (gaps, table, 3) array.
+    g, t = gap.astype(np.float64), table.astype(np.float64)
+    squared = (g * g).sum(axis=1)[:, None] + (t * t).sum(axis=1)[None, :] - 2.0 * (g @ t.T)
+    return float(np.mean((squared < _ALIKE**2).mean(axis=1) >= _COMMON))

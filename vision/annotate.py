@@ -92,13 +92,15 @@ class RowOverlay:
     error_text: str
     uncertain: bool
     colour: int | None = None  # the player's colour: their seat's number (default: the row's)
+    hidden: tuple[NDArray[np.float64], ...] = ()  # places (4, 2) where a card of the row may lie hidden
 
 
 def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArray[np.uint8]:
     """A copy with each row in its player's colour, positions numbered, the first error boxed.
 
     Removed cards (from the first error on) are dimmed; a row whose verdict rests on a
-    doubtful reading is marked "check!".
+    doubtful reading is marked "check!"; a place where a card of the row may lie hidden
+    (under a hand at its end, in a gap) is outlined and asked about: "card?".
     """
     out = image_bgr.copy()
     dim = np.zeros(out.shape[:2], np.uint8)
@@ -118,6 +120,10 @@ def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArr
             centre = corners.mean(axis=0)
             draw_label(out, str(position + 1), (int(centre[0]), int(centre[1])), scale * 1.2,
                        background_bgr=_ERROR_BGR if is_error else colour, colour_bgr=(0, 0, 0) if not is_error else (255, 255, 255))
+        for place in row.hidden:
+            cv2.polylines(out, [np.round(place).astype(np.int32)], True, colour, max(1, thickness // 2), cv2.LINE_AA)
+            centre = place.mean(axis=0)
+            draw_label(out, "card?", (int(centre[0]), int(centre[1])), scale * 0.9, colour_bgr=(0, 0, 0), background_bgr=colour)
         middle = np.mean([c.mean(axis=0) for c in row.corners], axis=0)
         top = min(float(c[:, 1].min()) for c in row.corners)
         bottom = max(float(c[:, 1].max()) for c in row.corners)

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from calibration.seats import Seat, facing, left_to_right, table_centre
 
-__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "row_gaps"]
+__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "room_for_a_card", "row_gaps"]
 
 # Centre-to-centre distance of neighbours in a row, in short sides: touching cards
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
@@ -406,7 +406,12 @@ def row_gaps(corners: Sequence[NDArray]) -> tuple[int, ...]:
     """Where a row's cards (4, 2 corners each, in row order) leave room for a card between
     neighbours: the positions of the cards after such a gap (a card hidden, or missed)."""
     gaps = neighbour_gaps(card_geometry(corners), list(range(len(corners))))
-    return tuple(int(k) + 1 for k in np.flatnonzero(gaps > _ROOM_FOR_A_CARD))
+    return tuple(int(k) + 1 for k in np.flatnonzero(room_for_a_card(gaps)))
+
+
+def room_for_a_card(gaps: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether each gap between neighbours in a row (in short sides, see ``neighbour_gaps``) may hold a card."""
+    return gaps > _ROOM_FOR_A_CARD
 
 
 def _link_costs(geo: CardGeometry, cards: list[int]) -> list[float]:

@@ -13,6 +13,7 @@ from calibration.seats import Seat
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, row_gaps
+from vision.hidden import covered_rooms, end_rooms, look_at_table
 from vision.pipeline import DetectedCard, read_frame
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words"]
@@ -28,7 +29,10 @@ class TableRow:
     ``unread_cards`` counts face-up cards lying in the row that could not be read: the
     verdict is then taken without them and is uncertain. ``gaps`` are the positions of
     cards after room for a card with none seen (one under a hand, or missed); the
-    verdict is uncertain when one lies at or before the first error.
+    verdict is uncertain when one lies at or before the first error. ``covered`` are the
+    row's ends where a card may lie hidden under something (a hand, a mug): 0 before its
+    first card, ``len(cards)`` after its last; the verdict is uncertain when a card there
+    would change it (before the first card always, after the last when the row has no error).
     """
 
     player: str
@@ -38,15 +42,24 @@ class TableRow:
     unread_cards: int = 0
     seat: int = 0  # the player's seat number (the row's number without seats): their colour
     gaps: tuple[int, ...] = ()
+    covered: tuple[int, ...] = ()
 
     @property
     def deciding_gaps(self) -> tuple[int, ...]:
+        return self._deciding(self.gaps)
+
+    @property
+    def deciding_covered(self) -> tuple[int, ...]:
+        return self._deciding(self.covered)
+
+    def _deciding(self, positions: tuple[int, ...]) -> tuple[int, ...]:
+        """The positions where a hidden card would change the verdict: at or before the first error."""
         error = self.verdict.first_error
-        return tuple(g for g in self.gaps if error is None or g <= error.position)
+        return tuple(k for k in positions if error is None or k <= error.position)
 
     @property
     def uncertain(self) -> bool:
-        return bool(self.uncertain_cards or self.unread_cards or self.deciding_gaps)
+        return bool(self.uncertain_cards or self.unread_cards or self.deciding_gaps or self.deciding_covered)
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,9 @@ def referee_frame(
         replace(row, cards=tuple(candidates[k] for k in row.cards))
         for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh)
     ]
+    faces_xy = [card.corners_xy for card in faces]
+    # The table is looked at once, for all rows: where a card of theirs may lie covered.
+    look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None) if placed else (None, None)
     rows = []
     for row in placed:
         readable = tuple(k for k in row.cards if k < len(cards))
@@ -93,8 +109,11 @@ def referee_frame(
         deciding = readable if verdict.first_error is None else readable[: verdict.first_error.position + 1]
         doubtful = tuple(k for k in deciding if cards[k].reading.confidence < UNCERTAIN_BELOW)
         seat = [s.name for s in seats].index(row.player) if seats else len(rows)
-        gaps = row_gaps([cards[k].corners_xy for k in readable])
-        rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat, gaps))
+        corners = [cards[k].corners_xy for k in readable]
+        up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
+        covered = covered_rooms(look, corners, faces_xy, up_to, top_xy)
+        rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
+                             row_gaps(corners), covered))
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
@@ -144,6 +163,7 @@ def _row_json(row: TableRow) -> dict[str, Any]:
         "uncertain_cards": list(row.uncertain_cards),
         "unread_cards": row.unread_cards,
         "gaps": list(row.gaps),
+        "covered_ends": list(row.covered),
     }
 
 
@@ -181,6 +201,9 @@ def result_lines(result: TableResult, path: str) -> list[str]:
         if row.deciding_gaps:
             positions = ", ".join(ordinal(g + 1) for g in row.deciding_gaps)
             words += f" (room for a card before the {positions}: one may be hidden, please look)"
+        for end in row.deciding_covered:
+            place = "before the 1st" if end == 0 else f"after the {ordinal(end)}"
+            words += f" (room for a card {place}: something covers it, please look)"
         lines.append(f"  {row.player}: {verdict.valid_length} valid of {len(row.cards)}; {words}")
     for player in result.rowless:
         lines.append(f"  {player}: no row found (please look: cards under a hand, or not found)")
@@ -208,6 +231,7 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
             error_text=error_words(result, row),
             uncertain=row.uncertain,
             colour=row.seat,
+            hidden=_hidden_places([result.cards[k].corners_xy for k in row.cards], row),
         )
         for row in result.rows
     ]
@@ -216,3 +240,9 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
              f"{r.symbol_total} symbol{'' if r.symbol_total == 1 else 's'}" for r in result.ranking]
     lines += [f"{player}: no row found" for player in result.rowless]
     return draw_panel(out, "Ranking", lines or ["no rows found"], [card.corners_xy for card in result.cards])
+
+
+def _hidden_places(corners: list[NDArray], row: TableRow) -> tuple[NDArray[np.float64], ...]:
+    """Where a card of the row may lie hidden and change its verdict: covered ends, and gaps (between their neighbours)."""
+    ends = tuple(quad for end, quad in end_rooms(corners, len(corners)) if end in row.deciding_covered)
+    return ends + tuple((corners[g - 1] + corners[g]).astype(np.float64) / 2 for g in row.deciding_gaps)

@@ -25,3 +25,14 @@ def test_a_hand_over_the_gap_is_no_table_though_a_finger_reaches_over_the_table_
     frame[100:201, 100:161] = (120, 160, 210)  # the hand over the gap
     frame[215:262, 281:290] = (120, 160, 210)  # a finger over the table beside: 3% of it
     assert table_share(table_look(frame), GAP, BESIDE) < 0.1
+
+
+def test_a_card_seen_in_the_gap_is_left_out_and_the_rest_judged() -> None:
+    frame = striped()
+    frame[100:201, 100:161] = (235, 242, 245)  # a card over the gap's left part
+    frame[100:201, 140:161] = (120, 160, 210)  # a hand over its right part
+    card = np.array([(100, 100), (139, 100), (139, 200), (100, 200)], np.float64)
+    assert table_share(table_look(frame), GAP, BESIDE, [card]) < 0.1
+    frame[100:201, 140:161] = striped()[100:201, 140:161]  # the bare table beside the card
+    assert table_share(table_look(frame), GAP, BESIDE, [card]) > 0.8
+    assert table_share(table_look(frame), GAP, BESIDE) < 0.5

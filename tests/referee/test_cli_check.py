@@ -69,3 +69,39 @@ def test_a_gap_makes_a_row_uncertain_only_at_or_before_its_first_error() -> None
     assert not TableRow("Anna", (0, 1, 2, 3), error_at_2, (), gaps=(3,)).uncertain
     assert TableRow("Anna", (0, 1, 2, 3), Verdict(4, None), (), gaps=(3,)).uncertain
     assert not TableRow("Anna", (0, 1, 2, 3), Verdict(4, None), ()).uncertain
+
+
+def test_a_covered_row_end_makes_the_verdict_uncertain_only_where_a_card_there_would_change_it() -> None:
+    from referee.cli.table import TableRow
+    from referee.rows import RowError, Verdict
+
+    error_at_2 = Verdict(2, RowError(2, ("colours",)))
+    assert TableRow("Anna", (0, 1, 2, 3), error_at_2, (), covered=(0,)).uncertain  # before the first: always
+    assert not TableRow("Anna", (0, 1, 2, 3), error_at_2, (), covered=(4,)).uncertain  # after an error: never
+    assert TableRow("Anna", (0, 1, 2, 3), Verdict(4, None), (), covered=(4,)).uncertain  # a clean row grows
+
+
+def test_a_covered_row_end_is_said_in_words_and_in_the_json() -> None:
+    from referee.cli.table import TableResult, TableRow, result_json, result_lines
+    from referee.rows import Verdict
+
+    row = TableRow("Anna", (), Verdict(0, None), (), covered=(0, 3))
+    result = TableResult((640, 400), (), (), (row,), ())
+    line = " ".join(result_lines(result, "table.png"))
+    assert "room for a card before the 1st: something covers it, please look" in line
+    assert "room for a card after the 3rd: something covers it, please look" in line
+    assert result_json(result, "table.png")["rows"][0]["covered_ends"] == [0, 3]
+
+
+def test_the_places_drawn_for_a_hidden_card_are_the_deciding_covered_ends_and_gaps() -> None:
+    import numpy as np
+
+    from referee.cli.table import TableRow, _hidden_places
+    from referee.rows import RowError, Verdict
+
+    corners = [np.array([(x, 100), (x + 60, 100), (x + 60, 190), (x, 190)], np.float32) for x in (100, 170, 310)]
+    clean = TableRow("Anna", (0, 1, 2), Verdict(3, None), (), gaps=(2,), covered=(0, 3))
+    middles = sorted(tuple(place.mean(axis=0).round()) for place in _hidden_places(corners, clean))
+    assert middles == [(60.0, 145.0), (270.0, 145.0), (410.0, 145.0)]  # before the 1st, the gap, after the 3rd
+    error_at_1 = TableRow("Anna", (0, 1, 2), Verdict(1, RowError(1, ("shapes",))), (), gaps=(2,), covered=(0,))
+    assert [tuple(place.mean(axis=0).round()) for place in _hidden_places(corners, error_at_1)] == [(60.0, 145.0)]

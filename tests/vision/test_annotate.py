@@ -39,3 +39,17 @@ def test_a_label_at_the_image_edge_is_drawn_whole_inside_it(origin_xy) -> None:
     pad = 2
     # The whole box is drawn (none of it cut off by the border), so it holds the whole text.
     assert (x1 - x0, y1 - y0) == (w + 2 * pad, h + base + pad + pad // 2)
+
+
+def test_a_place_where_a_card_may_lie_covered_is_outlined_and_asked_about() -> None:
+    from dataclasses import replace
+
+    from vision.annotate import RowOverlay, draw_rows
+
+    card = np.array([(100, 100), (160, 100), (160, 190), (100, 190)], np.float32)
+    place = card + np.array([80, 0], np.float32)
+    plain = RowOverlay("Anna", (card,), 1, None, "", True)
+    frame = np.full((300, 400, 3), 90, np.uint8)
+    without, with_place = draw_rows(frame, [plain]), draw_rows(frame, [replace(plain, hidden=(place,))])
+    inside = (slice(100, 191), slice(180, 241))
+    assert np.all(without[inside] == 90) and np.any(with_place[inside] != 90)

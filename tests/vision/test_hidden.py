@@ -1,0 +1,81 @@
+"""Room for a hidden card at a row's ends: a hand over it, the bare table, a card seen, the floor."""
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.gaps import table_look
+from vision.find import order_corners
+from vision.hidden import covered_rooms, end_rooms
+
+SHORT, LONG = 60, 90
+PITCH = 70  # centre to centre: cards 10 px apart
+ROW = [order_corners(cv2.boxPoints(((200 + k * PITCH, 200), (SHORT, LONG), 0)).astype(np.float32)) for k in range(3)]
+AFTER = (200 + 3 * PITCH, 200)  # where a 4th card would lie
+BEFORE = (200 - PITCH, 200)
+TOP = np.array([(20, 20), (620, 20), (620, 380), (20, 380)], np.float64)  # the table top
+SKIN = (120, 160, 210)
+
+
+def table(stripes: bool = False) -> np.ndarray:
+    """A table with some grain (in stripes of two colours across the row, or plain) and the row's cards."""
+    rng = np.random.default_rng(3)
+    plain = np.array((60, 110, 70), np.float64)
+    frame = np.broadcast_to(plain, (400, 640, 3)).copy()
+    if stripes:
+        frame[:, (np.arange(640) // 25) % 2 == 0] = (200, 200, 215)
+    frame += rng.normal(0, 3, frame.shape)
+    for corners in ROW:
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), (235, 242, 245))
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+def hand(frame: np.ndarray, centre_xy: tuple[int, int]) -> np.ndarray:
+    """A skin-coloured hand over the place, its arm reaching to the player's side (below)."""
+    out = frame.copy()
+    cv2.ellipse(out, centre_xy, (45, 55), 0, 0, 360, SKIN, -1)
+    cv2.rectangle(out, (centre_xy[0] - 30, centre_xy[1]), (centre_xy[0] + 30, 399), SKIN, -1)
+    return out
+
+
+def test_the_rooms_lie_one_pitch_beyond_the_row_ends() -> None:
+    rooms = dict(end_rooms(ROW, up_to=3))
+    assert sorted(rooms) == [0, 3]
+    assert np.allclose(rooms[0].mean(axis=0), BEFORE) and np.allclose(rooms[3].mean(axis=0), AFTER)
+    assert sorted(dict(end_rooms(ROW, up_to=2))) == [0]  # after the last card decides only a clean row
+    lone = dict(end_rooms(ROW[:1], up_to=1))
+    assert sorted(lone) == [0, 1] and np.allclose(lone[1].mean(axis=0), (200 + 1.3 * SHORT, 200))
+
+
+@pytest.mark.parametrize(
+    "stripes, cover, up_to, expected",
+    [
+        (False, None, 3, ()),
+        (True, None, 3, ()),
+        (False, AFTER, 3, (3,)),
+        (True, AFTER, 3, (3,)),
+        (False, BEFORE, 3, (0,)),
+        (False, AFTER, 2, ()),
+    ],
+    ids=["bare table", "bare striped table", "a hand after the last card", "a hand on a striped table",
+         "a hand before the first card", "after the last card of a row with an error"],
+)
+def test_a_room_is_covered_only_by_what_is_neither_table_nor_card(stripes, cover, up_to, expected) -> None:
+    frame = table(stripes) if cover is None else hand(table(stripes), cover)
+    assert covered_rooms(table_look(frame), ROW, ROW, up_to, TOP) == expected
+
+
+def test_a_card_seen_in_the_room_is_no_cover() -> None:
+    other = order_corners(cv2.boxPoints((AFTER, (SHORT, LONG), 0)).astype(np.float32))
+    frame = table()
+    cv2.fillConvexPoly(frame, np.round(other).astype(np.int32), (235, 242, 245))
+    assert covered_rooms(table_look(frame), ROW, ROW, 3, TOP) == (3,)  # an unseen card is something, though
+    assert covered_rooms(table_look(frame), ROW, [*ROW, other], 3, TOP) == ()
+
+
+def test_a_room_off_the_table_top_is_no_cover() -> None:
+    frame = table()
+    frame[:, 380:] = (25, 25, 30)  # the dark floor beyond the table's edge, just after the last card
+    top = np.array([(20, 20), (379, 20), (379, 380), (20, 380)], np.float64)
+    assert covered_rooms(table_look(frame), ROW, ROW, 3, None) == (3,)
+    assert covered_rooms(table_look(frame), ROW, ROW, 3, top) == ()

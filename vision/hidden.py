@@ -1,0 +1,143 @@
+"""Where a row's card may lie hidden: the room just beyond its first or last card, covered by
+something that is neither the bare table nor a card seen (a hand, a mug, an arm).
+
+A card under a hand at a row's end leaves the row a card short with nothing to show for it
+but the hand: the place where the next card would lie shows no table. The bare table there,
+a card seen there (another player's, or the pool's) or the room off the table top says no
+card of the row is hidden. (A gap inside a row is room for a card whatever covers it: see
+``vision.arrange.row_gaps``.)
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.areas import find_table_area
+from calibration.gaps import TableLook, table_look, table_share
+from vision.arrange import card_geometry, neighbour_gaps, room_for_a_card
+
+__all__ = ["look_at_table", "end_rooms", "room_shares", "covered_rooms"]
+
+_PITCH = 1.3  # centre to centre of a lone card and its next, in short sides (cards lie 0-0.5 apart)
+_SHRINK = 0.8  # the room looked at: a card's place, shrunk about its middle (rows bend, pitches vary)
+_BESIDE = (0.6, 0.85)  # the bare table compared with: beside each card, both sides, in long sides from its middle
+_ON_TOP = 0.5  # a room less on the table top than this holds no card of the row
+_COVERED = 0.15  # less of the room than this looks like the table beside the row: something covers it
+_SAMPLES = (100, 300)  # pixels of the room and of the table compared, at most: a share within a few hundredths
+_LOOK_WIDTH = 640  # calibration.gaps' working width
+
+
+def look_at_table(
+    frame_bgr: NDArray[np.uint8], cards_xy: Sequence[NDArray], top_xy: NDArray[np.float64] | None = None
+) -> tuple[TableLook, NDArray[np.float64] | None]:
+    """The frame ready for ``covered_rooms``: its table look, and its table top (found when not given).
+
+    Both come from one copy ``_LOOK_WIDTH`` wide (``calibration.gaps``' working width): the frame
+    halved (2x2 means) while twice as wide, then resized: many times faster than by pixel area.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+    cards_xy : sequence of ndarray (4, 2), the cards seen (the table top holds them)
+    top_xy : ndarray (N, 2), the table top when known (from a calibration), else None
+    """
+    small = frame_bgr
+    while small.shape[1] >= 2 * _LOOK_WIDTH:
+        small = cv2.resize(small, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
+    if small.shape[1] > _LOOK_WIDTH:
+        size_wh = (_LOOK_WIDTH, max(1, round(small.shape[0] * _LOOK_WIDTH / small.shape[1])))
+        small = cv2.resize(small, size_wh, interpolation=cv2.INTER_LINEAR)
+    scale = small.shape[1] / frame_bgr.shape[1]
+    look = TableLook(table_look(small).lab, scale)
+    if top_xy is None:
+        found = find_table_area(small, [np.asarray(quad, np.float64) * scale for quad in cards_xy])
+        top_xy = None if found is None else found / scale
+    return look, top_xy
+
+
+def end_rooms(corners: Sequence[NDArray], up_to: int) -> list[tuple[int, NDArray[np.float64]]]:
+    """The places just beyond a row's first and last card, where its next card would lie.
+
+    Parameters
+    ----------
+    corners : sequence of ndarray (4, 2), the row's cards in order, clockwise, first edge a short side
+    up_to : the last position a hidden card may take and still matter (the first error's)
+
+    Returns
+    -------
+    rooms : (position, quad (4, 2)) for each place, in image pixels: position 0 before the first
+        card, ``len(corners)`` after the last; a card's place one pitch along the row, shrunk
+    """
+    geo = card_geometry(corners)
+    n = len(corners)
+    steps = geo.centres[1:] - geo.centres[:-1]
+    close = np.flatnonzero(~room_for_a_card(neighbour_gaps(geo, list(range(n)))))
+    pitch = float(np.median(np.linalg.norm(steps[close], axis=1))) if len(close) else _PITCH * float(np.mean(geo.shorts))
+    before, after = (-geo.short_axes[0], geo.short_axes[0]) if n == 1 else (-steps[0], steps[-1])
+    rooms = []
+    for position, end, step in ((0, 0, before), (n, n - 1, after)):
+        if position <= up_to:
+            quad = geo.quads[end] + pitch * step / max(float(np.linalg.norm(step)), 1e-9)
+            middle = quad.mean(axis=0)
+            rooms.append((position, middle + _SHRINK * (quad - middle)))
+    return rooms
+
+
+def _beside(corners: Sequence[NDArray]) -> list[NDArray[np.float64]]:
+    """The bare table just beside each card of a row, on both sides: (4, 2) rectangles."""
+    geo = card_geometry(corners)
+    normals = np.stack([-geo.short_axes[:, 1], geo.short_axes[:, 0]], axis=1)
+    # Each rectangle's corners: so many half short sides along the card, so many long sides across it.
+    along = np.array([-1, 1, 1, -1])[None, :, None] * (geo.shorts / 2)[:, None, None] * geo.short_axes[:, None, :]
+    across = np.array(_BESIDE)[[0, 0, 1, 1]][None, :, None] * geo.longs[:, None, None] * normals[:, None, :]
+    middles = geo.centres[:, None, :] + along
+    return [*(middles + across), *(middles - across)]
+
+
+def room_shares(
+    look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
+    top_xy: NDArray[np.float64] | None = None,
+) -> list[tuple[int, float | None]]:
+    """How much of each end room (``end_rooms``) looks like the bare table beside the row, the
+    cards seen left out; None where too little is left to tell, or the room is mostly off the
+    table top ``top_xy`` (N, 2) (when known)."""
+    table = _beside(corners)
+    rooms = end_rooms(corners, up_to)
+    # Only the cards near the row can lie in a room or over the table beside it.
+    near = np.concatenate([*table, *(quad for _, quad in rooms)])
+    low, high = near.min(axis=0), near.max(axis=0)
+    quads = np.asarray(cards_xy, np.float64).reshape(-1, 4, 2)
+    cards = list(quads[np.all(quads.max(axis=1) >= low, axis=1) & np.all(quads.min(axis=1) <= high, axis=1)])
+    shares = []
+    for position, quad in rooms:
+        if top_xy is not None:
+            area, on_top = cv2.intersectConvexConvex(quad.astype(np.float32), top_xy.astype(np.float32))
+            if on_top is None or area < _ON_TOP * cv2.contourArea(quad.astype(np.float32)):
+                shares.append((position, None))
+                continue
+            quad = on_top.reshape(-1, 2).astype(np.float64)
+        shares.append((position, table_share(look, quad, table, cards, _SAMPLES)))
+    return shares
+
+
+def covered_rooms(
+    look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
+    top_xy: NDArray[np.float64] | None = None,
+) -> tuple[int, ...]:
+    """The ends of a row where a card may lie hidden under something: 0 before its first card,
+    ``len(corners)`` after its last (see ``end_rooms``).
+
+    Parameters
+    ----------
+    look : the frame, from ``look_at_table``
+    corners : sequence of ndarray (4, 2), the row's cards in order, clockwise, first edge a short side
+    cards_xy : sequence of ndarray (4, 2), every card seen in the frame (a card there is no cover)
+    up_to : the last position a hidden card may take and still change the verdict
+    top_xy : ndarray (N, 2), the table top (convex), or None when unknown
+    """
+    return tuple(position for position, share in room_shares(look, corners, cards_xy, up_to, top_xy)
+                 if share is not None and share < _COVERED)
