@@ -19,6 +19,7 @@ _STAY_OUT = 0.05  # beyond the outline the table lasts at least this share of th
 _PAPER_SHARE = 0.25  # paper is within this share of the way from the paper's level to the table's
 _MARGIN_SHARE = 0.2  # the paper a side moves out across is within this share of the paper's level
 _BORDER = 0.1  # a printed border lies within this share of the short side from the outline
+_LINE_TO_OUTLINE = 0.15  # ... and a printed line, blurred, lies at most this far inside a fall beyond it
 _PARALLEL_DEG = 4.0  # opposite sides of a card in the picture: 99.9% within 4.2 degrees of parallel on dev renders
 _MIN_CONTRAST = 25.0  # whiteness between paper and table, below which a side is not judged
 _AGREE_PX = 1.5  # an outline point this near the side's line supports it
@@ -31,8 +32,9 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) 
     Along 12 normals across each side, from a little inside to a fifth of the short side
     outside, the outline is where the paper's whiteness (lightness less chroma away from
     this card's paper colour) falls most of the way to the table's and stays down for a
-    while: a printed border line is thin, the table beyond a card is not; and a fall far
-    out must be from paper, not from a pale stripe of cloth. A line through the points
+    while: a printed border line is thin, the table beyond a card is not (past a wide line
+    the paper comes back, and a fall a little further out that stays down to the band's end
+    is taken instead); and a fall far out must be from paper, not from a pale stripe of cloth. A line through the points
     that most agree (RANSAC over pairs of normals) replaces the side when half the normals
     support it and it stays about parallel to the opposite side, so glare, a symbol or a
     neighbour at a few normals cannot drag a corner. Sides then meet in the corners. All
@@ -98,7 +100,16 @@ def _outline_along(profile: NDArray[np.float32], reach: NDArray[np.float32]) -> 
     darkest = beyond.shape[-1] // 20  # the 5th percentile, about
     table = np.median(np.partition(beyond, darkest, axis=-1)[..., darkest], axis=-1)[..., None]  # (..., 1)
     stay = max(2, int(np.ceil(_STAY_OUT / (reach[1] - reach[0]))))
-    first, found = _first_run(profile < (paper - _PAPER_SHARE * (paper - table))[..., None], stay)
+    low = profile < (paper - _PAPER_SHARE * (paper - table))[..., None]
+    first, found = _first_run(low, stay)
+    # A wide printed line, blurred, can stay down as long as the table: when paper comes back
+    # after the first fall and a fall a little further out stays down to the band's end, that
+    # later one is the outline (a neighbour beyond a gap brings paper back for good).
+    paperlike = profile >= (paper - _MARGIN_SHARE * (paper - table))[..., None]
+    paper_again = np.flip(np.cumsum(np.flip(paperlike, -1), -1), -1) > 0
+    last, lasting = _first_run(low & ~paper_again, stay)
+    line = lasting & (last > first) & (reach[first] <= _BORDER) & (reach[last] - reach[first] <= _LINE_TO_OUTLINE)
+    first = np.where(line, last, first)
     # The outline itself: the steepest fall near there, between two samples, refined by a parabola.
     fall = -np.diff(profile, axis=-1)  # fall[k]: from sample k to k + 1
     near = np.clip(first[..., None] + np.arange(-3, 2), 0, len(reach) - 2)
@@ -113,12 +124,12 @@ def _outline_along(profile: NDArray[np.float32], reach: NDArray[np.float32]) -> 
     # Further out than a printed border lies, the side moves out across paper, and the fall
     # is from paper (the last samples before it nearly as white as the paper inside), not
     # from a pale stripe of cloth.
-    papery = np.cumsum(profile >= (paper - _MARGIN_SHARE * (paper - table))[..., None], axis=-1)
+    papery = np.cumsum(paperlike, axis=-1)
     zero = int(np.searchsorted(reach, 0.0))
     across = np.take_along_axis(papery, np.maximum(first - 1, zero)[..., None], axis=-1)[..., 0] - papery[..., zero - 1]
     before = np.take_along_axis(profile, np.clip(first[..., None] - np.arange(1, 4), 0, None), axis=-1).max(axis=-1)
     far = reach[first] > _BORDER
-    found &= ~far | ((across >= 0.5 * (first - zero)) & (before >= paper - _MARGIN_SHARE * (paper - table)))
+    found &= ~far | ((line | (across >= 0.5 * (first - zero))) & (before >= paper - _MARGIN_SHARE * (paper - table)))
     return position, found
 
 

@@ -48,6 +48,10 @@ _STROKE = 0.34
 _NUMBER_SOLIDITY = 0.82
 _SOLID_FILL = 0.9
 _POOR_FIT = 0.05
+# A card prints all its symbols at one size, so a mark smaller than _VOTING_SIZE of the
+# card's largest mark (a point card's small corner number, a speck, a fragment) has no say
+# in the printed-number check: on dev quads such marks were symbol-like only beside a digit.
+_VOTING_SIZE = 0.4
 _SOFTMAX_SLOPE = 12.0
 # Glare washing out more than this share of the paper, gaps below this share of the short side.
 _GLARE_SHARE = 0.02
@@ -156,13 +160,17 @@ def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.f
     symbol-like when it fits a shape, or at least is a solid, compact, convex-ish blob
     (other games' symbols); a printed digit has a hole (0, 6, 8, 9), is a thin stroke or is
     far from convex (1, 2, 3, 4, 5, 7) without fitting a star; a printed frame breaks into
-    thin pieces."""
+    thin pieces. Marks much smaller than the largest do not vote (a point card's corner
+    numbers blur into small solid blobs)."""
+    largest = max(blob.extent for blob in seg.blobs)
+    voting = [(blob, shape, f) for blob, shape, f in zip(seg.blobs, shapes, fit)
+              if blob.extent >= _VOTING_SIZE * largest]
     symbol_like = sum(
-        1 for blob, shape, f in zip(seg.blobs, shapes, fit)
+        1 for blob, shape, f in voting
         if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.features.thickness >= _STROKE and (
             blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
     )
-    return 2 * symbol_like < len(seg.blobs) or symbol_like == 0
+    return 2 * symbol_like < len(voting) or symbol_like == 0
 
 
 def _calibrated(weight: float) -> float:

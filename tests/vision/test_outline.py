@@ -74,3 +74,22 @@ def test_a_plain_table_leaves_the_corners_as_they_are() -> None:
 
 def test_no_cards_no_corners() -> None:
     assert reach_outlines(np.zeros((10, 10, 3), np.uint8), np.zeros((0, 4, 2), np.float32)).shape == (0, 4, 2)
+
+
+def test_a_side_inside_a_wide_printed_line_reaches_past_it() -> None:
+    # A pale blue table and a thick pink frame printed 7% inside the outline: blurred, the
+    # line is as wide as the table must last beyond an outline, so its fall alone looks like one.
+    frame = bordered_card(table_bgr=(205, 190, 150))
+    cv2.polylines(frame, [np.round(inset(0.07) * 16).astype(np.int32)], True, (175, 150, 185), 4, cv2.LINE_AA, 4)
+    frame = cv2.GaussianBlur(frame, (5, 5), 1.2)
+    rough = inset(0.095)  # the region stopped inside the printed line
+    assert corner_error(rough) > 12
+    assert corner_error(reach_outlines(frame, rough[None])[0]) < 2.0
+
+
+def test_a_side_beside_a_neighbour_across_a_narrow_gap_stays() -> None:
+    # Paper comes back beyond the outline (a neighbour 5 px away): the outline is still the first fall.
+    frame = bordered_card()
+    beyond = order_corners(np.array([TRUE[1] + (5, 1), TRUE[2] + (5, 1), TRUE[2] + (60, 12), TRUE[1] + (60, 12)], np.float32))
+    cv2.fillConvexPoly(frame, np.round(beyond).astype(np.int32), (232, 238, 240))
+    assert corner_error(reach_outlines(frame, TRUE[None])[0]) < 1.0

@@ -167,6 +167,17 @@ def test_point_card_with_a_number_is_not_a_face(card_art, value):
     assert not reading.is_face, reading
 
 
+@pytest.mark.parametrize("value", ["1", "4", "7", "8"])
+def test_point_card_with_a_small_corner_number_is_not_a_face(card_art, value):
+    # The small corner number blurs into a solid blob that passes for a symbol; with the
+    # big number it was one symbol-like mark of two. It is far smaller than the big number,
+    # and a card prints its symbols at one size, so it has no say.
+    img = _point_card(value, 1.6, 3)
+    cv2.putText(img, value, (12, 24), cv2.FONT_HERSHEY_DUPLEX, 0.4, (60, 40, 30), 2, cv2.LINE_AA)
+    reading = read_card(card_art.light(img, noise=2.0, blur=0.5))
+    assert not reading.is_face, reading
+
+
 @pytest.mark.parametrize("value", ["2", "7"])
 def test_a_bold_number_read_as_a_star_is_not_a_face(card_art, value):
     # A bold 2 or 7 is thick and far from convex like a star, and its nearest shape is the
