@@ -141,8 +141,10 @@ def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArr
 
 def draw_panel(image_bgr: NDArray[np.uint8], title: str, lines: Sequence[str],
                avoid: Sequence[NDArray] = ()) -> NDArray[np.uint8]:
-    """A copy with a readable panel of text in a corner (the ranking, the round): the top-left one,
-    or of the four the one over the fewest of the outlines in ``avoid`` (cards and their labels)."""
+    """A copy with a readable panel of text (the ranking, the round): in the top-left corner, or
+    where it covers the fewest of the outlines in ``avoid`` (cards and their labels): a corner
+    when one covers as few as anywhere, else along an edge or over the middle (the pool's
+    face-down cards), on a grid of eighths of the image."""
     out = image_bgr.copy()
     scale = max(0.6, out.shape[0] / 1100)
     thickness = max(1, round(scale * 2))
@@ -152,6 +154,8 @@ def draw_panel(image_bgr: NDArray[np.uint8], title: str, lines: Sequence[str],
     rows, cols = out.shape[:2]
     width, height = min(width, cols), min(height, rows)
     corners = [(0, 0), (cols - width, 0), (0, rows - height), (cols - width, rows - height)]
+    steps = np.linspace(0.0, 1.0, 9)
+    places = corners + [(round(fx * (cols - width)), round(fy * (rows - height))) for fy in steps for fx in steps]
 
     def covered(corner: tuple[int, int]) -> int:
         x0, y0 = corner
@@ -163,7 +167,7 @@ def draw_panel(image_bgr: NDArray[np.uint8], title: str, lines: Sequence[str],
             count += left < x0 + width and right > x0 and top < y0 + height and bottom > y0
         return count
 
-    x0, y0 = min(corners, key=covered)  # the first corner wins a tie
+    x0, y0 = min(places, key=covered)  # the first place wins a tie: a corner
     panel = out[y0:y0 + height, x0:x0 + width]
     panel[:] = (panel * 0.25).astype(np.uint8)
     x, y = x0 + int(12 * scale), y0 + int(line_h * 0.9)

@@ -28,6 +28,19 @@ def test_the_panel_moves_to_a_corner_without_cards() -> None:
     assert ys.max() == 399 and xs.min() == 0
 
 
+def test_the_panel_leaves_the_corners_when_each_holds_a_card() -> None:
+    # A row's last cards under the ranking hid its first error's words (the rulebook table).
+    image = np.full((400, 600, 3), 200, np.uint8)
+    card = lambda x, y: np.array([[x, y], [x + 60, y], [x + 60, y + 90], [x, y + 90]], np.float64)  # noqa: E731
+    cards = [card(10, 10), card(530, 10), card(10, 300), card(530, 300)]
+    out = draw_panel(image, "Ranking", ["1. Anna"], cards)
+    ys, xs = np.nonzero(dimmed(image, out))
+    assert len(ys) > 0
+    for quad in cards:
+        (left, top), (right, bottom) = quad.min(axis=0), quad.max(axis=0)
+        assert not ((xs >= left) & (xs <= right) & (ys >= top) & (ys <= bottom)).any()
+
+
 @pytest.mark.parametrize("origin_xy", [(5, 100), (395, 100), (200, 2), (200, 198)], ids=["left", "right", "top", "bottom"])
 def test_a_label_at_the_image_edge_is_drawn_whole_inside_it(origin_xy) -> None:
     # A row's reason under a card at the left edge was cut: "d card: 5 symbols, like the 1st".
