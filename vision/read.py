@@ -183,8 +183,10 @@ def _calibrated(weight: float) -> float:
 def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.float64], NDArray[np.float64]]:
     """``classify_colours`` of the blobs. A blob under glare has two readings, divided by the
     paper (right where a lamp's hot spot multiplies the light) and with glare's added light
-    taken off (right where glare adds it): the surer one is kept."""
-    colours, confidence, fit = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs])), inks)
+    taken off (right where glare adds it): the surer one is kept. A washed-out mark of
+    unknown shape takes a colour the card's other symbols show (see ``_as_shown``)."""
+    lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
+    colours, confidence, fit = classify_colours(lab, inks)
     glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
     if glared:
         through = np.stack([seg.blobs[i].through_glare_bgr for i in glared])
@@ -192,6 +194,8 @@ def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.flo
         for k, i in enumerate(glared):
             if _colour_surety(other_confidence[k], other_fit[k]) >= _colour_surety(confidence[i], fit[i]):
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
+    if any(SHAPELESS in blob.doubt for blob in seg.blobs):
+        colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER)
     return colours, confidence, fit
 
 
@@ -345,9 +349,6 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     shapes, shape_conf, shape_fit = best.shapes, best.shape_conf, best.shape_fit
     inks = None if profile is None else profile.inks
     colours, colour_conf, colour_fit = _colours(seg, inks)
-    if any(SHAPELESS in blob.doubt for blob in seg.blobs):
-        lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
-        colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER)
     if _looks_like_number(seg, shapes, shape_fit):
         return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
     dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL
