@@ -52,11 +52,14 @@ _LINE_SPREAD = 0.03
 _ROW_GAP, _GAP_COST = 0.55, 40.0
 # Joining two pieces across a hidden card: the gap leaves room for one or two cards
 # (in short sides), the pieces point the same way and lie on one line (in long sides),
-# and less of the gap than _HIDDEN_TABLE looks like the bare table beside the row.
+# and less of the gap than _HIDDEN_TABLE looks like the bare table beside the row; pieces
+# of three cards or more all within _ON_LINE of one line (in long sides) need less:
+# _HIDDEN_TABLE_ON_LINE (a line through two lone cards' centres says nothing).
 _BRIDGE_GAP = (0.75, 3.5)
 _BRIDGE_TURN_DEG = 15.0
 _BRIDGE_ACROSS = 0.25
 _HIDDEN_TABLE = 0.35
+_ON_LINE, _HIDDEN_TABLE_ON_LINE = 0.15, 0.5
 
 
 def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
@@ -130,7 +133,8 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
     line = float(np.mean(geo.centres[p if len(p) >= len(q) else q] @ normal))
     cards = p + q
     long, short = float(np.mean(geo.longs[cards])), float(np.mean(geo.shorts[cards]))
-    if np.any(np.abs(geo.centres[cards] @ normal - line) > _BRIDGE_ACROSS * long):
+    across = float(np.max(np.abs(geo.centres[cards] @ normal - line))) / long
+    if across > _BRIDGE_ACROSS:
         return None
     first, second = sorted((p, q), key=lambda piece: float(np.mean(geo.centres[piece] @ axis)))
     first = sorted(first, key=lambda k: float(geo.centres[k] @ axis))
@@ -148,7 +152,8 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
     table_xy = [_rectangle(axis, (float(np.min(geo.quads[k] @ axis)), float(np.max(geo.quads[k] @ axis))), (beside[0], beside[1]))
                 for k in cards]
     share = table_share(look, gap_xy, table_xy)
-    return first + second if share is not None and share < _HIDDEN_TABLE else None
+    hidden = _HIDDEN_TABLE_ON_LINE if len(cards) >= 3 and across <= _ON_LINE else _HIDDEN_TABLE
+    return first + second if share is not None and share < hidden else None
 
 
 def _join_hidden(pieces: list[list[int]], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[list[int]]:

@@ -202,3 +202,24 @@ def test_without_the_table_top_a_lone_card_pointing_straight_out_from_the_middle
     assert rows_of([turned(card(230.0, 200.0), 90.0 + out)]) == [[0]]
     # Straight up from the middle, lying along the top border: no row.
     assert rows_of([turned(card(500.0, 200.0), 90.0)]) == []
+
+
+# A narrow hand over the third of five cards: it covers little more than half the gap, the
+# rest shows the bare table.
+NARROW_HAND = np.array([[300, 655], [350, 655], [350, SIZE_WH[1]], [300, SIZE_WH[1]]], np.float64)
+
+
+@pytest.mark.parametrize(
+    "seen, expected",
+    [
+        (row(200, 2) + row(200 + 3 * SHORT * 1.2, 2), [[0, 1, 2, 3]]),
+        (row(200, 2) + row(200 + 3 * SHORT * 1.2, 2, y=700 - 0.2 * LONG), [[0, 1], [2, 3]]),
+        (row(200 + SHORT * 1.2, 1) + row(200 + 3 * SHORT * 1.2, 1), [[0], [1]]),
+    ],
+    ids=["two pairs on one line", "two pairs a fifth of a length apart", "two lone cards"],
+)
+def test_pieces_on_one_line_are_joined_over_a_gap_only_partly_hidden(seen, expected) -> None:
+    # Four cards on one line tell a row by themselves, so a gap half hidden is enough; two
+    # pieces off each other's line, or two lone cards (whose line is the one through them),
+    # need a gap mostly hidden.
+    assert rows_of(seen, photo(seen, [NARROW_HAND])) == expected
