@@ -96,10 +96,16 @@ def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
     return pieces[::-1]
 
 
-def _direction(piece: list[int], geo: CardGeometry) -> NDArray[np.float64]:
-    """A piece's unit direction: first to last card, or a lone card's short axis."""
+def _direction(piece: list[int], geo: CardGeometry, towards: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """A piece's unit direction: first to last card, or a lone card's short axis (a nearly
+    square one's, partly hidden, may be either axis: the one nearer ``towards``)."""
     if len(piece) < 2:
-        return geo.short_axes[piece[0]]
+        k = piece[0]
+        if towards is not None and geo.shorts[k] > _SQUARISH * geo.longs[k]:
+            other = np.array([-geo.short_axes[k][1], geo.short_axes[k][0]])
+            if abs(float(other @ towards)) > abs(float(geo.short_axes[k] @ towards)):
+                return other
+        return geo.short_axes[k]
     step = geo.centres[piece[-1]] - geo.centres[piece[0]]
     return step / max(float(np.linalg.norm(step)), 1e-9)
 
@@ -112,7 +118,6 @@ def _rectangle(axis: NDArray[np.float64], along: tuple[float, float], across: tu
 
 def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[int] | None:
     """Two pieces as one row parted by a hidden card, or None when they are not."""
-    dp, dq = _direction(p, geo), _direction(q, geo)
     turn = math.cos(math.radians(_BRIDGE_TURN_DEG))
     if len(p) == len(q) == 1:
         # Two lone cards: their row runs through both centres, and each card's own axis is
@@ -120,9 +125,12 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
         # compared with each other).
         axis = geo.centres[q[0]] - geo.centres[p[0]]
         axis /= max(float(np.linalg.norm(axis)), 1e-9)
+        dp, dq = _direction(p, geo, axis), _direction(q, geo, axis)
         if min(abs(float(dp @ axis)), abs(float(dq @ axis))) < turn:
             return None
     else:
+        longer = _direction(p if len(p) >= len(q) else q, geo)
+        dp, dq = _direction(p, geo, longer), _direction(q, geo, longer)
         if abs(float(dp @ dq)) < turn:
             return None
         # Both pieces' directions, each as much as it has cards: a lone card's own axis is

@@ -223,3 +223,11 @@ def test_pieces_on_one_line_are_joined_over_a_gap_only_partly_hidden(seen, expec
     # pieces off each other's line, or two lone cards (whose line is the one through them),
     # need a gap mostly hidden.
     assert rows_of(seen, photo(seen, [NARROW_HAND])) == expected
+
+
+def test_a_row_is_joined_to_the_uncovered_part_of_its_next_card_whichever_way_that_part_is_longer() -> None:
+    # Two cards, a hand over the third, and only a nearly square part of the fourth in view,
+    # wider than tall: its short side does not say which way the row runs.
+    whole = row(200, 4)
+    seen = whole[:2] + [squat(416.0, 700.0)]
+    assert rows_of(seen, photo(seen, [hand_over(whole[2])])) == [[0, 1, 2]]
