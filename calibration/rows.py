@@ -40,6 +40,8 @@ _ROW_INSET, _LONE_INSET = 1.6, 1.3
 # from the middle through the card, may be a row, alone too, from _FACING_DEPTH of the way
 # out, where the pool ends.
 _FACING, _FACING_DEPTH = 1.2, 0.45
+# Nearer the middle, only this many cards side by side make a row (the pool is a heap, not a line).
+_INNER_ROW = 4
 _SQUARISH = 0.8  # short over long side above which a quad may be a card's uncovered part
 _OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
 # Cutting a chain into rows: each row costs _NEW_ROW; a card off its row's straight line
@@ -196,7 +198,9 @@ def row_chains(
     A row lies out from the middle: its cards at least ``_ROW_DEPTH`` of the way from the
     table's middle to its edge, or near the edge (``_ROW_INSET``); a lone card further out
     still (``_LONE_DEPTH``, ``_LONE_INSET``), facing the edge (``_FACING``). Without the
-    table top, a card facing the photo's border is one from ``_FACING_DEPTH`` out.
+    table top, a card facing the photo's border is one from ``_FACING_DEPTH`` out. Nearer
+    the middle (where a table top's outline reaching too far out puts a row), only
+    ``_INNER_ROW`` cards side by side or more make a row.
     """
     if len(corners) == 0:
         return []
@@ -229,6 +233,9 @@ def row_chains(
     outer = [k for k in range(len(corners)) if may_be_row[k]]
     chains = [[outer[k] for k in chain] for chain in find_chains([corners[k] for k in outer])] if outer else []
     pieces = [piece for chain in chains for piece in _cut_into_rows(chain, geo)]
+    inner = [k for k in range(len(corners)) if not may_be_row[k] and depth[k] <= far]
+    inner_chains = [[inner[k] for k in chain] for chain in find_chains([corners[k] for k in inner])] if inner else []
+    pieces += [piece for chain in inner_chains for piece in _cut_into_rows(chain, geo) if len(piece) >= _INNER_ROW]
     if frame_bgr is not None:
         pieces = _join_hidden(pieces, geo, np.asarray(centre_xy, np.float64), table_look(frame_bgr))
     return [piece for piece in pieces if len(piece) >= 2 or may_be_lone_row[piece[0]]]

@@ -231,3 +231,11 @@ def test_a_row_is_joined_to_the_uncovered_part_of_its_next_card_whichever_way_th
     whole = row(200, 4)
     seen = whole[:2] + [squat(416.0, 700.0)]
     assert rows_of(seen, photo(seen, [hand_over(whole[2])])) == [[0, 1, 2]]
+
+
+@pytest.mark.parametrize("count, expected", [(4, [[0, 1, 2, 3]]), (3, [])], ids=["four cards", "three cards"])
+def test_four_cards_side_by_side_are_a_row_even_nearer_the_middle_than_rows_lie(count, expected) -> None:
+    # Two of a long side in from the edge, short of half way out: a lone card or a pair here
+    # may be the pool's, but the pool is a heap, not four cards on one line.
+    quads = row(380, count, y=300.0)
+    assert sorted(sorted(r) for r in row_chains(quads, SHALLOW_TABLE.mean(axis=0), SHALLOW_TABLE)) == expected
