@@ -40,6 +40,8 @@ _ROW_INSET, _LONE_INSET = 1.6, 1.3
 # from the middle through the card, may be a row, alone too, from _FACING_DEPTH of the way
 # out, where the pool ends.
 _FACING, _FACING_DEPTH = 1.2, 0.45
+# Nearer the middle, only this many cards side by side make a row (the pool is a heap, not a line).
+_INNER_ROW = 4
 _SQUARISH = 0.8  # short over long side above which a quad may be a card's uncovered part
 _OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
 # Cutting a chain into rows: each row costs _NEW_ROW; a card off its row's straight line
@@ -52,11 +54,14 @@ _LINE_SPREAD = 0.03
 _ROW_GAP, _GAP_COST = 0.55, 40.0
 # Joining two pieces across a hidden card: the gap leaves room for one or two cards
 # (in short sides), the pieces point the same way and lie on one line (in long sides),
-# and less of the gap than _HIDDEN_TABLE looks like the bare table beside the row.
+# and less of the gap than _HIDDEN_TABLE looks like the bare table beside the row; pieces
+# of three cards or more all within _ON_LINE of one line (in long sides) need less:
+# _HIDDEN_TABLE_ON_LINE (a line through two lone cards' centres says nothing).
 _BRIDGE_GAP = (0.75, 3.5)
 _BRIDGE_TURN_DEG = 15.0
 _BRIDGE_ACROSS = 0.25
 _HIDDEN_TABLE = 0.35
+_ON_LINE, _HIDDEN_TABLE_ON_LINE = 0.15, 0.5
 
 
 def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
@@ -93,10 +98,16 @@ def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
     return pieces[::-1]
 
 
-def _direction(piece: list[int], geo: CardGeometry) -> NDArray[np.float64]:
-    """A piece's unit direction: first to last card, or a lone card's short axis."""
+def _direction(piece: list[int], geo: CardGeometry, towards: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """A piece's unit direction: first to last card, or a lone card's short axis (a nearly
+    square one's, partly hidden, may be either axis: the one nearer ``towards``)."""
     if len(piece) < 2:
-        return geo.short_axes[piece[0]]
+        k = piece[0]
+        if towards is not None and geo.shorts[k] > _SQUARISH * geo.longs[k]:
+            other = np.array([-geo.short_axes[k][1], geo.short_axes[k][0]])
+            if abs(float(other @ towards)) > abs(float(geo.short_axes[k] @ towards)):
+                return other
+        return geo.short_axes[k]
     step = geo.centres[piece[-1]] - geo.centres[piece[0]]
     return step / max(float(np.linalg.norm(step)), 1e-9)
 
@@ -109,7 +120,6 @@ def _rectangle(axis: NDArray[np.float64], along: tuple[float, float], across: tu
 
 def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[int] | None:
     """Two pieces as one row parted by a hidden card, or None when they are not."""
-    dp, dq = _direction(p, geo), _direction(q, geo)
     turn = math.cos(math.radians(_BRIDGE_TURN_DEG))
     if len(p) == len(q) == 1:
         # Two lone cards: their row runs through both centres, and each card's own axis is
@@ -117,9 +127,12 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
         # compared with each other).
         axis = geo.centres[q[0]] - geo.centres[p[0]]
         axis /= max(float(np.linalg.norm(axis)), 1e-9)
+        dp, dq = _direction(p, geo, axis), _direction(q, geo, axis)
         if min(abs(float(dp @ axis)), abs(float(dq @ axis))) < turn:
             return None
     else:
+        longer = _direction(p if len(p) >= len(q) else q, geo)
+        dp, dq = _direction(p, geo, longer), _direction(q, geo, longer)
         if abs(float(dp @ dq)) < turn:
             return None
         # Both pieces' directions, each as much as it has cards: a lone card's own axis is
@@ -130,7 +143,8 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
     line = float(np.mean(geo.centres[p if len(p) >= len(q) else q] @ normal))
     cards = p + q
     long, short = float(np.mean(geo.longs[cards])), float(np.mean(geo.shorts[cards]))
-    if np.any(np.abs(geo.centres[cards] @ normal - line) > _BRIDGE_ACROSS * long):
+    across = float(np.max(np.abs(geo.centres[cards] @ normal - line))) / long
+    if across > _BRIDGE_ACROSS:
         return None
     first, second = sorted((p, q), key=lambda piece: float(np.mean(geo.centres[piece] @ axis)))
     first = sorted(first, key=lambda k: float(geo.centres[k] @ axis))
@@ -148,7 +162,8 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
     table_xy = [_rectangle(axis, (float(np.min(geo.quads[k] @ axis)), float(np.max(geo.quads[k] @ axis))), (beside[0], beside[1]))
                 for k in cards]
     share = table_share(look, gap_xy, table_xy)
-    return first + second if share is not None and share < _HIDDEN_TABLE else None
+    hidden = _HIDDEN_TABLE_ON_LINE if len(cards) >= 3 and across <= _ON_LINE else _HIDDEN_TABLE
+    return first + second if share is not None and share < hidden else None
 
 
 def _join_hidden(pieces: list[list[int]], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[list[int]]:
@@ -183,7 +198,9 @@ def row_chains(
     A row lies out from the middle: its cards at least ``_ROW_DEPTH`` of the way from the
     table's middle to its edge, or near the edge (``_ROW_INSET``); a lone card further out
     still (``_LONE_DEPTH``, ``_LONE_INSET``), facing the edge (``_FACING``). Without the
-    table top, a card facing the photo's border is one from ``_FACING_DEPTH`` out.
+    table top, a card facing the photo's border is one from ``_FACING_DEPTH`` out. Nearer
+    the middle (where a table top's outline reaching too far out puts a row), only
+    ``_INNER_ROW`` cards side by side or more make a row.
     """
     if len(corners) == 0:
         return []
@@ -216,6 +233,9 @@ def row_chains(
     outer = [k for k in range(len(corners)) if may_be_row[k]]
     chains = [[outer[k] for k in chain] for chain in find_chains([corners[k] for k in outer])] if outer else []
     pieces = [piece for chain in chains for piece in _cut_into_rows(chain, geo)]
+    inner = [k for k in range(len(corners)) if not may_be_row[k] and depth[k] <= far]
+    inner_chains = [[inner[k] for k in chain] for chain in find_chains([corners[k] for k in inner])] if inner else []
+    pieces += [piece for chain in inner_chains for piece in _cut_into_rows(chain, geo) if len(piece) >= _INNER_ROW]
     if frame_bgr is not None:
         pieces = _join_hidden(pieces, geo, np.asarray(centre_xy, np.float64), table_look(frame_bgr))
     return [piece for piece in pieces if len(piece) >= 2 or may_be_lone_row[piece[0]]]

@@ -202,3 +202,40 @@ def test_without_the_table_top_a_lone_card_pointing_straight_out_from_the_middle
     assert rows_of([turned(card(230.0, 200.0), 90.0 + out)]) == [[0]]
     # Straight up from the middle, lying along the top border: no row.
     assert rows_of([turned(card(500.0, 200.0), 90.0)]) == []
+
+
+# A narrow hand over the third of five cards: it covers little more than half the gap, the
+# rest shows the bare table.
+NARROW_HAND = np.array([[300, 655], [350, 655], [350, SIZE_WH[1]], [300, SIZE_WH[1]]], np.float64)
+
+
+@pytest.mark.parametrize(
+    "seen, expected",
+    [
+        (row(200, 2) + row(200 + 3 * SHORT * 1.2, 2), [[0, 1, 2, 3]]),
+        (row(200, 2) + row(200 + 3 * SHORT * 1.2, 2, y=700 - 0.2 * LONG), [[0, 1], [2, 3]]),
+        (row(200 + SHORT * 1.2, 1) + row(200 + 3 * SHORT * 1.2, 1), [[0], [1]]),
+    ],
+    ids=["two pairs on one line", "two pairs a fifth of a length apart", "two lone cards"],
+)
+def test_pieces_on_one_line_are_joined_over_a_gap_only_partly_hidden(seen, expected) -> None:
+    # Four cards on one line tell a row by themselves, so a gap half hidden is enough; two
+    # pieces off each other's line, or two lone cards (whose line is the one through them),
+    # need a gap mostly hidden.
+    assert rows_of(seen, photo(seen, [NARROW_HAND])) == expected
+
+
+def test_a_row_is_joined_to_the_uncovered_part_of_its_next_card_whichever_way_that_part_is_longer() -> None:
+    # Two cards, a hand over the third, and only a nearly square part of the fourth in view,
+    # wider than tall: its short side does not say which way the row runs.
+    whole = row(200, 4)
+    seen = whole[:2] + [squat(416.0, 700.0)]
+    assert rows_of(seen, photo(seen, [hand_over(whole[2])])) == [[0, 1, 2]]
+
+
+@pytest.mark.parametrize("count, expected", [(4, [[0, 1, 2, 3]]), (3, [])], ids=["four cards", "three cards"])
+def test_four_cards_side_by_side_are_a_row_even_nearer_the_middle_than_rows_lie(count, expected) -> None:
+    # Two of a long side in from the edge, short of half way out: a lone card or a pair here
+    # may be the pool's, but the pool is a heap, not four cards on one line.
+    quads = row(380, count, y=300.0)
+    assert sorted(sorted(r) for r in row_chains(quads, SHALLOW_TABLE.mean(axis=0), SHALLOW_TABLE)) == expected
