@@ -209,8 +209,8 @@ def _paperness(profiles_bgr: NDArray[np.uint8], inside: int) -> NDArray[np.float
     return lab[..., 0] - CHROMA_WEIGHT * chroma
 
 
-_PULL_DEPTH = 0.6  # a side may lie this share of the short side out past the card's outline
-_PULL_STEPS = 31  # samples across that band
+_PULL_DEPTH = 0.5  # a side may lie this share of the short side out past the card's outline
+_PULL_STEPS = 26  # samples across that band
 _PULL_DROP = 20.0  # paperness at the outline falls at least this much within three samples
 _PULL_PARALLEL_DEG = 10.0  # the side it replaces may itself be turned this far
 
