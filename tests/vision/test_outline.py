@@ -137,3 +137,17 @@ def test_a_side_is_not_pulled_onto_a_printed_line_or_a_symbol() -> None:
 
 def test_pulling_in_no_cards_gives_no_corners() -> None:
     assert pull_in_outlines(np.zeros((10, 10, 3), np.uint8), np.zeros((0, 4, 2), np.float32)).shape == (0, 4, 2)
+
+
+def test_a_side_is_not_pulled_onto_a_shadows_edge() -> None:
+    # A shadow over the card's right part, its edge along the right side a third of the short
+    # side inside it: paper in the shadow keeps its colour, so that edge is no outline.
+    a, b = TRUE[1], TRUE[2]
+    inwards = np.array([a[1] - b[1], b[0] - a[0]], np.float32)
+    inwards *= np.sign(inwards @ (TRUE.mean(axis=0) - a)) / np.linalg.norm(inwards)
+    yy, xx = np.mgrid[0:320, 0:400].astype(np.float32)
+    depth = (xx - a[0]) * inwards[0] + (yy - a[1]) * inwards[1]  # pixels inside the right side
+    frame = bordered_card().astype(np.float32)
+    frame *= (1 - 0.45 * np.clip((0.33 * min(BOX[1]) - depth) / 2, 0, 1))[..., None]
+    frame = np.clip(frame, 0, 255).astype(np.uint8)
+    assert corner_error(pull_in_outlines(frame, TRUE[None])[0]) < 0.5
