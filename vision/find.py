@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.outline import reach_outlines
+from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import light_cast, paper_mask, shade, whiteness
 from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
 from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
@@ -91,11 +91,13 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     quads += _quads_of(_look_again(small, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0)
-    # Any card may have been found only inside its printed border, or short of a part in
-    # a shadow or under glare: its sides move out to the outline where one is clearly seen.
+    # A region may have taken in a pale stripe of cloth beside a card: such sides move in
+    # first. Any card may have been found only inside its printed border, or short of a part
+    # in a shadow or under glare: its sides move out to the outline where one is clearly seen.
     if snapped:
         level = frame_level(frame_bgr)
-        squared = [square_up(frame_bgr, corners, level) for corners in snapped]
+        pulled = pull_in_outlines(frame_bgr, np.array(snapped, np.float32))
+        squared = [square_up(frame_bgr, corners, level) for corners in pulled]
         snapped = list(reach_outlines(frame_bgr, np.array(squared, np.float32)))
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 

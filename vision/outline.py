@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -20,7 +22,7 @@ _PAPER_SHARE = 0.25  # paper is within this share of the way from the paper's le
 _MARGIN_SHARE = 0.2  # the paper a side moves out across is within this share of the paper's level
 _BORDER = 0.1  # a printed border lies within this share of the short side from the outline
 _LINE_TO_OUTLINE = 0.15  # ... and a printed line, blurred, lies at most this far inside a fall beyond it
-_PARALLEL_DEG = 4.0  # opposite sides of a card in the picture: 99.9% within 4.2 degrees of parallel on dev renders
+_PARALLEL_DEG = 4.2  # opposite sides of a card in the picture: 99.9% within 4.2 degrees of parallel on dev renders
 _MIN_CONTRAST = 25.0  # whiteness between paper and table, below which a side is not judged
 _AGREE_PX = 1.5  # an outline point this near the side's line supports it
 _SUPPORT = 0.5  # share of the points along a side that must support its new line
@@ -50,42 +52,77 @@ def reach_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) 
     ndarray (N, 4, 2) float32, the same corners where no side moved
     """
     corners = np.asarray(quads_xy, np.float32).reshape(-1, 4, 2)
-    n = len(corners)
-    if n == 0:
+    if len(corners) == 0:
         return corners
+    reach = np.linspace(-_INSIDE, _OUTSIDE, _STEPS, dtype=np.float32)
+    normals = _sample_normals(frame_bgr, corners, reach, int(np.count_nonzero(reach <= 0)))
+    # Less noise on a dim or low-contrast card: each normal with its neighbours along the side.
+    profile = normals.profile
+    padded = np.concatenate([profile[:, :, :1], profile, profile[:, :, -1:]], axis=2)
+    profile = 0.25 * padded[:, :, :-2] + 0.5 * profile + 0.25 * padded[:, :, 2:]
+    position, found = _outline_along(profile, reach)
+    return _move_sides(corners, normals, position, found, _PARALLEL_DEG, 0.4)
+
+
+@dataclass(frozen=True)
+class _Normals:
+    """Profiles across every side of N quads: along ``S`` normals, ``K`` samples each."""
+
+    points: NDArray[np.float32]  # (N, 4, S, 2) where each normal crosses its side
+    outwards: NDArray[np.float32]  # (N, 4, 2) each side's unit normal, away from the card
+    offsets: NDArray[np.float32]  # (N, K) each sample's offset along its normal, pixels
+    profile: NDArray[np.float32]  # (N, 4, S, K) paperness: lightness less CHROMA_WEIGHT times chroma
+    light: NDArray[np.float32]  # (N, 4, S, K) Lab lightness, 0-255
+    chroma: NDArray[np.float32]  # (N, 4, S, K) distance from the card's paper colour in a, b
+    lengths: NDArray[np.float32]  # (N, 4) the sides' lengths
+    short: NDArray[np.float32]  # (N,) the mean short side
+
+
+def _sample_normals(frame_bgr: NDArray[np.uint8], corners: NDArray[np.float32], reach: NDArray[np.float32],
+                    inside: int) -> _Normals:
+    """Paperness along ``_NORMALS`` normals across each side, at offsets ``reach`` (K,) as shares
+    of the short side (outwards positive); the paper's colour from the first ``inside`` samples."""
+    n, steps = len(corners), len(reach)
     lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
     short = np.minimum(lengths[:, 0] + lengths[:, 2], lengths[:, 1] + lengths[:, 3]) / 2  # (N,)
-    starts, ends, old, normals = sides_outwards(corners)
+    starts, ends, _, normals = sides_outwards(corners)
     samples = np.linspace(0.12, 0.88, _NORMALS, dtype=np.float32)
-    reach = np.linspace(-_INSIDE, _OUTSIDE, _STEPS, dtype=np.float32)
     offsets = reach[None, :] * short[:, None]  # (N, K) pixels
     points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
     # x and y apart: numpy is slow over a last axis of two.
     map_x, map_y = (points[..., k, None] + offsets[:, None, None, :] * normals[:, :, None, None, k] for k in (0, 1))
-    bgr = cv2.remap(frame_bgr, map_x.reshape(-1, _STEPS), map_y.reshape(-1, _STEPS), cv2.INTER_LINEAR,
+    bgr = cv2.remap(frame_bgr, map_x.reshape(-1, steps), map_y.reshape(-1, steps), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE)
-    profile = _paperness(bgr.reshape(n, 4 * len(samples), _STEPS, 3), int(np.count_nonzero(reach <= 0)))
-    profile = profile.reshape(n, 4, len(samples), _STEPS)
-    # Less noise on a dim or low-contrast card: each normal with its neighbours along the side.
-    padded = np.concatenate([profile[:, :, :1], profile, profile[:, :, -1:]], axis=2)
-    profile = 0.25 * padded[:, :, :-2] + 0.5 * profile + 0.25 * padded[:, :, 2:]
-    position, found = _outline_along(profile, reach)
-    along = offsets[:, 0][:, None, None] + (offsets[:, 1] - offsets[:, 0])[:, None, None] * position  # (N, 4, S) pixels
+    light, chroma = (v.reshape(n, 4, len(samples), steps) for v in _light_and_chroma(bgr.reshape(n, 4 * len(samples), steps, 3), inside))
+    return _Normals(points, normals, offsets, light - CHROMA_WEIGHT * chroma, light, chroma, lengths, short)
 
+
+def _move_sides(corners: NDArray[np.float32], normals: _Normals, position: NDArray, found: NDArray[np.bool_],
+                parallel_deg: float, max_shift: float) -> NDArray[np.float32]:
+    """Each side replaced by a line through the outline points found along its normals
+    (``position`` (N, 4, S) in samples, fractions between two) that most agree (RANSAC
+    over pairs of normals), where half the normals support it and it stays within
+    ``parallel_deg`` of parallel to the opposite side; sides then meet in the corners.
+    A quad whose corners would move more than ``max_shift`` of its short side stays."""
+    n = len(corners)
+    starts, _, old, _ = sides_outwards(corners)
+    offsets, short, lengths = normals.offsets, normals.short, normals.lengths
+    along = offsets[:, 0][:, None, None] + (offsets[:, 1] - offsets[:, 0])[:, None, None] * position  # (N, 4, S) pixels
+    samples = np.linspace(0.12, 0.88, _NORMALS, dtype=np.float32)
     tolerance = np.maximum(_AGREE_PX, 0.01 * short)[:, None, None]
     agree = _consensus(samples[None, None, :] * lengths[:, :, None], along, found, tolerance)
-    origin, direction = fit_lines(points + along[..., None] * normals[:, :, None, :], agree)
+    origin, direction = fit_lines(normals.points + along[..., None] * normals.outwards[:, :, None, :], agree)
     usable = agree.mean(axis=2) >= _SUPPORT
     # Opposite sides of a card stay nearly parallel in the picture: a side is not turned away from its opposite.
     opposite = np.roll(np.where(usable[..., None], direction, old), 2, axis=1)
     skew_new = np.abs(direction[..., 0] * opposite[..., 1] - direction[..., 1] * opposite[..., 0])
     skew_old = np.abs(old[..., 0] * opposite[..., 1] - old[..., 1] * opposite[..., 0])
-    usable &= skew_new <= np.maximum(np.sin(np.radians(_PARALLEL_DEG)), skew_old)
+    usable &= skew_new <= np.maximum(np.sin(np.radians(parallel_deg)), skew_old)
     origin = np.where(usable[..., None], origin, starts)
     direction = np.where(usable[..., None], direction, old)
     moved = meet_lines(np.roll(origin, 1, axis=1), np.roll(direction, 1, axis=1), origin, direction)
     shift = np.abs(moved - corners).reshape(n, -1).max(axis=1)
-    bad = ~np.isfinite(moved).reshape(n, -1).all(axis=1) | (shift > 0.4 * short)
+    bad = ~np.isfinite(moved).reshape(n, -1).all(axis=1) | (shift > max_shift * short)
     moved[bad] = corners[bad]
     return moved.astype(np.float32)
 
@@ -160,15 +197,77 @@ def _first_run(low: NDArray[np.bool_], stay: int) -> tuple[NDArray, NDArray[np.b
     return np.argmax(run, axis=-1), run.any(axis=-1)
 
 
-def _paperness(profiles_bgr: NDArray[np.uint8], inside: int) -> NDArray[np.float32]:
-    """Lightness less chroma away from the card's own paper colour (a white card under a
-    coloured light on a cloth of that colour still differs from it): (N, P, K) from
+def _light_and_chroma(profiles_bgr: NDArray[np.uint8], inside: int) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Lightness, and chroma away from the card's own paper colour (a white card under a
+    coloured light on a cloth of that colour still differs from it): (N, P, K) each from
     (N, P, K, 3), the paper's colour from the brighter half of each card's first ``inside``
-    samples across its sides."""
+    samples across its sides. Their paperness is lightness less ``CHROMA_WEIGHT`` times chroma."""
     lab = cv2.cvtColor(profiles_bgr.reshape(len(profiles_bgr), -1, 3), cv2.COLOR_BGR2LAB).reshape(profiles_bgr.shape)
     lab = lab.astype(np.float32)
     inner = lab[:, :, :inside].reshape(len(lab), -1, 3)
     bright = (inner[..., 0] >= inner[..., 0].mean(axis=1, keepdims=True)).astype(np.float32)
     paper_ab = (inner[..., 1:] * bright[..., None]).sum(axis=1) / np.maximum(bright.sum(axis=1), 1)[:, None]  # (N, 2)
     chroma = np.hypot(lab[..., 1] - paper_ab[:, None, None, 0], lab[..., 2] - paper_ab[:, None, None, 1])
-    return lab[..., 0] - CHROMA_WEIGHT * chroma
+    return lab[..., 0], chroma
+
+
+_PULL_DEPTH = 0.5  # a side may lie this share of the short side out past the card's outline
+_PULL_STEPS = 26  # samples across that band
+_PULL_DROP = 20.0  # paperness at the outline falls at least this much within three samples
+_PULL_PARALLEL_DEG = 10.0  # the side it replaces may itself be turned this far
+_SHADE_CHROMA, _SHADE_LIGHT = 6.0, (0.4, 0.85)  # paper in a shadow: its colour within this, this share of its light
+
+
+def pull_in_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Each side lying out past the card's outline moved in onto it, where a straight line of
+    outline points clearly lies there.
+
+    A region can take in a pale stripe or square of cloth beside a card, or the card's
+    corner can be pulled out over what touches it. Along 12 normals across each side, from
+    ``_PULL_DEPTH`` of the short side inside up to the side, the outline is the outermost
+    place where the paper's whiteness (as in :func:`reach_outlines`) falls sharply from the
+    card's paper level and stays down to the side. Paper coming back after the fall (a
+    printed line, a symbol) rules a place out, and so does a fall within ``_BORDER`` of the
+    side, where a printed border lies. The sides then move as in :func:`reach_outlines`.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8, the full frame
+    quads_xy : ndarray (N, 4, 2) float32, clockwise
+
+    Returns
+    -------
+    ndarray (N, 4, 2) float32, the same corners where no side moved
+    """
+    corners = np.asarray(quads_xy, np.float32).reshape(-1, 4, 2)
+    n = len(corners)
+    if n == 0:
+        return corners
+    reach = np.linspace(-_PULL_DEPTH, 0.0, _PULL_STEPS, dtype=np.float32)
+    normals = _sample_normals(frame_bgr, corners, reach, _PULL_STEPS)
+    profile = normals.profile
+    every = profile.reshape(n, -1)[:, ::3]  # (a third of the samples tell the paper's level as well)
+    paper = np.partition(every, int(0.8 * every.shape[1]), axis=1)[:, int(0.8 * every.shape[1]), None, None, None]
+    # The outermost paper sample (clear of a printed border) after which the profile falls
+    # sharply and stays down to the side: a printed line or a symbol lets paper come back.
+    pad = np.concatenate([profile, np.repeat(profile[..., -1:], 3, axis=-1)], axis=-1)
+    low = np.minimum(np.minimum(pad[..., 1:-2], pad[..., 2:-1]), pad[..., 3:])  # the lowest of the next three samples
+    stays = np.flip(np.maximum.accumulate(np.flip(pad[..., 2:-1], -1), axis=-1), -1)  # the highest from two samples on
+    # (a pale stripe stays within a drop of its own level: a table's pattern may wander a little)
+    # Paper in a shadow keeps its colour: a fall into it is a shadow's edge, not the outline.
+    count = np.arange(_PULL_STEPS, 0, -1) - 3  # samples from three on to the side
+    beyond_light, beyond_chroma = ((np.flip(np.cumsum(np.flip(v, -1), -1), -1)[..., 3:] / count[:-3]) for v in (normals.light, normals.chroma))
+    ratio = beyond_light / np.maximum(normals.light[..., :-3], 1.0)
+    shaded = np.concatenate([(beyond_chroma < _SHADE_CHROMA) & (ratio > _SHADE_LIGHT[0]) & (ratio < _SHADE_LIGHT[1]),
+                             np.zeros(profile.shape[:-1] + (3,), bool)], axis=-1)
+    falls = ((profile >= paper - _PULL_DROP) & (profile - low >= _PULL_DROP)
+             & (stays <= np.minimum(profile - _PULL_DROP / 2, low + _PULL_DROP)) & ~shaded & (reach < -_BORDER))
+    last = _PULL_STEPS - 1 - np.argmax(np.flip(falls, -1), axis=-1)  # (N, 4, S)
+    level = np.take_along_axis(profile, last[..., None], axis=-1)[..., 0]
+    after = np.take_along_axis(low, last[..., None], axis=-1)[..., 0]
+    # Between samples: where the profile crosses halfway down.
+    below = np.take_along_axis(profile, np.minimum(last + 1, _PULL_STEPS - 1)[..., None], axis=-1)[..., 0]
+    half = level - 0.5 * (level - after)
+    position = np.where(below <= half, last + np.clip((level - half) / np.maximum(level - below, 1e-3), 0, 1),
+                        last + 1 + np.clip((below - half) / np.maximum(below - after, 1e-3), 0, 1))
+    return _move_sides(corners, normals, position, falls.any(axis=-1), _PULL_PARALLEL_DEG, 1.0)

@@ -21,6 +21,9 @@ _MAX_SQUARED_GROWTH = 1.8  # a side moved out may grow the quad's area at most t
 _BEYOND_DEPTH, _BEYOND_CHROMA, _BEYOND_MARGIN = 0.1, 0.03, 0.2
 # ... and at least this share of what squaring adds must match the card's paper so.
 _ADDED_PAPER = 0.5
+# Without paper beyond either side, the table beyond them must differ by this share of points,
+# and at most this share of what squaring adds may look like the table.
+_TABLE_MARGIN, _ADDED_TABLE = 0.4, 0.3
 
 
 @dataclass(frozen=True)
@@ -241,8 +244,11 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     A straight edge across a card (a shadow's, a hand's, another card's) can stand in for
     one of its sides. Under the spec's views a card's opposite sides stay nearly parallel;
     of two sides clearly not, the wrong one is the side with more of the card's own paper
-    showing just beyond it (the corner it cut off), where a true side has the table. Quads
-    with both pairs skewed, with the same paper beyond both sides, or that would grow past
+    showing just beyond it (the corner it cut off), where a true side has the table. With no
+    paper beyond either, the wrong one is the side with less of the table beyond it (the
+    table as seen beyond the other two sides): the edge of something lying over the card,
+    and what squaring adds must then not look like the table either. Quads with both pairs
+    skewed, with the same paper or table beyond both sides, or that would grow past
     ``_MAX_SQUARED_GROWTH`` or out of the card's aspect, are returned as they are.
 
     Parameters
@@ -266,9 +272,17 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     if float(inner.mean()) < typical_level:
         return corners_xy  # darker than most of the frame: no card's paper (the inside of a mug)
     beyond = [_paper_beyond(frame_bgr, c, k) for k in (pair, pair + 2)]
-    if abs(beyond[0] - beyond[1]) < _BEYOND_MARGIN:
-        return corners_xy
-    wrong = pair if beyond[0] > beyond[1] else pair + 2
+    others = (1 - pair, 3 - pair)
+    covered = False
+    if abs(beyond[0] - beyond[1]) >= _BEYOND_MARGIN:
+        wrong = pair if beyond[0] > beyond[1] else pair + 2
+    else:
+        # No paper beyond either side: the cut may be the edge of something lying over the
+        # card (a hand, a card back), unlike the table seen beyond the two sides not skewed.
+        table = [_table_beyond(frame_bgr, c, k, others) for k in (pair, pair + 2)]
+        if abs(table[0] - table[1]) < _TABLE_MARGIN:
+            return corners_xy
+        wrong, covered = (pair if table[0] < table[1] else pair + 2), True
     good = (wrong + 2) % 4
     before, after = (wrong - 1) % 4, (wrong + 1) % 4
     through = c[wrong] if np.linalg.norm(edges[before]) >= np.linalg.norm(edges[after]) else c[after]
@@ -279,7 +293,10 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     squared = squared.astype(np.float32)
     if not np.all(np.isfinite(squared)) or not cv2.isContourConvex(squared.reshape(-1, 1, 2)):
         return corners_xy
-    if _paper_added(frame_bgr, c, squared.astype(np.float64), wrong) < _ADDED_PAPER:
+    if covered:
+        if _table_added(frame_bgr, c, squared.astype(np.float64), wrong, others) > _ADDED_TABLE:
+            return corners_xy  # the side moved out over the table: not this card's
+    elif _paper_added(frame_bgr, c, squared.astype(np.float64), wrong) < _ADDED_PAPER:
         return corners_xy  # the side moved out over the table, a gap or a hand: not this card's
     area, new_area = abs(cv2.contourArea(corners_xy)), abs(cv2.contourArea(squared))
     short, long = sorted(sides(squared))
@@ -320,6 +337,46 @@ def _alike(paper: NDArray[np.float64], other: NDArray[np.float64]) -> NDArray[np
     chroma_paper = paper / paper.sum(axis=1, keepdims=True)
     chroma_other = other / other.sum(axis=1, keepdims=True)
     return (np.abs(chroma_paper - chroma_other).max(axis=1) < _BEYOND_CHROMA) & (other.sum(axis=1) > 0.3 * paper.sum(axis=1))
+
+
+def _outside(c: NDArray[np.float64], k: int, depth_share: float = _BEYOND_DEPTH) -> NDArray[np.float64]:
+    """Nine points just outside side ``k`` of quad ``c``, (9, 2)."""
+    a, b = c[k], c[(k + 1) % 4]
+    normal = unit(c.mean(axis=0) - (a + b) / 2)  # inwards
+    depth = depth_share * min(sides(c.astype(np.float32)))
+    return a + np.linspace(0.1, 0.9, 9)[:, None] * (b - a) - depth * normal
+
+
+def _like_table(colours: NDArray[np.float64], table: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Which colours (N, 3) match some colour of ``table`` (M, 3): hue, saturation and brightness alike."""
+    chroma = colours / colours.sum(axis=1, keepdims=True)
+    table_chroma = table / table.sum(axis=1, keepdims=True)
+    ratio = colours.sum(axis=1)[:, None] / table.sum(axis=1)[None, :]
+    alike = (np.abs(chroma[:, None, :] - table_chroma[None, :, :]).max(axis=2) < _BEYOND_CHROMA) & (ratio > 0.7) & (ratio < 1.4)
+    return alike.any(axis=1)
+
+
+def _table_beyond(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int, others: tuple[int, int]) -> float:
+    """The share of points just outside side ``k`` of quad ``c`` that look like the table
+    seen just outside sides ``others``."""
+    table = _colours(frame_bgr, np.concatenate([_outside(c, m) for m in others]))
+    return float(_like_table(_colours(frame_bgr, _outside(c, k)), table).mean())
+
+
+def _table_added(frame_bgr: NDArray[np.uint8], old: NDArray[np.float64], new: NDArray[np.float64], k: int,
+                 others: tuple[int, int]) -> float:
+    """The share of points in what squaring added beyond side ``k`` that look like the table
+    seen just outside sides ``others`` of the old quad."""
+    a, b = old[k], old[(k + 1) % 4]
+    na, nb = new[k], new[(k + 1) % 4]
+    u, v = np.meshgrid(np.linspace(0.1, 0.9, 7), np.linspace(0.2, 0.8, 4))
+    u, v = u.ravel()[:, None], v.ravel()[:, None]
+    added = (1 - v) * (a + u * (b - a)) + v * (na + u * (nb - na))
+    keep = np.linalg.norm(added - (a + u * (b - a)), axis=1) >= 2.0
+    if not keep.any():
+        return 0.0
+    table = _colours(frame_bgr, np.concatenate([_outside(old, m) for m in others]))
+    return float(_like_table(_colours(frame_bgr, added[keep]), table).mean())
 
 
 def _paper_beyond(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -> float:

@@ -85,3 +85,30 @@ def test_a_side_on_a_neighbour_or_the_table_is_left_alone() -> None:
 def _corner_error(quad, truth):
     """The largest corner distance, whichever corner of ``quad`` comes first."""
     return min(float(np.abs(np.roll(quad, k, axis=0) - truth).max()) for k in range(4))
+
+
+def test_a_side_cut_by_something_lying_over_the_card_is_squared_up_to_the_card() -> None:
+    # A card back (dark blue) lies across a corner: no paper beyond the cut, and what lies
+    # beyond it is unlike the table beyond the card's other sides.
+    for keep in range(4):
+        frame = _warm_card((90, 60, 40))
+        cut = _cut_across(TRUE, keep, 0.45)
+        a, b = cut[keep], cut[(keep + 1) % 4]
+        away = a - cut.mean(axis=0)
+        normal = np.array([b[1] - a[1], a[0] - b[0]], np.float32)
+        normal *= np.sign(normal @ away) / np.linalg.norm(normal)
+        along = (b - a) / np.linalg.norm(b - a)
+        cover = np.array([a - 40 * along, b + 40 * along, b + 40 * along + 80 * normal, a - 40 * along + 80 * normal])
+        cv2.fillConvexPoly(frame, np.round(cover).astype(np.int32), (110, 40, 30))
+        squared = square_up(frame, cut, frame_level(frame))
+        assert _corner_error(squared, TRUE) < 4, keep
+
+
+def test_a_side_cut_by_something_like_the_table_is_left_alone() -> None:
+    # What lies beyond the cut looks like the table: nothing says the card goes on under it.
+    frame = _warm_card((90, 60, 40))
+    cut = _cut_across(TRUE, 0, 0.45)
+    frame_cut = frame.copy()
+    cv2.fillConvexPoly(frame_cut, np.round(TRUE).astype(np.int32), (90, 60, 40))
+    cv2.fillConvexPoly(frame_cut, np.round(cut).astype(np.int32), (170, 215, 245))
+    assert np.array_equal(square_up(frame_cut, cut, frame_level(frame_cut)), cut)
