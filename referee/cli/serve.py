@@ -243,8 +243,8 @@ def _run_serve(args: argparse.Namespace) -> int:
         print(f"referee serve: {error}", file=sys.stderr)
         return 2
     server.start()
-    print(f"referee serve: past games at {server.url}history (Ctrl-C to stop)", file=sys.stderr, flush=True)
-    try:
+    try:  # from the line on: a Ctrl-C sent as soon as it is read must still stop cleanly
+        print(f"referee serve: past games at {server.url}history (Ctrl-C to stop)", file=sys.stderr, flush=True)
         while True:  # short sleeps: a Ctrl-C that lands on the server's thread is acted on here within 0.5 s
             time.sleep(0.5)
     except KeyboardInterrupt:
