@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.outline import reach_outlines
-from vision.paper import light_cast, paper_mask, shade, whiteness
+from vision.paper import faces_cast, light_cast, paper_mask, shade, whiteness
 from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
 from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
 
@@ -37,6 +37,7 @@ _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
 _CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed from the corner
 _CORNER_FRESH = 0.75  # three quarters of it paper no card found explains (symbols aside): a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
+_CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the brightest tenth of the frame was a pale table
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 
 
@@ -80,7 +81,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     """``find_cards`` of a whole frame (or a box of it) worked on at ``scale``; no card is
     larger than ``max_area`` working pixels."""
     small = _shrink(frame_bgr, scale)
-    white, _ = whiteness(small, cast_ab)
+    white, cast_ab = whiteness(small, cast_ab)
     span = sweep_span(_blurred_u8(white)[::4, ::4])
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area)
     chosen = choose_cards(regions, _CLEAN_FILL)
@@ -88,7 +89,8 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
-    quads += _quads_of(_look_again(small, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
+    again, again_span = _faces_whiteness(small, white, span, cast_ab, chosen)
+    quads += _quads_of(_look_again(small, again, again_span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0)
     # Any card may have been found only inside its printed border, or short of a part in
@@ -98,6 +100,21 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         squared = [square_up(frame_bgr, corners, level) for corners in snapped]
         snapped = list(reach_outlines(frame_bgr, np.array(squared, np.float32)))
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
+
+
+def _faces_whiteness(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], span: tuple[float, float],
+                     cast_ab: tuple[float, float], chosen: list[Region]) -> tuple[NDArray[np.float32], tuple[float, float]]:
+    """The whiteness the second look sweeps, and its span: the first sweep's, unless the
+    light's cast on the faces found is far from the frame's. The frame's is read off its
+    brightest tenth; on a pale wood or a pale cloth that is much of the table, and paper in a
+    shadow, darker than it and greyer, then looks as coloured as the table does."""
+    if len(chosen) < 2:
+        return white, span
+    faces = faces_cast(small_bgr, np.array([r.corners_xy for r in chosen], np.float32))
+    if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) <= _CAST_OFF:
+        return white, span
+    white, _ = whiteness(small_bgr, faces)
+    return white, sweep_span(_blurred_u8(white)[::4, ::4])
 
 
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:
