@@ -37,7 +37,7 @@ _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
 _CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed from the corner
 _CORNER_FRESH = 0.75  # three quarters of it paper no card found explains (symbols aside): a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
-_CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the brightest tenth of the frame was a pale table
+_CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 
 
@@ -82,15 +82,21 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     larger than ``max_area`` working pixels."""
     small = _shrink(frame_bgr, scale)
     white, cast_ab = whiteness(small, cast_ab)
-    span = sweep_span(_blurred_u8(white)[::4, ::4])
-    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area)
-    chosen = choose_cards(regions, _CLEAN_FILL)
+    span, regions, chosen = _sweep(white, scale, max_area)
+    # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
+    # of that is table, and then paper, greyer than the table, looks coloured: a card in a
+    # shadow is as dull as the table. The faces found show the paper's own cast; where it is
+    # far from that, the frame is swept again under it.
+    if len(chosen) >= 2:
+        faces = faces_cast(small, np.array([r.corners_xy for r in chosen], np.float32))
+        if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) > _CAST_OFF:
+            white, _ = whiteness(small, faces)
+            span, regions, chosen = _sweep(white, scale, max_area)
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
-    again, again_span = _faces_whiteness(small, white, span, cast_ab, chosen)
-    quads += _quads_of(_look_again(small, again, again_span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
+    quads += _quads_of(_look_again(small, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0)
     # Any card may have been found only inside its printed border, or short of a part in
@@ -102,19 +108,12 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 
-def _faces_whiteness(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], span: tuple[float, float],
-                     cast_ab: tuple[float, float], chosen: list[Region]) -> tuple[NDArray[np.float32], tuple[float, float]]:
-    """The whiteness the second look sweeps, and its span: the first sweep's, unless the
-    light's cast on the faces found is far from the frame's. The frame's is read off its
-    brightest tenth; on a pale wood or a pale cloth that is much of the table, and paper in a
-    shadow, darker than it and greyer, then looks as coloured as the table does."""
-    if len(chosen) < 2:
-        return white, span
-    faces = faces_cast(small_bgr, np.array([r.corners_xy for r in chosen], np.float32))
-    if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) <= _CAST_OFF:
-        return white, span
-    white, _ = whiteness(small_bgr, faces)
-    return white, sweep_span(_blurred_u8(white)[::4, ::4])
+def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region]]:
+    """The first sweep of the whiteness of a frame worked on at ``scale``: its span, its
+    card-shaped regions and those chosen as cards."""
+    span = sweep_span(_blurred_u8(white)[::4, ::4])
+    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area)
+    return span, regions, choose_cards(regions, _CLEAN_FILL)
 
 
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:
