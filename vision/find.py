@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.outline import pull_in_outlines, reach_outlines
-from vision.paper import light_cast, paper_mask, shade, whiteness
+from vision.paper import faces_cast, light_cast, paper_mask, shade, whiteness
 from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
 from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
 
@@ -37,6 +37,7 @@ _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
 _CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed from the corner
 _CORNER_FRESH = 0.75  # three quarters of it paper no card found explains (symbols aside): a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
+_CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 
 
@@ -80,10 +81,17 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     """``find_cards`` of a whole frame (or a box of it) worked on at ``scale``; no card is
     larger than ``max_area`` working pixels."""
     small = _shrink(frame_bgr, scale)
-    white, _ = whiteness(small, cast_ab)
-    span = sweep_span(_blurred_u8(white)[::4, ::4])
-    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area)
-    chosen = choose_cards(regions, _CLEAN_FILL)
+    white, cast_ab = whiteness(small, cast_ab)
+    span, regions, chosen = _sweep(white, scale, max_area)
+    # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
+    # of that is table, and then paper, greyer than the table, looks coloured: a card in a
+    # shadow is as dull as the table. The faces found show the paper's own cast; where it is
+    # far from that, the frame is swept again under it.
+    if len(chosen) >= 2:
+        faces = faces_cast(small, np.array([r.corners_xy for r in chosen], np.float32))
+        if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) > _CAST_OFF:
+            white, _ = whiteness(small, faces)
+            span, regions, chosen = _sweep(white, scale, max_area)
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
@@ -100,6 +108,14 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         squared = [square_up(frame_bgr, corners, level) for corners in pulled]
         snapped = list(reach_outlines(frame_bgr, np.array(squared, np.float32)))
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
+
+
+def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region]]:
+    """The first sweep of the whiteness of a frame worked on at ``scale``: its span, its
+    card-shaped regions and those chosen as cards."""
+    span = sweep_span(_blurred_u8(white)[::4, ::4])
+    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area)
+    return span, regions, choose_cards(regions, _CLEAN_FILL)
 
 
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["paper_mask", "whiteness", "light_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
+__all__ = ["paper_mask", "whiteness", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
 
 CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 _PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
@@ -43,6 +43,29 @@ def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None 
 def light_cast(frame_bgr: NDArray[np.uint8]) -> tuple[float, float]:
     """The light's cast that :func:`whiteness` takes out of ``frame_bgr`` (from every third pixel)."""
     return _cast_of_brightest(cv2.cvtColor(np.ascontiguousarray(frame_bgr[::3, ::3]), cv2.COLOR_BGR2LAB))
+
+
+def faces_cast(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> tuple[float, float]:
+    """The light's cast on the card paper of the faces found: the median a, b (less neutral
+    grey) of the lighter part of their middles (paper, not symbols), from every fourth pixel.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+    corners_xy : ndarray (N, 4, 2) float, N >= 1, the faces' corners in pixels of ``frame_bgr``
+
+    Returns
+    -------
+    cast_ab : (a, b), as :func:`light_cast` gives it
+    """
+    mask = np.zeros(frame_bgr.shape[:2], np.uint8)
+    for corners in corners_xy:
+        centre = corners.mean(axis=0)
+        cv2.fillConvexPoly(mask, np.round(centre + 0.8 * (corners - centre)).astype(np.int32), 255)
+    pixels = frame_bgr[::4, ::4][mask[::4, ::4] > 0]
+    lab = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    paper = lab[lab[:, 0] >= np.percentile(lab[:, 0], 60)]
+    return float(np.median(paper[:, 1])) - 128, float(np.median(paper[:, 2])) - 128
 
 
 def _cast_of_brightest(lab: NDArray[np.uint8]) -> tuple[float, float]:

@@ -116,6 +116,26 @@ def test_a_card_in_a_deep_shadow_on_coloured_cloth_is_found() -> None:
     assert match(found, cards[2:3], image.shape[:2])[0] > 0.8
 
 
+def test_a_card_in_the_lamps_shadow_on_a_pale_wood_is_found() -> None:
+    # The wood under the lamp is brighter than the paper and yellow: the frame's brightest
+    # tenth is the wood's. In the shadow, lit by daylight alone, the paper is grey and the
+    # wood still yellow; against the wood's cast the grey paper is no whiter than the wood.
+    rng = np.random.default_rng(0)
+    image = np.full((480, 800, 3), (170, 238, 255), np.float32) + rng.normal(0, 6, (480, 800, 1))
+    lit = [card_corners((90, 110), (80, 120), 3), card_corners((200, 110), (80, 120), -4), card_corners((90, 290), (80, 120), 2)]
+    dim = card_corners((470, 200), (80, 120), 5)
+    for corners in lit + [dim]:
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (226, 230, 232), lineType=cv2.LINE_AA)
+        cv2.circle(image, tuple(corners.mean(axis=0).astype(int)), 7, (40, 40, 200), -1, cv2.LINE_AA)
+    shadow = np.zeros((480, 800), np.float32)
+    shadow[:, 380:] = 1
+    image *= 1 - 0.5 * cv2.GaussianBlur(shadow, (31, 31), 0)[..., None]
+    image = np.clip(image + rng.normal(0, 2, image.shape), 0, 255).astype(np.uint8)
+    found = find_cards(image)
+    assert len(found) == 4
+    assert min(match(found, lit + [dim], image.shape[:2])) > 0.9
+
+
 def face_down(image, corners) -> None:
     """A card's back: dark blue, with a pale frame printed inside its edge."""
     cv2.fillConvexPoly(image, corners.astype(np.int32), (120, 50, 30), lineType=cv2.LINE_AA)

@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 
-from vision.paper import CHROMA_WEIGHT, light_cast, whiteness
+from vision.paper import CHROMA_WEIGHT, faces_cast, light_cast, whiteness
 
 
 def test_whiteness_is_lightness_less_chroma_away_from_the_cast() -> None:
@@ -26,3 +26,14 @@ def test_light_cast_is_the_cast_whiteness_takes_out() -> None:
     _, own = whiteness(frame)
     assert light_cast(frame) == own
     assert own[1] > 5  # yellowish: b above neutral
+
+
+def test_faces_cast_is_the_papers_not_the_tables_nor_the_symbols() -> None:
+    frame = np.full((120, 160, 3), (170, 238, 255), np.uint8)  # bright yellow wood: the brightest tenth
+    corners = np.array([[[10, 10], [50, 10], [50, 70], [10, 70]], [[70, 20], [110, 20], [110, 80], [70, 80]]], np.float32)
+    for quad in corners:
+        cv2.fillConvexPoly(frame, quad.astype(np.int32), (226, 230, 232))  # grey paper, less bright
+        cv2.circle(frame, tuple(quad.mean(axis=0).astype(int)), 8, (30, 30, 200), -1)  # a red symbol
+    a, b = faces_cast(frame, corners)
+    assert abs(a) <= 2 and abs(b) <= 2
+    assert light_cast(frame)[1] > 20
