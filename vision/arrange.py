@@ -20,6 +20,7 @@ _MAX_STEP = 1.75
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
 _MAX_TURN_DEG = 25.0  # angle between neighbours' axes
 _SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain
+_PARTIAL_LONG = 1.15  # a lone quad's long side up to this many cards' short sides: perhaps a part of a card
 _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
 _ACROSS_MISFIT = 2.0  # a neighbour off the line weighs this much more than one further along
 _PIECE_FARTHER = 1.5  # a piece cut from a chain counts as this much further than a whole chain
@@ -78,13 +79,15 @@ def _settle_square_cards(geo: CardGeometry) -> CardGeometry:
     """Nearly square quads (a card seen at a slant) turned so their short side runs along their row.
 
     Which side of such a quad is the card's short one is uncertain: it takes the
-    one along which it has more neighbours.
+    one along which it has more neighbours. So does a lone quad no longer than a card
+    is wide (a card partly hidden across its long side looks shorter than it is wide).
     """
-    square = np.flatnonzero(geo.shorts > _SQUARISH * geo.longs)
+    neighbours = np.isfinite(_misfits(geo)).sum(axis=1)
+    partial = (neighbours == 0) & (geo.longs <= _PARTIAL_LONG * np.median(geo.shorts))
+    square = np.flatnonzero((geo.shorts > _SQUARISH * geo.longs) | partial)
     if len(square) == 0:
         return geo
     axes, shorts, longs = geo.short_axes.copy(), geo.shorts.copy(), geo.longs.copy()
-    neighbours = np.isfinite(_misfits(geo)).sum(axis=1)
     for i in square:
         turned = replace(geo, short_axes=axes.copy(), shorts=shorts.copy(), longs=longs.copy())
         turned.short_axes[i] = (-axes[i][1], axes[i][0])

@@ -117,6 +117,21 @@ def test_a_row_of_nearly_square_quads_comes_out_whole() -> None:
     assert [(r.player, r.cards) for r in rows] == [("Anna", (0, 1, 2))]
 
 
+def test_a_first_card_partly_hidden_across_its_length_still_starts_the_row() -> None:
+    # Its far third is under another card: the quad seen is as wide as a card but shorter
+    # than it is wide, so its short side runs across the row. It is turned to join the row;
+    # a whole card turned across at the row's end is not.
+    anna = row((400, 1000), (SHORT + 10, 0), 3, 0)
+    seen = 40  # of the card's LONG = 90
+    part = order_corners(np.array([[300, 1045 - seen], [360, 1045 - seen], [360, 1045], [300, 1045]], np.float32))
+    seats = [Seat("Anna", (430, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows([part] + anna, seats, (W, H))}
+    assert rows == {"Anna": (0, 1, 2, 3)}
+    across = card((400 + 2 * (SHORT + 10) + (SHORT + LONG) / 2, 1000), 90)
+    rows = {r.player: r.cards for r in arrange_rows(anna + [across], [Seat("Anna", (470, 1180)), BEN_SEAT], (W, H))}
+    assert rows == {"Anna": (0, 1, 2)}
+
+
 def test_a_card_missing_from_the_middle_of_a_row_leaves_the_rest_one_row() -> None:
     # A missed card (or one under a hand) leaves a gap of one card: the cards before it
     # keep their places, so the verdict up to the gap still holds.
