@@ -166,6 +166,19 @@ def _rendered(tier: str, split: str, count: int, start: int, max_kelvin: float, 
         yield name, cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), truth
 
 
+def unreachable_light(tier: str, max_kelvin: float, min_falloff: float) -> str | None:
+    """Why no photo of ``tier`` can pass the light filter (its lights are all warmer than
+    ``max_kelvin``, or all fall off less than ``min_falloff``), or None when some can."""
+    from fixtures.render import TIERS
+
+    kelvin, falloff = TIERS[tier].kelvin, TIERS[tier].falloff
+    if kelvin[0] > max_kelvin:
+        return f"the {tier} tier is lit at {kelvin[0]:.0f}-{kelvin[1]:.0f} K, never at most --max-kelvin {max_kelvin:.0f}"
+    if falloff[1] < min_falloff:
+        return f"the {tier} tier's light falls off by {falloff[0]}-{falloff[1]}, never at least --min-falloff {min_falloff}"
+    return None
+
+
 def _folders(folders: list[Path]) -> Iterator[tuple[str, np.ndarray, dict]]:
     for folder in folders:
         for meta in sorted(folder.glob("*.json")):
@@ -190,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=None, help="keep rendered photos here and reuse them")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
+    if not args.folders and (why := unreachable_light(args.tier, args.max_kelvin, args.min_falloff)):
+        # Rendering would go on through 50 times --count photos and keep none.
+        print(f"calibration.bench: {why}; widen the filter (e.g. --max-kelvin 99999 --min-falloff 0)", file=sys.stderr)
+        return 2
     photos = _folders(args.folders) if args.folders else _rendered(
         args.tier, args.split, args.count, args.start, args.max_kelvin, args.min_falloff, args.cache)
     without, with_profile, with_all = ReadTally(), ReadTally(), ReadTally()
