@@ -529,3 +529,21 @@ def test_a_symbol_half_under_a_pale_finger_is_doubted(card_art):
     image[cv2.morphologyEx(finger, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0] *= 0.5
     reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), noise=2.0))
     assert reading.confidence < 0.5, reading
+
+
+def test_a_hand_broken_up_by_noise_over_a_symbol_is_doubted(card_art):
+    # A hand over the card's corner hides a symbol. Its mottled skin passes the ink
+    # threshold only as a net of one-pixel strands, which erode to specks, so no solid
+    # piece of it reaches in from the edge; the reading is a symbol short and must not
+    # be confident.
+    syms = [card_art.Sym("triangle", "blue", 0.3, 0.25, 0.22), card_art.Sym("triangle", "green", 0.72, 0.25, 0.22),
+            card_art.Sym("triangle", "red", 0.72, 0.7, 0.22), card_art.Sym("square", "yellow", 0.72, 1.15, 0.22),
+            card_art.Sym("triangle", "blue", 0.3, 1.15, 0.22)]
+    image = card_art.draw(syms, short_px=80)
+    yy, xx = np.mgrid[0 : image.shape[0], 0 : image.shape[1]]
+    hand, net = (xx < 40) & (yy > 70), (xx % 3 == 0) | (yy % 3 == 0)
+    image[hand & net] = (60, 90, 150)
+    image[hand & ~net] = (200, 215, 235)
+    reading = read_card(card_art.light(image, noise=2.0))
+    if reading.criteria != Criteria(colours=4, shapes=2, symbols=5):
+        assert reading.confidence < 0.5, reading
