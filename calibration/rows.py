@@ -42,7 +42,6 @@ _ROW_INSET, _LONE_INSET = 1.6, 1.3
 _FACING, _FACING_DEPTH = 1.2, 0.45
 # Nearer the middle, only this many cards side by side make a row (the pool is a heap, not a line).
 _INNER_ROW = 4
-_SQUARISH = 0.8  # short over long side above which a quad may be a card's uncovered part
 _OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
 # Cutting a chain into rows: each row costs _NEW_ROW; a card off its row's straight line
 # costs its offset squared over twice _LINE_SPREAD squared (in long sides: a row's cards
@@ -103,7 +102,7 @@ def _direction(piece: list[int], geo: CardGeometry, towards: NDArray[np.float64]
     square one's, partly hidden, may be either axis: the one nearer ``towards``)."""
     if len(piece) < 2:
         k = piece[0]
-        if towards is not None and geo.shorts[k] > _SQUARISH * geo.longs[k]:
+        if towards is not None and geo.squarish[k]:
             other = np.array([-geo.short_axes[k][1], geo.short_axes[k][0]])
             if abs(float(other @ towards)) > abs(float(geo.short_axes[k] @ towards)):
                 return other
@@ -220,7 +219,7 @@ def row_chains(
     # (a card partly hidden) does not say which way it faces.
     long_axes = np.stack([-geo.short_axes[:, 1], geo.short_axes[:, 0]], axis=1)
     ahead = np.array([min(ray_exit(c, d, outline), ray_exit(c, -d, outline)) for c, d in zip(geo.centres, long_axes)]) / geo.longs
-    squarish = geo.shorts > _SQUARISH * geo.longs
+    squarish = geo.squarish
     faces_edge = (ahead <= _FACING * inset) | squarish
     facing = np.zeros(len(corners), bool)
     if table_xy is None:

@@ -19,7 +19,7 @@ __all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geo
 _MAX_STEP = 1.75
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
 _MAX_TURN_DEG = 25.0  # angle between neighbours' axes
-_SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain
+_SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain (CardGeometry.squarish)
 _PARTIAL_LONG = 1.15  # a lone quad's long side up to this many cards' short sides: perhaps a part of a card
 _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
 _ACROSS_MISFIT = 2.0  # a neighbour off the line weighs this much more than one further along
@@ -60,6 +60,11 @@ class CardGeometry:
         if self.quads.ndim != 3 or self.quads.shape[1:] != (4, 2):
             raise ValueError(f"quads must be (N, 4, 2), got shape {self.quads.shape}")
 
+    @property
+    def squarish(self) -> NDArray[np.bool_]:
+        """(N,) bool: nearly square quads, perhaps a card's uncovered part, whose short side is uncertain."""
+        return self.shorts > _SQUARISH * self.longs
+
 
 def card_geometry(corners: Sequence[NDArray]) -> CardGeometry:
     """The geometry of cards given by their corners (4, 2), clockwise, first edge a short side."""
@@ -84,7 +89,7 @@ def _settle_square_cards(geo: CardGeometry) -> CardGeometry:
     """
     neighbours = np.isfinite(_misfits(geo)).sum(axis=1)
     partial = (neighbours == 0) & (geo.longs <= _PARTIAL_LONG * np.median(geo.shorts))
-    square = np.flatnonzero((geo.shorts > _SQUARISH * geo.longs) | partial)
+    square = np.flatnonzero(geo.squarish | partial)
     if len(square) == 0:
         return geo
     axes, shorts, longs = geo.short_axes.copy(), geo.shorts.copy(), geo.longs.copy()
