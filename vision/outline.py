@@ -12,11 +12,12 @@ import cv2
 from vision.paper import CHROMA_WEIGHT
 from vision.quads import fit_lines, meet_lines, sides_outwards
 
-__all__ = ["reach_outlines"]
+__all__ = ["reach_outlines", "pull_in_outlines"]
 
 _INSIDE, _OUTSIDE = 0.04, 0.22  # the search band, shares of the short side in from and out of each side
 _STEPS = 24  # samples across the band
 _NORMALS = 12  # profiles across each side
+_ALONG = np.linspace(0.12, 0.88, _NORMALS, dtype=np.float32)  # where they cross it, as shares of its length
 _STAY_OUT = 0.05  # beyond the outline the table lasts at least this share of the short side
 _PAPER_SHARE = 0.25  # paper is within this share of the way from the paper's level to the table's
 _MARGIN_SHARE = 0.2  # the paper a side moves out across is within this share of the paper's level
@@ -86,14 +87,13 @@ def _sample_normals(frame_bgr: NDArray[np.uint8], corners: NDArray[np.float32], 
     lengths = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
     short = np.minimum(lengths[:, 0] + lengths[:, 2], lengths[:, 1] + lengths[:, 3]) / 2  # (N,)
     starts, ends, _, normals = sides_outwards(corners)
-    samples = np.linspace(0.12, 0.88, _NORMALS, dtype=np.float32)
     offsets = reach[None, :] * short[:, None]  # (N, K) pixels
-    points = starts[:, :, None, :] + samples[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
+    points = starts[:, :, None, :] + _ALONG[None, None, :, None] * (ends - starts)[:, :, None, :]  # (N, 4, S, 2)
     # x and y apart: numpy is slow over a last axis of two.
     map_x, map_y = (points[..., k, None] + offsets[:, None, None, :] * normals[:, :, None, None, k] for k in (0, 1))
     bgr = cv2.remap(frame_bgr, map_x.reshape(-1, steps), map_y.reshape(-1, steps), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE)
-    light, chroma = (v.reshape(n, 4, len(samples), steps) for v in _light_and_chroma(bgr.reshape(n, 4 * len(samples), steps, 3), inside))
+    light, chroma = (v.reshape(n, 4, _NORMALS, steps) for v in _light_and_chroma(bgr.reshape(n, 4 * _NORMALS, steps, 3), inside))
     return _Normals(points, normals, offsets, light - CHROMA_WEIGHT * chroma, light, chroma, lengths, short)
 
 
@@ -108,9 +108,8 @@ def _move_sides(corners: NDArray[np.float32], normals: _Normals, position: NDArr
     starts, _, old, _ = sides_outwards(corners)
     offsets, short, lengths = normals.offsets, normals.short, normals.lengths
     along = offsets[:, 0][:, None, None] + (offsets[:, 1] - offsets[:, 0])[:, None, None] * position  # (N, 4, S) pixels
-    samples = np.linspace(0.12, 0.88, _NORMALS, dtype=np.float32)
     tolerance = np.maximum(_AGREE_PX, 0.01 * short)[:, None, None]
-    agree = _consensus(samples[None, None, :] * lengths[:, :, None], along, found, tolerance)
+    agree = _consensus(_ALONG[None, None, :] * lengths[:, :, None], along, found, tolerance)
     origin, direction = fit_lines(normals.points + along[..., None] * normals.outwards[:, :, None, :], agree)
     usable = agree.mean(axis=2) >= _SUPPORT
     # Opposite sides of a card stay nearly parallel in the picture: a side is not turned away from its opposite.

@@ -279,10 +279,11 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     else:
         # No paper beyond either side: the cut may be the edge of something lying over the
         # card (a hand, a card back), unlike the table seen beyond the two sides not skewed.
-        table = [_table_beyond(frame_bgr, c, k, others) for k in (pair, pair + 2)]
-        if abs(table[0] - table[1]) < _TABLE_MARGIN:
+        table = _colours(frame_bgr, np.concatenate([_across(c, m)[1] for m in others]))
+        like = [float(_like_table(_colours(frame_bgr, _across(c, k)[1]), table).mean()) for k in (pair, pair + 2)]
+        if abs(like[0] - like[1]) < _TABLE_MARGIN:
             return corners_xy
-        wrong, covered = (pair if table[0] < table[1] else pair + 2), True
+        wrong, covered = (pair if like[0] < like[1] else pair + 2), True
     good = (wrong + 2) % 4
     before, after = (wrong - 1) % 4, (wrong + 1) % 4
     through = c[wrong] if np.linalg.norm(edges[before]) >= np.linalg.norm(edges[after]) else c[after]
@@ -293,10 +294,11 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     squared = squared.astype(np.float32)
     if not np.all(np.isfinite(squared)) or not cv2.isContourConvex(squared.reshape(-1, 1, 2)):
         return corners_xy
+    added, inside = _added(c, squared.astype(np.float64), wrong)
     if covered:
-        if _table_added(frame_bgr, c, squared.astype(np.float64), wrong, others) > _ADDED_TABLE:
+        if len(added) and float(_like_table(_colours(frame_bgr, added), table).mean()) > _ADDED_TABLE:
             return corners_xy  # the side moved out over the table: not this card's
-    elif _paper_added(frame_bgr, c, squared.astype(np.float64), wrong) < _ADDED_PAPER:
+    elif len(added) and float(_alike(_colours(frame_bgr, inside), _colours(frame_bgr, added)).mean()) < _ADDED_PAPER:
         return corners_xy  # the side moved out over the table, a gap or a hand: not this card's
     area, new_area = abs(cv2.contourArea(corners_xy)), abs(cv2.contourArea(squared))
     short, long = sorted(sides(squared))
@@ -310,20 +312,17 @@ def frame_level(frame_bgr: NDArray[np.uint8]) -> float:
     return float(np.median(frame_bgr[::16, ::16]))
 
 
-def _paper_added(frame_bgr: NDArray[np.uint8], old: NDArray[np.float64], new: NDArray[np.float64], k: int) -> float:
-    """The share of points in what squaring added beyond side ``k`` whose colour matches the
-    paper inside the old quad (hue and saturation, as in :func:`_paper_beyond`)."""
+def _added(old: NDArray[np.float64], new: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Points (M, 2) in what squaring added beyond side ``k`` of quad ``old``, and as many
+    inside the old quad, between its centre and that side, for the paper to compare with."""
     a, b = old[k], old[(k + 1) % 4]
     na, nb = new[k], new[(k + 1) % 4]
     u, v = np.meshgrid(np.linspace(0.1, 0.9, 7), np.linspace(0.2, 0.8, 4))
     u, v = u.ravel()[:, None], v.ravel()[:, None]
     added = (1 - v) * (a + u * (b - a)) + v * (na + u * (nb - na))
-    centre = old.mean(axis=0)
-    inside = (1 - v) * centre + v * (a + u * (b - a))
+    inside = (1 - v) * old.mean(axis=0) + v * (a + u * (b - a))
     keep = np.linalg.norm(added - (a + u * (b - a)), axis=1) >= 2.0  # (where the sides meet, nothing was added)
-    if not keep.any():
-        return 1.0
-    return float(_alike(_colours(frame_bgr, inside[keep]), _colours(frame_bgr, added[keep])).mean())
+    return added[keep], inside[keep]
 
 
 def _colours(frame_bgr: NDArray[np.uint8], points: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -339,12 +338,13 @@ def _alike(paper: NDArray[np.float64], other: NDArray[np.float64]) -> NDArray[np
     return (np.abs(chroma_paper - chroma_other).max(axis=1) < _BEYOND_CHROMA) & (other.sum(axis=1) > 0.3 * paper.sum(axis=1))
 
 
-def _outside(c: NDArray[np.float64], k: int, depth_share: float = _BEYOND_DEPTH) -> NDArray[np.float64]:
-    """Nine points just outside side ``k`` of quad ``c``, (9, 2)."""
+def _across(c: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Nine points just inside side ``k`` of quad ``c`` and nine just outside it, (9, 2) each."""
     a, b = c[k], c[(k + 1) % 4]
     normal = unit(c.mean(axis=0) - (a + b) / 2)  # inwards
-    depth = depth_share * min(sides(c.astype(np.float32)))
-    return a + np.linspace(0.1, 0.9, 9)[:, None] * (b - a) - depth * normal
+    depth = _BEYOND_DEPTH * min(sides(c.astype(np.float32)))
+    along = a + np.linspace(0.1, 0.9, 9)[:, None] * (b - a)
+    return along + depth * normal, along - depth * normal
 
 
 def _like_table(colours: NDArray[np.float64], table: NDArray[np.float64]) -> NDArray[np.bool_]:
@@ -356,36 +356,8 @@ def _like_table(colours: NDArray[np.float64], table: NDArray[np.float64]) -> NDA
     return alike.any(axis=1)
 
 
-def _table_beyond(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int, others: tuple[int, int]) -> float:
-    """The share of points just outside side ``k`` of quad ``c`` that look like the table
-    seen just outside sides ``others``."""
-    table = _colours(frame_bgr, np.concatenate([_outside(c, m) for m in others]))
-    return float(_like_table(_colours(frame_bgr, _outside(c, k)), table).mean())
-
-
-def _table_added(frame_bgr: NDArray[np.uint8], old: NDArray[np.float64], new: NDArray[np.float64], k: int,
-                 others: tuple[int, int]) -> float:
-    """The share of points in what squaring added beyond side ``k`` that look like the table
-    seen just outside sides ``others`` of the old quad."""
-    a, b = old[k], old[(k + 1) % 4]
-    na, nb = new[k], new[(k + 1) % 4]
-    u, v = np.meshgrid(np.linspace(0.1, 0.9, 7), np.linspace(0.2, 0.8, 4))
-    u, v = u.ravel()[:, None], v.ravel()[:, None]
-    added = (1 - v) * (a + u * (b - a)) + v * (na + u * (nb - na))
-    keep = np.linalg.norm(added - (a + u * (b - a)), axis=1) >= 2.0
-    if not keep.any():
-        return 0.0
-    table = _colours(frame_bgr, np.concatenate([_outside(old, m) for m in others]))
-    return float(_like_table(_colours(frame_bgr, added[keep]), table).mean())
-
-
 def _paper_beyond(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -> float:
     """The share of points just outside side ``k`` of quad ``c`` whose colour matches the
     paper just inside it, in hue and saturation (a shadow only darkens it)."""
-    a, b = c[k], c[(k + 1) % 4]
-    normal = unit(c.mean(axis=0) - (a + b) / 2)  # inwards
-    depth = _BEYOND_DEPTH * min(sides(c.astype(np.float32)))
-    t = np.linspace(0.1, 0.9, 9)[:, None]
-    along = a + t * (b - a)
-    inside, outside = _colours(frame_bgr, along + depth * normal), _colours(frame_bgr, along - depth * normal)
-    return float(_alike(inside, outside).mean())
+    inside, outside = _across(c, k)
+    return float(_alike(_colours(frame_bgr, inside), _colours(frame_bgr, outside)).mean())

@@ -135,8 +135,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             # border line, a finger or a card over the edge): peel the thin lines off and
             # keep the symbol-sized pieces that then stand free of the edge.
             pieces, deep, cut, covered = _split_at_edge(low, outline, box, band, short)
-            dropped.append("overlap at the edge" if deep else "cut at the edge" if cut else
-                           "overlap at the edge" if covered else "edge")
+            dropped.append("overlap at the edge" if deep or covered else "cut at the edge" if cut else "edge")
             if deep:
                 overlaps.append(outline)
             if pieces and deep:
@@ -207,9 +206,9 @@ def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int)
 def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tuple[int, int, int, int], band: int,
                    short: int) -> tuple[list[NDArray[np.int32]], bool, bool, bool]:
     """Symbols joined to something at the card's edge; whether that something reaches
-    deep into the card as solid ink, whether it is cut off by the image's edge, and
-    whether its ink, solid or broken up by noise, lies deep in the card besides the
-    symbols (a cover). Thin lines (a border line, a rounded corner's rim) vanish under a
+    deep into the card as solid ink, whether it is cut off by the image's edge, and, when
+    neither, whether its ink broken up by noise lies deep in the card besides the symbols
+    (a cover). Thin lines (a border line, a rounded corner's rim) vanish under a
     one-pixel erosion; what then stands free of the edge band and is symbol-sized is grown
     back within the ink and returned as outlines in card pixels."""
     height, width = low.shape
@@ -247,11 +246,12 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
         pieces.extend(c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_px)
         kept = cv2.bitwise_or(kept, grown)
     # A cover broken up by noise erodes to specks, none reaching in from the edge: count
-    # its ink further in than _INNER as it is, less the symbols peeled off it.
+    # its ink further in than _INNER as it is, less the symbols peeled off it (only asked
+    # when it is neither deep nor cut).
     d = round(_INNER * short)
     ix0, iy0 = max(0, d - x0), max(0, d - y0)
     ix1, iy1 = min(own.shape[1], width - d - x0), min(own.shape[0], height - d - y0)
-    covered = ix1 > ix0 and iy1 > iy0 and cv2.countNonZero(
+    covered = not (deep or cut) and ix1 > ix0 and iy1 > iy0 and cv2.countNonZero(
         cv2.subtract(own, kept)[iy0:iy1, ix0:ix1]) >= _DEEP_AREA * short * short
     return pieces, deep, cut, covered
 
