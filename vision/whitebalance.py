@@ -43,9 +43,9 @@ PAPER_LEVEL = 200
 # whose paper somewhere is this much brighter than typical.
 _GAMMA = 2.2
 _UNGLARE_FROM = 1.05
-# Glare's colour is read from at least _COLOUR_CELLS field cells brightened _COLOUR_WASH
-# times, none of whose channels passes _COLOUR_CLIPPED (0-255).
-_COLOUR_WASH, _COLOUR_CLIPPED, _COLOUR_CELLS = 1.1, 239.0, 2
+# Glare's colour is read from at least _COLOUR_CELLS field cells it brightens (above
+# _UNGLARE_FROM), none of whose channels passes _COLOUR_CLIPPED (0-255).
+_COLOUR_CLIPPED, _COLOUR_CELLS = 239.0, 2
 _TO_LINEAR = ((np.arange(256, dtype=np.float32) / PAPER_LEVEL) ** _GAMMA).reshape(1, 256).astype(np.float32)
 
 
@@ -178,15 +178,17 @@ def _bump(level: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.f
 def _glare_colour(relative: NDArray[np.float32], plane: NDArray[np.float32], wash: NDArray[np.float32],
                   fine: NDArray[np.float32]) -> NDArray[np.float32] | None:
     """The colour of glare's added light relative to the card's typical paper, B, G, R in
-    linear light with its largest channel 1, from the field cells glare brightens clearly
+    linear light with its largest channel 1, from the field cells glare brightens
     where the camera clipped no channel; None where there are too few."""
     # (OpenCV: numpy's reductions over channels cost several times more on grids this small)
-    bright = cv2.bitwise_and(cv2.compare(wash, _COLOUR_WASH, cv2.CMP_GE),
+    bright = cv2.bitwise_and(cv2.compare(wash, _UNGLARE_FROM, cv2.CMP_GE),
                              cv2.inRange(fine, (0.0, 0.0, 0.0), (_COLOUR_CLIPPED,) * 3))
     if cv2.countNonZero(bright) < _COLOUR_CELLS:
         return None
     added = np.array(cv2.mean(cv2.pow(relative, _GAMMA), bright)[:3]) - cv2.mean(cv2.pow(plane, _GAMMA), bright)[0]
-    if float(added.min()) <= 0.0:
+    # A warm lamp's glare adds next to no blue: noise may take it below zero.
+    added = np.maximum(added, 0.0)
+    if float(added.max()) <= 0.0:
         return None
     return (added / added.max()).astype(np.float32)
 
