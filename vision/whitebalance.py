@@ -185,12 +185,13 @@ def _glare_colour(relative: NDArray[np.float32], plane: NDArray[np.float32], was
                              cv2.inRange(fine, (0.0, 0.0, 0.0), (_COLOUR_CLIPPED,) * 3))
     if cv2.countNonZero(bright) < _COLOUR_CELLS:
         return None
-    added = np.array(cv2.mean(cv2.pow(relative, _GAMMA), bright)[:3]) - cv2.mean(cv2.pow(plane, _GAMMA), bright)[0]
+    diffuse = cv2.mean(cv2.pow(plane, _GAMMA), bright)[0]
     # A warm lamp's glare adds next to no blue: noise may take it below zero.
-    added = np.maximum(added, 0.0)
-    if float(added.max()) <= 0.0:
+    added = [max(v - diffuse, 0.0) for v in cv2.mean(cv2.pow(relative, _GAMMA), bright)[:3]]
+    top = max(added)
+    if top <= 0.0:
         return None
-    return (added / added.max()).astype(np.float32)
+    return np.array([v / top for v in added], np.float32)
 
 
 @functools.lru_cache(maxsize=8)
