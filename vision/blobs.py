@@ -232,6 +232,16 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     return blobs
 
 
+def _unclipped(paper: list[float], typical: list[float], clipped: list[bool], restore: list[bool], diffuse: float,
+               glare: list[float]) -> list[float]:
+    """Paper's linear light with the channels the camera clipped restored: the paper is the
+    diffuse light (``diffuse`` times the typical paper) plus glare of a known colour
+    (``glare``, relative to the typical paper), as much of it as the unclipped channels show."""
+    seen = [(p / t - diffuse, g) for p, t, g, c in zip(paper, typical, glare, clipped) if not c]
+    amount = sum(x * g for x, g in seen) / max(sum(g * g for _, g in seen), 1e-6)
+    return [max(p, t * (diffuse + amount * g)) if r else p for p, t, g, r in zip(paper, typical, glare, restore)]
+
+
 def _through_glare(card: BalancedCard, low: NDArray[np.uint8], symbol: NDArray[np.uint8], core: NDArray[np.uint8],
                    origin: tuple[int, int]) -> NDArray[np.float32] | None:
     """A symbol's balanced colour with the glare's light taken off, or None where no glare
@@ -245,8 +255,12 @@ def _through_glare(card: BalancedCard, low: NDArray[np.uint8], symbol: NDArray[n
     the ink's absorption up to one factor (the local brightness); every print colour
     absorbs nearly all of the light in its darkest channel, so the largest absorption is
     scaled to ``_INK_ABSORPTION``. Where the ring's paper is clipped in a channel the
-    absorption there is only a lower bound (on dev renders reading it so still helps);
-    clipped in two, one channel is left to scale by: None. The reader keeps this colour or
+    absorption there would only be a lower bound, which biases the reading towards the
+    lamp's colour (a black symbol under a warm lamp's glare turned red): the paper's light
+    there is restored from the glare's colour (``card.glare_bgr``), as much glare as the
+    unclipped channels show on top of the paper's level without it (``card.diffuse``),
+    unless the ink is clipped there too. Clipped in two channels that cannot be restored,
+    one channel is left to scale by: None. The reader keeps this colour or
     the balanced one, whichever it is surer of (``read._colours``).
 
     Parameters
@@ -276,10 +290,18 @@ def _through_glare(card: BalancedCard, low: NDArray[np.uint8], symbol: NDArray[n
     paper = cv2.mean(card.source[by0:by1, bx0:bx1], ring)[:3]
     paper_linear = [(v / 255.0) ** _GAMMA for v in paper]
     typical = [(max(float(v), 1.0) / 255.0) ** _GAMMA for v in card.typical_bgr]
-    # Paper clipped in two channels leaves the absorption in one alone to scale by.
-    if max(p / t for p, t in zip(paper_linear, typical)) < _GLARE_RING or sum(v >= _RING_CLIPPED for v in paper) >= 2:
-        return None
+    clipped = [v >= _RING_CLIPPED for v in paper]
     ink = cv2.mean(card.source[y0:y0 + h, x0:x0 + w], core)[:3]
+    if any(clipped) and not all(clipped) and card.glare_bgr is not None and card.diffuse is not None:
+        rows, cols = card.diffuse.shape
+        level = float(card.diffuse[min(rows - 1, (y0 + h // 2) * rows // height), min(cols - 1, (x0 + w // 2) * cols // width)])
+        # (where the ink is clipped too its absorption is unknown either way)
+        restore = [c and v < _RING_CLIPPED for c, v in zip(clipped, ink)]
+        paper_linear = _unclipped(paper_linear, typical, clipped, restore, level ** _GAMMA, card.glare_bgr.tolist())
+        clipped = [c and not r for c, r in zip(clipped, restore)]
+    # Paper clipped in two channels leaves the absorption in one alone to scale by.
+    if max(p / t for p, t in zip(paper_linear, typical)) < _GLARE_RING or sum(clipped) >= 2:
+        return None
     absorbed = [(p - (v / 255.0) ** _GAMMA) / t for p, v, t in zip(paper_linear, ink, typical)]
     top = max(absorbed)
     if top <= 0.05:  # no ink darker than the paper around it

@@ -43,6 +43,9 @@ PAPER_LEVEL = 200
 # whose paper somewhere is this much brighter than typical.
 _GAMMA = 2.2
 _UNGLARE_FROM = 1.05
+# Glare's colour is read from at least _COLOUR_CELLS field cells it brightens (above
+# _UNGLARE_FROM), none of whose channels passes _COLOUR_CLIPPED (0-255).
+_COLOUR_CLIPPED, _COLOUR_CELLS = 239.0, 2
 _TO_LINEAR = ((np.arange(256, dtype=np.float32) / PAPER_LEVEL) ** _GAMMA).reshape(1, 256).astype(np.float32)
 
 
@@ -84,6 +87,14 @@ class BalancedCard:
     typical_bgr : ndarray (3,) float32, optional
         The card's typical paper colour in the input (its median field cell), 0-255: the
         paper's colour without glare.
+    diffuse : ndarray (H // 5, W // 5) float32, optional
+        Per field cell, the paper's brightness without glare relative to the typical paper
+        (the plane under ``wash``, in encoded values; None where no glare brightens the card).
+    glare_bgr : ndarray (3,) float32, optional
+        The colour of glare's added light relative to the typical paper, in linear light,
+        its largest channel 1: read where glare brightens the paper and the camera clipped
+        no channel (None where there is no such paper). Where glare clipped a channel of
+        the paper around a symbol, this restores it.
     """
 
     balanced_bgr: NDArray[np.uint8]
@@ -97,6 +108,8 @@ class BalancedCard:
     clipped: float = 0.0
     source: NDArray[np.uint8] | None = None
     typical_bgr: NDArray[np.float32] | None = None
+    diffuse: NDArray[np.float32] | None = None
+    glare_bgr: NDArray[np.float32] | None = None
 
 
 def estimate_paper_bgr(card_bgr: NDArray[np.uint8], margin: int = 0) -> NDArray[np.float32]:
@@ -144,19 +157,41 @@ def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: t
     return (blurred[..., :3] * 255.0 + _PRIOR * fallback) / (blurred[..., 3:] + _PRIOR)
 
 
-def _bump(level: NDArray[np.float32]) -> NDArray[np.float32]:
+def _bump(level: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32] | None]:
     """How far each cell's paper rises above a plane through the card's paper level (in
     logs, fitted on the darker 60% of the cells): a glare spot is a bump, light falling off
-    across the card is a slope and no glare."""
+    across the card is a slope and no glare. Also the plane itself, the paper's level
+    without glare (None when no cell rises above ``_UNGLARE_FROM``)."""
     if float(level.max()) <= _UNGLARE_FROM:
-        return np.maximum(level, 1.0).astype(np.float32)
+        return np.maximum(level, 1.0).astype(np.float32), None
     rows, cols = level.shape
     log_level = np.log(np.maximum(level, 1e-3)).ravel()
     design = _plane_design(rows, cols)
     keep = log_level <= np.partition(log_level, int(0.6 * (log_level.size - 1)))[int(0.6 * (log_level.size - 1))]
     fit = design[keep]
     coef = _solve3((fit.T @ fit).tolist(), (fit.T @ log_level[keep]).tolist())
-    return np.minimum(np.maximum(np.exp(log_level - design @ coef), 1.0), _MAX_WASH).reshape(rows, cols).astype(np.float32)
+    plane = design @ coef
+    wash = np.minimum(np.maximum(np.exp(log_level - plane), 1.0), _MAX_WASH).reshape(rows, cols).astype(np.float32)
+    return wash, np.exp(plane).reshape(rows, cols).astype(np.float32)
+
+
+def _glare_colour(relative: NDArray[np.float32], plane: NDArray[np.float32], wash: NDArray[np.float32],
+                  fine: NDArray[np.float32]) -> NDArray[np.float32] | None:
+    """The colour of glare's added light relative to the card's typical paper, B, G, R in
+    linear light with its largest channel 1, from the field cells glare brightens
+    where the camera clipped no channel; None where there are too few."""
+    # (OpenCV: numpy's reductions over channels cost several times more on grids this small)
+    bright = cv2.bitwise_and(cv2.compare(wash, _UNGLARE_FROM, cv2.CMP_GE),
+                             cv2.inRange(fine, (0.0, 0.0, 0.0), (_COLOUR_CLIPPED,) * 3))
+    if cv2.countNonZero(bright) < _COLOUR_CELLS:
+        return None
+    diffuse = cv2.mean(cv2.pow(plane, _GAMMA), bright)[0]
+    # A warm lamp's glare adds next to no blue: noise may take it below zero.
+    added = [max(v - diffuse, 0.0) for v in cv2.mean(cv2.pow(relative, _GAMMA), bright)[:3]]
+    top = max(added)
+    if top <= 0.0:
+        return None
+    return np.array([v / top for v in added], np.float32)
 
 
 @functools.lru_cache(maxsize=8)
@@ -257,7 +292,9 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     # Per channel, as the brightest channel may clip under glare while the others rise.
     cells = fine.reshape(-1, 3)
     typical = np.partition(cells, cells.shape[0] // 2, axis=0)[cells.shape[0] // 2]
-    wash = _bump((fine * (1.0 / np.maximum(typical, 1.0))).max(axis=2))
+    relative = fine * (1.0 / np.maximum(typical, 1.0))
+    wash, plane = _bump(relative.max(axis=2))
+    glare_colour = None if plane is None else _glare_colour(relative, plane, wash, fine)
     b, g, r = cv2.split(balanced)
     ink_base = cv2.min(cv2.min(b, g), r)
     if float(wash.max()) > _UNGLARE_FROM:
@@ -284,4 +321,4 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
     source = card_bgr if float(wash.max()) > _UNGLARE_FROM else None
     return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash, float(blind), float(clipped_any),
-                        source, typical.astype(np.float32))
+                        source, typical.astype(np.float32), plane, glare_colour)

@@ -427,6 +427,19 @@ def test_a_symbol_under_warm_glare_keeps_its_colour(card_art, colour):
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
 
 
+@pytest.mark.parametrize("colour", ["black", "green"])
+def test_a_symbol_under_warm_glare_that_clipped_the_papers_red_keeps_its_colour(card_art, colour):
+    # Warm glare clips the paper's red around a symbol, not the symbol's own: the light the
+    # ink absorbs in red then looks too small, and a black symbol read as red, a green one
+    # as yellow, until the paper's red was restored from the glare's colour (read where its
+    # rim clips nothing) and the paper's level without it.
+    syms = [card_art.Sym("square", "black", x, y, 0.22) for x, y in ((0.3, 0.3), (0.7, 0.3), (0.3, 0.7), (0.3, 1.15))]
+    syms.append(card_art.Sym("square", colour, 0.7, 0.95, 0.22))
+    image = _warm_glare(card_art.draw(syms, paper=(170, 185, 205)), 0.7, 0.95 / 1.45, 0.2, 0.8, tint=(0.25, 0.6, 1.0))
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+
+
 def test_a_symbol_clipped_white_by_glare_is_not_counted(card_art):
     # Where the glare clipped the paper and the symbol alike to white nothing is left to
     # read: no symbol is made up there, and the reading is doubted.

@@ -1,0 +1,33 @@
+"""White balance from the card's own paper: the colour of glare's added light."""
+
+import numpy as np
+import pytest
+
+from vision.whitebalance import balance_card
+
+_PAPER_BGR = (170, 185, 205)
+
+
+def _card_with_glare(tint_bgr, amount):
+    """An 80x120 card of plain paper with two black squares and a glare spot of the given
+    colour (B, G, R, linear) added in linear light at its middle, encoded with gamma 2.2."""
+    card = np.empty((120, 80, 3), np.uint8)
+    card[:] = _PAPER_BGR
+    card[15:35, 15:35] = 30
+    card[85:105, 45:65] = 30
+    linear = (card.astype(np.float32) / 255.0) ** 2.2
+    yy, xx = np.mgrid[0:120, 0:80].astype(np.float32)
+    spot = amount * np.exp(-((xx - 40.0) ** 2 + (yy - 60.0) ** 2) / (2 * 14.0**2))
+    glared = np.minimum(linear + spot[..., None] * np.float32(tint_bgr), 1.0)
+    return np.clip(255.0 * glared ** (1 / 2.2) + 0.5, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("tint_bgr", [(0.25, 0.6, 1.0), (1.0, 0.8, 0.6), (0.5, 1.0, 0.5)], ids=["warm", "cold", "green"])
+def test_glare_colour_is_read_relative_to_the_paper(tint_bgr):
+    card = balance_card(_card_with_glare(tint_bgr, 0.25))
+    expected = np.float32(tint_bgr) / (np.float32(_PAPER_BGR) / 255.0) ** 2.2
+    np.testing.assert_allclose(card.glare_bgr, expected / expected.max(), atol=0.05)
+
+
+def test_a_card_without_glare_has_no_glare_colour():
+    assert balance_card(_card_with_glare((1.0, 1.0, 1.0), 0.0)).glare_bgr is None
