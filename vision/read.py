@@ -21,7 +21,7 @@ from referee.cards import Colour, Criteria, InvalidCardError, Shape
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
-from vision.symbols import SHAPELESS, UNCLEAR_PIECE, Segmentation, find_blobs
+from vision.symbols import SHAPELESS, STRAY, UNCLEAR_PIECE, Segmentation, find_blobs
 from vision.whitebalance import CELL_PX, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
@@ -74,6 +74,7 @@ _DOUBT_CONFIDENCE = {
     "symbol washed out by glare": 0.45,
     SHAPELESS: 0.35,
     UNCLEAR_PIECE: 0.4,
+    STRAY: 0.45,
 }
 
 

@@ -27,7 +27,7 @@ from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, _closed, _faint_marks
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS"]
+__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS", "STRAY"]
 
 # The edge band symbols keep off (share of the card's short side).
 _EDGE_MARGIN = 0.04
@@ -38,6 +38,10 @@ _INNER, _DEEP_AREA = 0.12, 0.01
 # least _CUT_MIN_LENGTH (a thin bar cut end-on), is a symbol cut off by the image's edge
 # (shares of the short side; on dev renders 0.05 deep and 0.075 long left such cuts unsaid).
 _CUT_DEPTH, _CUT_LENGTH, _CUT_MIN_LENGTH = 0.03, 0.5, 0.04
+# A whole symbol straying into the edge band (up to _STRAY_EXTENT of the short side) is
+# read, and doubted: printed symbols keep off the edge, so the quad may cut the card short.
+STRAY = "a symbol lies in the card's edge band (the card may be cut short)"
+_STRAY_EXTENT = 0.45
 # A plain printed frame's inner outline has no dent deeper than this (share of the short side).
 _FRAME_DENT = 0.03
 # A symbol-sized piece peeled off something at the edge that is plainly no symbol.
@@ -113,6 +117,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
     blobs: list[Blob] = []
     dropped: list[str] = []
     doubt: list[str] = []
+    unbanded = None
     for index, (outline, link) in enumerate(zip(contours, links)):
         if link[3] >= 0 or len(outline) < 2 * min_px:
             continue
@@ -124,6 +129,14 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
         if _at_edge(box, band, width, height):
+            if unbanded is None:
+                unbanded = cv2.connectedComponentsWithStats(cv2.threshold(ink, low8, 255, cv2.THRESH_BINARY)[1])
+            stray = _stray_symbol(card, unbanded, outline, smoothed, short, low8, high8)
+            if stray is not None:
+                blobs.append(stray)
+                if STRAY not in doubt:
+                    doubt.append(STRAY)
+                continue
             area = cv2.contourArea(outline)
             if area < min_px * min_px:
                 dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
@@ -196,6 +209,25 @@ def _in_shade(card: BalancedCard, short: int, blobs: list[Blob], overlaps: list[
             continue
         found.append(blob)
     return found
+
+
+def _stray_symbol(card: BalancedCard, unbanded: tuple, outline: NDArray[np.int32], smoothed: NDArray[np.uint8],
+                  short: int, low8: int, high8: int) -> Blob | None:
+    """A whole symbol that strays into the edge band (a quad cut a little short): its
+    ink, thresholded over the whole card (``unbanded``: connected components), stays off
+    the image's border, is no larger than a symbol and plainly is one."""
+    _, labels, stats, _ = unbanded
+    height, width = labels.shape
+    px, py = outline[0, 0]
+    x, y, w, h, _ = stats[labels[py, px]]
+    if x == 0 or y == 0 or x + w == width or y + h == height or max(w, h) > _STRAY_EXTENT * short:
+        return None
+    mark = cv2.compare(labels[y:y + h, x:x + w], int(labels[py, px]), cv2.CMP_EQ)
+    whole = np.zeros_like(smoothed)
+    whole[y:y + h, x:x + w] = mark
+    contours, _ = cv2.findContours(mark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x, y))
+    found = _measure_blob(card, whole, smoothed, contours[0], (x, y, w, h), short, low8, high8, [], [])
+    return found[0] if len(found) == 1 and _is_clear_symbol(found[0]) else None
 
 
 def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int) -> bool:
