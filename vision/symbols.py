@@ -27,7 +27,7 @@ from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, _closed, _faint_marks
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS", "STRAY"]
+__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS", "STRAY", "HIDDEN"]
 
 # The edge band symbols keep off (share of the card's short side).
 _EDGE_MARGIN = 0.04
@@ -48,6 +48,11 @@ _FRAME_DENT = 0.03
 UNCLEAR_PIECE = "a mark joined to the card's edge may be a symbol"
 # How well (exp(score / 4), 0-1) a piece cut off an edge blob fits a shape and a colour.
 _CLEAR_FIT = 0.3
+# A piece cut off an edge blob by its ink level that fits no shape is still a symbol, of
+# unknown shape (HIDDEN), when it spans this share of the short side and fits a print
+# colour this well (0-1).
+HIDDEN = "a symbol joined to something over the edge, of unknown shape"
+_HIDDEN_EXTENT, _HIDDEN_COLOUR_FIT = 0.12, 0.8
 # Shares of an edge blob's own ink level at which a symbol joined to it is cut free (a
 # shadow's or an overlapping card's ink is paler than a symbol's; on dev renders each of
 # these frees symbols the others do not).
@@ -118,6 +123,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
     dropped: list[str] = []
     doubt: list[str] = []
     unbanded = None
+    hidden: list[Blob] = []
     for index, (outline, link) in enumerate(zip(contours, links)):
         if link[3] >= 0 or len(outline) < 2 * min_px:
             continue
@@ -169,6 +175,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                     continue
                 found = _measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [], solid=True)
                 blobs.extend(blob for blob in found if _is_clear_symbol(blob))
+                hidden.extend(blob for blob in found if not _is_clear_symbol(blob) and _is_half_hidden(blob))
             continue
         found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt, solid=link[2] < 0)
         if found:
@@ -176,6 +183,9 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             blobs.extend(found)
     if overlaps and shade and blobs:  # (no symbol elsewhere: a strip of table, not a face in shadow)
         blobs.extend(_in_shade(card, short, blobs, overlaps))
+    for blob in hidden:
+        if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs):
+            blobs.append(replace(blob, doubt=(HIDDEN,)))
     washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt)
     blobs.extend(washed)
     if faint_left:
@@ -348,6 +358,15 @@ def _is_border_piece(box: tuple[int, int, int, int], short: int, width: int, hei
     if w > h:
         return y < along or y + h > height - along
     return x < along or x + w > width - along
+
+
+def _is_half_hidden(blob: Blob) -> bool:
+    """A piece cut off something at the edge that fits no shape but is solid, of a
+    symbol's size and plainly of a print colour: a symbol partly hidden or joined to a
+    cover along its outline (its shape is unknown, its colour and count are not)."""
+    if blob.doubt or blob.fill < _HOLED or blob.extent < _HIDDEN_EXTENT:
+        return False
+    return float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) >= _HIDDEN_COLOUR_FIT
 
 
 def _is_clear_symbol(blob: Blob) -> bool:
