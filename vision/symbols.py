@@ -160,11 +160,12 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             if pieces and deep:
                 doubt.append("a symbol touches something over the card's edge")
             for piece in pieces:
-                found = [blob for blob in _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
-                         if _is_clear_symbol(blob)]
+                measured = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
+                found = [blob for blob in measured if _is_clear_symbol(blob)]
                 if not found and UNCLEAR_PIECE not in doubt:
                     doubt.append(UNCLEAR_PIECE)  # a symbol half under a finger, say
                 blobs.extend(found)
+                hidden.extend(blob for blob in measured if not _is_clear_symbol(blob) and _is_half_hidden(blob))
             # A symbol joined to a shadow, a card over the edge or a strip of table by paler
             # ink stands free when the blob is cut higher: try a few shares of its own ink
             # level, where the blob has room for a symbol off the edge (not a thin line).
