@@ -48,11 +48,11 @@ _FRAME_DENT = 0.03
 UNCLEAR_PIECE = "a mark joined to the card's edge may be a symbol"
 # How well (exp(score / 4), 0-1) a piece cut off an edge blob fits a shape and a colour.
 _CLEAR_FIT = 0.3
-# A piece cut off an edge blob by its ink level that fits no shape is still a symbol, of
-# unknown shape (HIDDEN), when it spans this share of the short side and fits a print
-# colour this well (0-1).
+# A symbol-sized piece cut off an edge blob that fits no shape is still a symbol, of
+# unknown shape (HIDDEN), when it fits a print colour this well (0-1; on dev renders 0.6
+# added false symbols, 0.9 lost some).
 HIDDEN = "a symbol joined to something over the edge, of unknown shape"
-_HIDDEN_EXTENT, _HIDDEN_COLOUR_FIT = 0.12, 0.8
+_HIDDEN_COLOUR_FIT = 0.8
 # Shares of an edge blob's own ink level at which a symbol joined to it is cut free (a
 # shadow's or an overlapping card's ink is paler than a symbol's; on dev renders each of
 # these frees symbols the others do not).
@@ -365,7 +365,7 @@ def _is_half_hidden(blob: Blob) -> bool:
     """A piece cut off something at the edge that fits no shape but is solid, of a
     symbol's size and plainly of a print colour: a symbol partly hidden or joined to a
     cover along its outline (its shape is unknown, its colour and count are not)."""
-    if blob.doubt or blob.fill < _HOLED or blob.extent < _HIDDEN_EXTENT:
+    if blob.doubt or blob.fill < _HOLED:  # (a piece near the size limit is doubted as small)
         return False
     return float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) >= _HIDDEN_COLOUR_FIT
 
