@@ -184,7 +184,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             blobs.extend(found)
     if overlaps and shade and blobs:  # (no symbol elsewhere: a strip of table, not a face in shadow)
         blobs.extend(_in_shade(card, short, blobs, overlaps))
-    for blob in hidden:
+    for blob in hidden if blobs else ():  # (its shape is taken from the card's other symbols)
         if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs):
             blobs.append(replace(blob, doubt=(HIDDEN,)))
     washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt)
