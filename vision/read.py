@@ -265,11 +265,12 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
 
 def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64], order: tuple[Any, ...],
               unknown: tuple[str, ...] = (SHAPELESS,)) -> list[Any]:
-    """Labels (shapes or colours) with each washed-out mark of unknown shape
-    (``SHAPELESS``) given the likeliest of those the card's other symbols show: glare broke
-    its outline and paled it, so only its count is sure. Most symbols repeat another's shape
-    and colour on their card (76% of the symbols of dev cards), and the criteria count
-    distinct shapes and colours.
+    """Labels (shapes or colours) with each mark whose label is unknown (a doubt in
+    ``unknown`` names it) given the likeliest of those the card's other symbols show: a
+    washed-out mark (``SHAPELESS``: glare broke its outline and paled it, so only its count
+    is sure) or a symbol partly hidden by a cover (``HIDDEN``: its colour is sure, its
+    shape not). Most symbols repeat another's shape and colour on their card (76% of the
+    symbols of dev cards), and the criteria count distinct shapes and colours.
 
     ``scores`` : ndarray (N, len(order)) float, each blob's score of each label."""
     shown = sorted({order.index(label) for blob, label in zip(seg.blobs, labels) if not set(unknown) & set(blob.doubt)})

@@ -4,12 +4,15 @@ Ink is segmented with hysteresis on the ink-strength map, with thresholds set by
 card's own paper noise; each blob is then re-cut at its own ink strength and measured
 (:mod:`vision.blobs`). What can never be a symbol is dropped here: table pixels and
 rounded corners at the edge, a printed border line, a shadow edge, noise specks and glare.
-A symbol joined to something at the edge is cut free when it plainly is one; what reaches
-in from the edge (a hand or a card over this one, a symbol cut by a short quad) is
-reported as dropped, so that the reader can doubt the count, and symbols inside a shadow
-reaching in from the edge are looked for again on paper balanced locally
-(:func:`_in_shade`). Symbols too faint for the thresholds, washed out by glare, are
-searched for last (:mod:`vision.washed`).
+A symbol joined to something at the edge is cut free when it plainly is one, or counted
+with its shape unknown (``HIDDEN``) when what is cut free fits no shape but plainly is a
+print colour (a symbol partly under a finger); a whole symbol straying into the edge band
+(a quad cut a little short) is read and doubted (``STRAY``). What reaches in from the
+edge (a hand or a card over this one, a symbol cut by a short quad) is reported as
+dropped, so that the reader can doubt the count, and symbols inside a shadow reaching in
+from the edge are looked for again on paper balanced locally (:func:`_in_shade`).
+Symbols too faint for the thresholds, washed out by glare, are searched for last
+(:mod:`vision.washed`).
 """
 
 from __future__ import annotations

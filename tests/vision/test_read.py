@@ -561,3 +561,19 @@ def test_a_whole_symbol_straying_into_the_edge_band_is_read_and_doubted(card_art
     reading = read_card(card_art.light(np.ascontiguousarray(image[:, :right + 1 + gap_px]), noise=2.0))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
     assert reading.confidence < 0.5, reading
+
+
+@pytest.mark.parametrize("cover", [0.2, 0.4])
+def test_a_symbol_half_under_a_finger_is_counted_and_doubted(card_art, cover):
+    # A finger over the card's edge covers part of a symbol: what is left is cut off the
+    # finger by its ink level but fits no shape. It is still counted, in its own colour
+    # and a shape the card shows, and the card is doubted.
+    syms = [card_art.Sym("circle", "blue", 0.3, 0.3, 0.25), card_art.Sym("triangle", "green", 0.3, 0.85, 0.25),
+            card_art.Sym("square", "red", 0.7, 0.85, 0.25, 10.0), card_art.Sym("square", "red", 0.72, 0.3, 0.25, 10.0)]
+    image = card_art.draw(syms, short_px=100)
+    tip_x = int((0.72 + 0.125 - cover * 0.25) * image.shape[1])
+    cv2.ellipse(image, (tip_x + 45, 30), (45, 10), 0, 0, 360, (120, 150, 205), -1)
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert reading.criteria == Criteria(colours=3, shapes=3, symbols=4), reading
+    assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red", "red"]
+    assert reading.confidence < 0.5, reading
