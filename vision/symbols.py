@@ -125,7 +125,6 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
     blobs: list[Blob] = []
     dropped: list[str] = []
     doubt: list[str] = []
-    unbanded = None
     hidden: list[Blob] = []
     for index, (outline, link) in enumerate(zip(contours, links)):
         if link[3] >= 0 or len(outline) < 2 * min_px:
@@ -138,9 +137,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
         if _at_edge(box, band, width, height):
-            if unbanded is None:
-                unbanded = cv2.connectedComponentsWithStats(cv2.threshold(ink, low8, 255, cv2.THRESH_BINARY)[1])
-            stray = _stray_symbol(card, unbanded, outline, smoothed, short, low8, high8)
+            stray = _stray_symbol(card, outline, box, smoothed, band, short, low8, high8)
             if stray is not None:
                 blobs.append(stray)
                 if STRAY not in doubt:
@@ -163,12 +160,12 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             if pieces and deep:
                 doubt.append("a symbol touches something over the card's edge")
             for piece in pieces:
-                measured = _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
-                found = [blob for blob in measured if _is_clear_symbol(blob)]
+                found, unclear = _sort_pieces(_measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8,
+                                                            high8, [], []))
                 if not found and UNCLEAR_PIECE not in doubt:
                     doubt.append(UNCLEAR_PIECE)  # a symbol half under a finger, say
                 blobs.extend(found)
-                hidden.extend(blob for blob in measured if not _is_clear_symbol(blob) and _is_half_hidden(blob))
+                hidden.extend(unclear)
             # A symbol joined to a shadow, a card over the edge or a strip of table by paler
             # ink stands free when the blob is cut higher: try a few shares of its own ink
             # level, where the blob has room for a symbol off the edge (not a thin line).
@@ -177,9 +174,10 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                 px, py, pw, ph = piece_box = cv2.boundingRect(piece)
                 if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
                     continue
-                found = _measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [], solid=True)
-                blobs.extend(blob for blob in found if _is_clear_symbol(blob))
-                hidden.extend(blob for blob in found if not _is_clear_symbol(blob) and _is_half_hidden(blob))
+                found, unclear = _sort_pieces(_measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [],
+                                                            solid=True))
+                blobs.extend(found)
+                hidden.extend(unclear)
             continue
         found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt, solid=link[2] < 0)
         if found:
@@ -225,22 +223,29 @@ def _in_shade(card: BalancedCard, short: int, blobs: list[Blob], overlaps: list[
     return found
 
 
-def _stray_symbol(card: BalancedCard, unbanded: tuple, outline: NDArray[np.int32], smoothed: NDArray[np.uint8],
-                  short: int, low8: int, high8: int) -> Blob | None:
-    """A whole symbol that strays into the edge band (a quad cut a little short): its
-    ink, thresholded over the whole card (``unbanded``: connected components), stays off
-    the image's border, is no larger than a symbol and plainly is one."""
-    _, labels, stats, _ = unbanded
-    height, width = labels.shape
-    px, py = outline[0, 0]
-    x, y, w, h, _ = stats[labels[py, px]]
-    if x == 0 or y == 0 or x + w == width or y + h == height or max(w, h) > _STRAY_EXTENT * short:
+def _stray_symbol(card: BalancedCard, outline: NDArray[np.int32], box: tuple[int, int, int, int],
+                  smoothed: NDArray[np.uint8], band: int, short: int, low8: int, high8: int) -> Blob | None:
+    """A whole symbol that strays into the edge band (a quad cut a little short): its ink,
+    thresholded with the band, stays inside its box grown by the band (so off the image's
+    border and joined to nothing else), is no larger than a symbol and plainly is one."""
+    height, width = card.ink.shape
+    x, y, w, h = box
+    if max(w, h) > _STRAY_EXTENT * short:
         return None
-    mark = cv2.compare(labels[y:y + h, x:x + w], int(labels[py, px]), cv2.CMP_EQ)
-    whole = np.zeros_like(smoothed)
-    whole[y:y + h, x:x + w] = mark
-    contours, _ = cv2.findContours(mark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x, y))
-    found = _measure_blob(card, whole, smoothed, contours[0], (x, y, w, h), short, low8, high8, [], [])
+    pad = band + 1
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(width, x + w + pad), min(height, y + h + pad)
+    ink = cv2.threshold(card.ink[y0:y1, x0:x1], low8, 255, cv2.THRESH_BINARY)[1]
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink)
+    px, py = outline[0, 0]
+    label = int(labels[py - y0, px - x0])
+    mx, my, mw, mh, _ = stats[label]
+    if mx == 0 or my == 0 or mx + mw == x1 - x0 or my + mh == y1 - y0:
+        return None
+    mark = np.zeros_like(smoothed)
+    mark[y0:y1, x0:x1] = cv2.compare(labels, label, cv2.CMP_EQ)
+    contours, _ = cv2.findContours(mark[y0:y1, x0:x1], cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
+    found = _measure_blob(card, mark, smoothed, contours[0], (mx + x0, my + y0, mw, mh), short, low8, high8, [], [])
     return found[0] if len(found) == 1 and _is_clear_symbol(found[0]) else None
 
 
@@ -364,22 +369,26 @@ def _is_border_piece(box: tuple[int, int, int, int], short: int, width: int, hei
     return x < along or x + w > width - along
 
 
-def _is_half_hidden(blob: Blob) -> bool:
-    """A piece cut off something at the edge that fits no shape but is solid, of a
-    symbol's size and plainly of a print colour: a symbol partly hidden or joined to a
-    cover along its outline (its shape is unknown, its colour and count are not)."""
-    if blob.doubt or blob.fill < _HOLED:  # (a piece near the size limit is doubted as small)
-        return False
-    return float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) >= _HIDDEN_COLOUR_FIT
+def _sort_pieces(pieces: list[Blob]) -> tuple[list[Blob], list[Blob]]:
+    """Pieces cut off something at the edge: those plainly a symbol (a solid mark that fits
+    a shape and a print colour well, not a piece of a shadow, a hand or a card back), and
+    those that fit no shape but are solid, of a symbol's size and plainly of a print
+    colour: a symbol partly hidden or joined to a cover along its outline (its shape is
+    unknown, its colour and count are not). Others are neither."""
+    clear, hidden = [], []
+    for blob in pieces:
+        if blob.doubt or blob.fill < _HOLED:  # (a piece near the size limit is doubted as small)
+            continue
+        colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
+        shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
+        if shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT:
+            clear.append(blob)
+        elif colour_fit >= _HIDDEN_COLOUR_FIT:
+            hidden.append(blob)
+    return clear, hidden
 
 
 def _is_clear_symbol(blob: Blob) -> bool:
-    """A piece cut off something at the edge counts only when it plainly is a symbol: a
-    solid mark that fits a shape and a print colour well (not a piece of a shadow, a
-    hand or a card back)."""
-    if blob.doubt or blob.fill < _HOLED:
-        return False
-    shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
-    colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
-    return shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT
+    """Is a piece cut off something at the edge plainly a symbol (:func:`_sort_pieces`)?"""
+    return bool(_sort_pieces([blob])[0])
 
