@@ -21,7 +21,7 @@ from referee.cards import Colour, Criteria, InvalidCardError, Shape
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
-from vision.symbols import SHAPELESS, UNCLEAR_PIECE, Segmentation, find_blobs
+from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, Segmentation, find_blobs
 from vision.whitebalance import CELL_PX, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
@@ -74,6 +74,8 @@ _DOUBT_CONFIDENCE = {
     "symbol washed out by glare": 0.45,
     SHAPELESS: 0.35,
     UNCLEAR_PIECE: 0.4,
+    STRAY: 0.45,
+    HIDDEN: 0.35,
 }
 
 
@@ -255,26 +257,28 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     features = np.stack([blob.features.as_array() for blob in seg.blobs])
     sizes = np.array([blob.extent for blob in seg.blobs])
     shapes, confidence, fit = classify_shapes(features, sizes)
-    if any(SHAPELESS in blob.doubt for blob in seg.blobs):
-        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER)
+    if any(SHAPELESS in blob.doubt or HIDDEN in blob.doubt for blob in seg.blobs):
+        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, (SHAPELESS, HIDDEN))
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
     return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score)
 
 
-def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64], order: tuple[Any, ...]) -> list[Any]:
-    """Labels (shapes or colours) with each washed-out mark of unknown shape
-    (``SHAPELESS``) given the likeliest of those the card's other symbols show: glare broke
-    its outline and paled it, so only its count is sure. Most symbols repeat another's shape
-    and colour on their card (76% of the symbols of dev cards), and the criteria count
-    distinct shapes and colours.
+def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64], order: tuple[Any, ...],
+              unknown: tuple[str, ...] = (SHAPELESS,)) -> list[Any]:
+    """Labels (shapes or colours) with each mark whose label is unknown (a doubt in
+    ``unknown`` names it) given the likeliest of those the card's other symbols show: a
+    washed-out mark (``SHAPELESS``: glare broke its outline and paled it, so only its count
+    is sure) or a symbol partly hidden by a cover (``HIDDEN``: its colour is sure, its
+    shape not). Most symbols repeat another's shape and colour on their card (76% of the
+    symbols of dev cards), and the criteria count distinct shapes and colours.
 
     ``scores`` : ndarray (N, len(order)) float, each blob's score of each label."""
-    shown = sorted({order.index(label) for blob, label in zip(seg.blobs, labels) if SHAPELESS not in blob.doubt})
+    shown = sorted({order.index(label) for blob, label in zip(seg.blobs, labels) if not set(unknown) & set(blob.doubt)})
     if not shown:
         return labels
     known = list(labels)
     for i, blob in enumerate(seg.blobs):
-        if SHAPELESS in blob.doubt:
+        if set(unknown) & set(blob.doubt):
             known[i] = order[shown[int(np.argmax(scores[i, shown]))]]
     return known
 

@@ -4,12 +4,15 @@ Ink is segmented with hysteresis on the ink-strength map, with thresholds set by
 card's own paper noise; each blob is then re-cut at its own ink strength and measured
 (:mod:`vision.blobs`). What can never be a symbol is dropped here: table pixels and
 rounded corners at the edge, a printed border line, a shadow edge, noise specks and glare.
-A symbol joined to something at the edge is cut free when it plainly is one; what reaches
-in from the edge (a hand or a card over this one, a symbol cut by a short quad) is
-reported as dropped, so that the reader can doubt the count, and symbols inside a shadow
-reaching in from the edge are looked for again on paper balanced locally
-(:func:`_in_shade`). Symbols too faint for the thresholds, washed out by glare, are
-searched for last (:mod:`vision.washed`).
+A symbol joined to something at the edge is cut free when it plainly is one, or counted
+with its shape unknown (``HIDDEN``) when what is cut free fits no shape but plainly is a
+print colour (a symbol partly under a finger); a whole symbol straying into the edge band
+(a quad cut a little short) is read and doubted (``STRAY``). What reaches in from the
+edge (a hand or a card over this one, a symbol cut by a short quad) is reported as
+dropped, so that the reader can doubt the count, and symbols inside a shadow reaching in
+from the edge are looked for again on paper balanced locally (:func:`_in_shade`).
+Symbols too faint for the thresholds, washed out by glare, are searched for last
+(:mod:`vision.washed`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, _closed, _faint_marks
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS"]
+__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS", "STRAY", "HIDDEN"]
 
 # The edge band symbols keep off (share of the card's short side).
 _EDGE_MARGIN = 0.04
@@ -38,12 +41,21 @@ _INNER, _DEEP_AREA = 0.12, 0.01
 # least _CUT_MIN_LENGTH (a thin bar cut end-on), is a symbol cut off by the image's edge
 # (shares of the short side; on dev renders 0.05 deep and 0.075 long left such cuts unsaid).
 _CUT_DEPTH, _CUT_LENGTH, _CUT_MIN_LENGTH = 0.03, 0.5, 0.04
+# A whole symbol straying into the edge band (up to _STRAY_EXTENT of the short side) is
+# read, and doubted: printed symbols keep off the edge, so the quad may cut the card short.
+STRAY = "a symbol lies in the card's edge band (the card may be cut short)"
+_STRAY_EXTENT = 0.45
 # A plain printed frame's inner outline has no dent deeper than this (share of the short side).
 _FRAME_DENT = 0.03
 # A symbol-sized piece peeled off something at the edge that is plainly no symbol.
 UNCLEAR_PIECE = "a mark joined to the card's edge may be a symbol"
 # How well (exp(score / 4), 0-1) a piece cut off an edge blob fits a shape and a colour.
 _CLEAR_FIT = 0.3
+# A symbol-sized piece cut off an edge blob that fits no shape is still a symbol, of
+# unknown shape (HIDDEN), when it fits a print colour this well (0-1; on dev renders 0.6
+# added false symbols, 0.9 lost some).
+HIDDEN = "a symbol joined to something over the edge, of unknown shape"
+_HIDDEN_COLOUR_FIT = 0.8
 # Shares of an edge blob's own ink level at which a symbol joined to it is cut free (a
 # shadow's or an overlapping card's ink is paler than a symbol's; on dev renders each of
 # these frees symbols the others do not).
@@ -113,6 +125,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
     blobs: list[Blob] = []
     dropped: list[str] = []
     doubt: list[str] = []
+    hidden: list[Blob] = []
     for index, (outline, link) in enumerate(zip(contours, links)):
         if link[3] >= 0 or len(outline) < 2 * min_px:
             continue
@@ -124,6 +137,12 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
         # Symbols keep well off the card edge: whatever reaches the edge band is table, a
         # rounded corner, a neighbouring card, a shadow or a border line.
         if _at_edge(box, band, width, height):
+            stray = _stray_symbol(card, outline, box, smoothed, band, short, low8, high8)
+            if stray is not None:
+                blobs.append(stray)
+                if STRAY not in doubt:
+                    doubt.append(STRAY)
+                continue
             area = cv2.contourArea(outline)
             if area < min_px * min_px:
                 dropped.append("cut at the edge" if _is_cut(box, area, band, short, width, height) else "edge")
@@ -141,11 +160,12 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             if pieces and deep:
                 doubt.append("a symbol touches something over the card's edge")
             for piece in pieces:
-                found = [blob for blob in _measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8, high8, [], [])
-                         if _is_clear_symbol(blob)]
+                found, unclear = _sort_pieces(_measure_blob(card, low, smoothed, piece, cv2.boundingRect(piece), short, low8,
+                                                            high8, [], []))
                 if not found and UNCLEAR_PIECE not in doubt:
                     doubt.append(UNCLEAR_PIECE)  # a symbol half under a finger, say
                 blobs.extend(found)
+                hidden.extend(unclear)
             # A symbol joined to a shadow, a card over the edge or a strip of table by paler
             # ink stands free when the blob is cut higher: try a few shares of its own ink
             # level, where the blob has room for a symbol off the edge (not a thin line).
@@ -154,8 +174,10 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                 px, py, pw, ph = piece_box = cv2.boundingRect(piece)
                 if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
                     continue
-                found = _measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [], solid=True)
-                blobs.extend(blob for blob in found if _is_clear_symbol(blob))
+                found, unclear = _sort_pieces(_measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [],
+                                                            solid=True))
+                blobs.extend(found)
+                hidden.extend(unclear)
             continue
         found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt, solid=link[2] < 0)
         if found:
@@ -163,6 +185,9 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             blobs.extend(found)
     if overlaps and shade and blobs:  # (no symbol elsewhere: a strip of table, not a face in shadow)
         blobs.extend(_in_shade(card, short, blobs, overlaps))
+    for blob in hidden if blobs else ():  # (its shape is taken from the card's other symbols)
+        if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs):
+            blobs.append(replace(blob, doubt=(HIDDEN,)))
     washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt)
     blobs.extend(washed)
     if faint_left:
@@ -196,6 +221,32 @@ def _in_shade(card: BalancedCard, short: int, blobs: list[Blob], overlaps: list[
             continue
         found.append(blob)
     return found
+
+
+def _stray_symbol(card: BalancedCard, outline: NDArray[np.int32], box: tuple[int, int, int, int],
+                  smoothed: NDArray[np.uint8], band: int, short: int, low8: int, high8: int) -> Blob | None:
+    """A whole symbol that strays into the edge band (a quad cut a little short): its ink,
+    thresholded with the band, stays inside its box grown by the band (so off the image's
+    border and joined to nothing else), is no larger than a symbol and plainly is one."""
+    height, width = card.ink.shape
+    x, y, w, h = box
+    if max(w, h) > _STRAY_EXTENT * short:
+        return None
+    pad = band + 1
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(width, x + w + pad), min(height, y + h + pad)
+    ink = cv2.threshold(card.ink[y0:y1, x0:x1], low8, 255, cv2.THRESH_BINARY)[1]
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink)
+    px, py = outline[0, 0]
+    label = int(labels[py - y0, px - x0])
+    mx, my, mw, mh, _ = stats[label]
+    if mx == 0 or my == 0 or mx + mw == x1 - x0 or my + mh == y1 - y0:
+        return None
+    mark = np.zeros_like(smoothed)
+    mark[y0:y1, x0:x1] = cv2.compare(labels, label, cv2.CMP_EQ)
+    contours, _ = cv2.findContours(mark[y0:y1, x0:x1], cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
+    found = _measure_blob(card, mark, smoothed, contours[0], (mx + x0, my + y0, mw, mh), short, low8, high8, [], [])
+    return found[0] if len(found) == 1 and _is_clear_symbol(found[0]) else None
 
 
 def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int) -> bool:
@@ -318,13 +369,26 @@ def _is_border_piece(box: tuple[int, int, int, int], short: int, width: int, hei
     return x < along or x + w > width - along
 
 
+def _sort_pieces(pieces: list[Blob]) -> tuple[list[Blob], list[Blob]]:
+    """Pieces cut off something at the edge: those plainly a symbol (a solid mark that fits
+    a shape and a print colour well, not a piece of a shadow, a hand or a card back), and
+    those that fit no shape but are solid, of a symbol's size and plainly of a print
+    colour: a symbol partly hidden or joined to a cover along its outline (its shape is
+    unknown, its colour and count are not). Others are neither."""
+    clear, hidden = [], []
+    for blob in pieces:
+        if blob.doubt or blob.fill < _HOLED:  # (a piece near the size limit is doubted as small)
+            continue
+        colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
+        shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
+        if shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT:
+            clear.append(blob)
+        elif colour_fit >= _HIDDEN_COLOUR_FIT:
+            hidden.append(blob)
+    return clear, hidden
+
+
 def _is_clear_symbol(blob: Blob) -> bool:
-    """A piece cut off something at the edge counts only when it plainly is a symbol: a
-    solid mark that fits a shape and a print colour well (not a piece of a shadow, a
-    hand or a card back)."""
-    if blob.doubt or blob.fill < _HOLED:
-        return False
-    shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
-    colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
-    return shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT
+    """Is a piece cut off something at the edge plainly a symbol (:func:`_sort_pieces`)?"""
+    return bool(_sort_pieces([blob])[0])
 

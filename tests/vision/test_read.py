@@ -560,3 +560,33 @@ def test_a_hand_broken_up_by_noise_over_a_symbol_is_doubted(card_art):
     reading = read_card(card_art.light(image, noise=2.0))
     if reading.criteria != Criteria(colours=4, shapes=2, symbols=5):
         assert reading.confidence < 0.5, reading
+
+
+@pytest.mark.parametrize("gap_px", [1, 2])
+def test_a_whole_symbol_straying_into_the_edge_band_is_read_and_doubted(card_art, gap_px):
+    # A quad cut a little short leaves a whole symbol a pixel or two off the image's side,
+    # inside the band symbols keep off: it is read (paper lies between it and the side),
+    # and the card is doubted, since the quad may cut off more.
+    syms = [card_art.Sym("triangle", "blue", 0.3, 0.3, 0.25), card_art.Sym("circle", "red", 0.35, 0.9, 0.25),
+            card_art.Sym("square", "green", 0.75, 0.6, 0.22, 10.0)]
+    image = card_art.draw(syms, short_px=100)
+    right = int(np.nonzero((image[:, :, 2] < 150).any(axis=0))[0].max())  # the square's last column
+    reading = read_card(card_art.light(np.ascontiguousarray(image[:, :right + 1 + gap_px]), noise=2.0))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5, reading
+
+
+@pytest.mark.parametrize("cover", [0.2, 0.4])
+def test_a_symbol_half_under_a_finger_is_counted_and_doubted(card_art, cover):
+    # A finger over the card's edge covers part of a symbol: what is left is cut off the
+    # finger by its ink level but fits no shape. It is still counted, in its own colour
+    # and a shape the card shows, and the card is doubted.
+    syms = [card_art.Sym("circle", "blue", 0.3, 0.3, 0.25), card_art.Sym("triangle", "green", 0.3, 0.85, 0.25),
+            card_art.Sym("square", "red", 0.7, 0.85, 0.25, 10.0), card_art.Sym("square", "red", 0.72, 0.3, 0.25, 10.0)]
+    image = card_art.draw(syms, short_px=100)
+    tip_x = int((0.72 + 0.125 - cover * 0.25) * image.shape[1])
+    cv2.ellipse(image, (tip_x + 45, 30), (45, 10), 0, 0, 360, (120, 150, 205), -1)
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert reading.criteria == Criteria(colours=3, shapes=3, symbols=4), reading
+    assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red", "red"]
+    assert reading.confidence < 0.5, reading

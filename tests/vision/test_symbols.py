@@ -18,7 +18,7 @@ def _vision_imports(module: str) -> set[str]:
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("vision.")}
 
 
-@pytest.mark.parametrize("name", ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS"])
+@pytest.mark.parametrize("name", ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS", "STRAY", "HIDDEN"])
 def test_public_names_are_importable_from_symbols(name):
     assert name in vision.symbols.__all__
     assert getattr(vision.symbols, name) is not None
