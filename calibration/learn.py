@@ -1,4 +1,4 @@
-"""A whole calibration proposed from one frame: seats, table top, pool and colour profile."""
+"""A whole calibration proposed from one frame: seats (from the rows, and arms reaching in), table top, pool and colour profile."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.areas import find_pool_area, find_table_area
+from calibration.arms import arm_entries
 from calibration.config import Calibration
 from calibration.profile import ink_samples, learn_profile
 from calibration.propose import ProposalError, propose_seats, table_centre
@@ -41,7 +42,8 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
     table = find_table_area(frame_bgr, corners)
     centre = table_centre(table, (width, height))
     rows = row_chains(corners, centre, table, (width, height), frame_bgr) if corners else []
-    seats = propose_seats(corners, (width, height), table, players, frame_bgr, rows)
+    arms = arm_entries(frame_bgr, corners, table)
+    seats = propose_seats(corners, (width, height), table, players, frame_bgr, rows, arms)
     if not seats:
         raise ProposalError(
             f"no rows found among {len(cards)} face-up cards: lay at least two cards side by side in front of "

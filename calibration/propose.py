@@ -2,9 +2,11 @@
 
 Rows are groups of cards lying side by side out from the middle of the table, where the
 pool lies (``calibration.rows``). The player sits on the row's outer side, in front of its
-middle, at the table's edge when the table top is known. Rows all along one edge (one row
-alone included) get one more seat across the table: a game has two players at least, and
-they sit round the table.
+middle, at the table's edge when the table top is known. An arm reaching in over the table's
+edge far from every row's seat (``calibration.arms``) is a player whose row lies hidden under
+their hand: they sit where it reaches in. Otherwise, rows all along one edge (one row alone
+included) get one more seat across the table: a game has two players at least, and they sit
+round the table.
 """
 
 from __future__ import annotations
@@ -25,15 +27,19 @@ __all__ = ["ProposalError", "propose_seats", "seat_names", "table_centre"]
 _MAX_PLAYERS = 6
 _SEAT_OUT = 1.2  # without a table top, a player sits this many long sides beyond the row
 _ONE_EDGE_DEG = 30.0  # rows whose outer sides face within this angle lie along one edge
+# An arm reaching in this many card long sides or more from every seat is another player's:
+# a player's arms reach in a little to either side of them, rarely half a metre away.
+_ARM_APART = 3.5
 
 
 class ProposalError(ValueError):
     """Seats cannot be proposed as asked (a wrong number of names)."""
 
 
-def seat_names(count: int, players: Sequence[str] | None, guessed: int = 0) -> list[str]:
+def seat_names(count: int, players: Sequence[str] | None, guessed: int = 0, where: str = "across the table") -> list[str]:
     """``Player 1..n``, or the given names when there is one per seat (``guessed`` of the
-    ``count`` seats have no row seen: the message on a wrong count says so).
+    ``count`` seats have no row seen, ``where`` says how they were guessed: the message on a
+    wrong count says so).
 
     >>> seat_names(2, None)
     ['Player 1', 'Player 2']
@@ -45,13 +51,19 @@ def seat_names(count: int, players: Sequence[str] | None, guessed: int = 0) -> l
         raise ProposalError(f"--players: expected distinct, non-empty names, got {','.join(players)!r}")
     if len(names) != count:
         rows = count - guessed
-        seen = f"{rows} row{'s' if rows != 1 else ''}" + (" and one seat guessed across the table" if guessed else "")
+        seen = f"{rows} row{'s' if rows != 1 else ''}" + (
+            f" and {'one seat' if guessed == 1 else f'{guessed} seats'} guessed {where}" if guessed else "")
         raise ProposalError(
             f"--players: the table shows {seen}, so {count} name"
             f"{'s' if count != 1 else ''} expected, got {len(names)} ({', '.join(names)}); "
             "name them in clockwise order from the bottom of the image, or drag and rename seats in the window"
         )
     return names
+
+
+def _angle(point_xy: Sequence[float], centre: NDArray[np.float64]) -> float:
+    """A point's angle round the table's middle, clockwise from the bottom of the image."""
+    return (math.atan2(point_xy[1] - centre[1], point_xy[0] - centre[0]) - math.pi / 2) % (2 * math.pi)
 
 
 def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
@@ -81,13 +93,14 @@ def table_centre(table_xy: NDArray[np.float64] | None, image_size_wh: tuple[int,
 def propose_seats(
     corners: Sequence[NDArray], image_size_wh: tuple[int, int], table_xy: NDArray[np.float64] | None = None,
     players: Sequence[str] | None = None, frame_bgr: NDArray[np.uint8] | None = None,
-    rows: Sequence[list[int]] | None = None,
+    rows: Sequence[list[int]] | None = None, arms_xy: NDArray[np.float64] | None = None,
 ) -> tuple[Seat, ...]:
     """One seat per row, on the row's outer side, named clockwise from the bottom of the image.
 
     A game has two players at least, sitting round the table: when every row found lies
     along one edge (a single row included), one more seat is proposed across the table
-    from theirs (that player's row hidden under a hand, or not laid yet).
+    from theirs (that player's row hidden under a hand, or not laid yet), unless an arm
+    reaching in far from every row's seat shows where another player sits: then a seat there.
 
     Parameters
     ----------
@@ -99,6 +112,8 @@ def propose_seats(
         from two neighbours' rows (see ``row_chains``); None: such a row's pieces stay apart
     rows : the rows ``row_chains`` gives for these cards round ``table_centre``, when the
         caller has them already; None: found here
+    arms_xy : ndarray (K, 2), where arms reach in over the table's edge
+        (``calibration.arms.arm_entries``); None: no arms looked for
 
     Raises
     ------
@@ -129,18 +144,22 @@ def propose_seats(
         # At least a card's length out, so the player is in front of the row, not on it.
         seat = middle + normal * max(reach, 0.75 * long_side)
         seat = (float(np.clip(seat[0], 0, width - 1)), float(np.clip(seat[1], 0, height - 1)))
-        angle = (math.atan2(middle[1] - centre[1], middle[0] - centre[0]) - math.pi / 2) % (2 * math.pi)
-        placed.append((angle, seat))
+        placed.append((_angle(middle, centre), seat))
         normals.append(normal)
+    room = _MAX_PLAYERS if players is None else len(players)
+    # A player whose row lies hidden under their hand: their arm reaches in far from every seat.
+    # Given names say how many play: no more seats than names.
+    by_arm: list[tuple[float, tuple[float, float]]] = []
+    apart = _ARM_APART * float(np.mean(cards.longs))
+    for x, y in (arms_xy if arms_xy is not None and placed else ()):
+        if len(placed) + len(by_arm) < room and all(math.dist((x, y), seat) > apart for _, seat in placed + by_arm):
+            by_arm.append((_angle((x, y), centre), (float(np.clip(x, 0, width - 1)), float(np.clip(y, 0, height - 1)))))
     # Players sit round the table: when every row found lies along one edge (one row alone
     # included), another player sits across, their row hidden (or not laid yet).
-    # Given names say how many play: then only when there are more names than rows.
     one_edge = min(float(n @ normals[0]) for n in normals) > math.cos(math.radians(_ONE_EDGE_DEG)) if normals else False
-    room = _MAX_PLAYERS if players is None else len(players)
-    guessed = None
-    if one_edge and len(placed) < room:
-        guessed = _across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh)
-        placed.append(guessed)
-    placed.sort(key=lambda item: item[0])
-    names = seat_names(len(placed), players, int(guessed is not None))
-    return tuple(Seat(name, item[1], guessed=item is guessed) for name, item in zip(names, placed))
+    guessed = by_arm
+    if one_edge and len(placed) < room and not by_arm:
+        guessed = [_across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh)]
+    placed = sorted(placed + guessed, key=lambda item: item[0])
+    names = seat_names(len(placed), players, len(guessed), "where arms reach in" if by_arm else "across the table")
+    return tuple(Seat(name, item[1], guessed=any(item is g for g in guessed)) for name, item in zip(names, placed))

@@ -76,6 +76,7 @@ def explain(
 
 def main(argv: list[str] | None = None) -> int:
     from calibration.areas import find_table_area
+    from calibration.arms import arm_entries
     from calibration.propose import propose_seats, table_centre
     from calibration.rows import row_chains
     from vision.pipeline import read_frame
@@ -96,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             corners = [c.corners_xy for c in read_frame(frame) if c.reading.criteria is not None]
             table = find_table_area(frame, corners)
             chains = row_chains(corners, table_centre(table, size), table, size, frame) if corners else []
-            seats = propose_seats(corners, size, table, frame_bgr=frame, rows=chains) if corners else ()
+            arms = arm_entries(frame, corners, table)
+            seats = propose_seats(corners, size, table, frame_bgr=frame, rows=chains, arms_xy=arms) if corners else ()
             words, causes = explain(corners, chains, len(seats), truth)
             total += causes
             if words or args.all or len(seats) != len(truth["seats"]):

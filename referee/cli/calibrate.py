@@ -144,7 +144,8 @@ def _calibrate(args: argparse.Namespace) -> int:
             raise _Refused(str(error)) from None
         raise _Failed(f"{source}: {error}") from None
     warnings = calibration.colours.warnings() if calibration.colours is not None else ["no symbols read: no colour profile"]
-    guesses = [f"{seat.name}: guessed across the table (no row seen there): check the seat" for seat in calibration.seats if seat.guessed]
+    guesses = [f"{seat.name}: guessed (no row seen there; across the table, or where an arm reaches in): check the seat"
+               for seat in calibration.seats if seat.guessed]
     for warning in warnings + guesses:
         print(f"referee calibrate: warning: {warning}", file=sys.stderr)
     window, why = (False, "--headless") if args.headless else can_open_window()

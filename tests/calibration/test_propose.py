@@ -124,3 +124,31 @@ def test_more_names_than_the_rows_and_a_guess_say_the_seat_was_guessed() -> None
     quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
     with pytest.raises(ProposalError, match="shows 1 row and one seat guessed across the table, so 2 names expected, got 3"):
         propose_seats(quads, (1000, 800), players=["Anna", "Ben", "Cleo"])
+
+
+def test_an_arm_reaching_in_far_from_the_rows_is_a_seat_instead_of_the_guess_across() -> None:
+    # One row at the bottom; a hand hides the left player's row, their arm reaching in at (0, 400).
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    near, arm = propose_seats(quads, (1000, 800), arms_xy=np.array([(0.0, 400.0)]), players=["Anna", "Ben"])
+    assert (near.name, arm.name) == ("Anna", "Ben") and arm.position_xy == (0.0, 400.0)
+    assert arm.guessed and not near.guessed  # no row seen there: calibrate says to check it
+
+
+def test_an_arm_reaching_in_near_a_rows_seat_is_that_players() -> None:
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    alone = propose_seats(quads, (1000, 800))
+    with_arm = propose_seats(quads, (1000, 800), arms_xy=np.array([(700.0, 799.0)]))  # 2.1 long sides from the seat
+    assert with_arm == alone and len(alone) == 2  # the row's seat and the guess across
+
+
+def test_arms_only_add_to_rows_found() -> None:
+    quads = [np.array([[450, 200], [530, 200], [530, 320], [450, 320]], np.float64)]  # a lone card in the middle: no row
+    assert propose_seats(quads, (1000, 800), arms_xy=np.array([(0.0, 400.0)])) == ()
+
+
+def test_more_names_than_the_rows_and_arms_say_the_seats_were_guessed_where_arms_reach_in() -> None:
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    arms = np.array([(0.0, 400.0), (999.0, 400.0)])
+    assert len(propose_seats(quads, (1000, 800), arms_xy=arms)) == 3
+    with pytest.raises(ProposalError, match="shows 1 row and 2 seats guessed where arms reach in, so 3 names expected, got 4"):
+        propose_seats(quads, (1000, 800), arms_xy=arms, players=["Anna", "Ben", "Cleo", "Dora"])
