@@ -71,6 +71,22 @@ def test_a_region_of_two_cards_is_too_big_beside_two_clean_cards() -> None:
     assert len(chosen) == 2
 
 
+def test_a_card_among_the_plain_squares_of_a_checked_cloth_is_not_too_big() -> None:
+    # Squares of a pale checked cloth, cut apart along their edges, are clean and nearly card-shaped
+    # but smaller than the card; only paper with symbols printed in it tells the cards' size.
+    white = np.full((400, 640), 120.0, np.float32)
+    card = box((320, 200), (80, 120))
+    squares = [box((320 + dx, 200 + dy), (42, 57)) for dx in (-120, -60, 60, 120) for dy in (-70, 0, 70)]
+    for corners in squares:
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 200)
+    cv2.fillConvexPoly(white, np.round(card).astype(np.int32), 220)
+    for centre in ((305, 170), (335, 200), (310, 235)):
+        cv2.circle(white, centre, 9, 60, -1)  # symbols
+    regions = [Region(card, 1.0, 0, 6)] + [Region(corners, 1.0, 0, 6) for corners in squares]
+    assert all(r.corners_xy is not card for r in choose_cards(regions))
+    assert any(r.corners_xy is card for r in choose_cards(regions, white=white))
+
+
 @pytest.mark.parametrize(
     "point, expected",
     [((200, 200), True), ((239, 259), True), ((245, 200), False), ((200, 100), False)],
