@@ -46,10 +46,11 @@ def test_a_card_is_preferred_to_the_paper_inside_its_printed_border() -> None:
     assert any(r.corners_xy is card for r in chosen)
 
 
-def test_two_touching_cards_are_not_taken_for_one() -> None:
+@pytest.mark.parametrize("right_fill", [1.0, 0.82], ids=["both whole", "one nicked"])
+def test_two_touching_cards_are_not_taken_for_one(right_fill) -> None:
     left, right = box((160, 200), (80, 120)), box((240, 200), (80, 120))
     both = box((200, 200), (160, 120))
-    regions = [Region(both, 1.0, 0, 8), Region(left, 1.0, 3, 4), Region(right, 1.0, 3, 4)]
+    regions = [Region(both, 1.0, 0, 8), Region(left, 1.0, 3, 4), Region(right, right_fill, 3, 4)]
     chosen = choose_cards(regions)
     assert sorted(id(r.corners_xy) for r in chosen) == sorted([id(left), id(right)])
 
