@@ -205,7 +205,9 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92, white: NDArray
     framed = (inside & (ratio > 1.25) & (ratio < 1.8) & (fill[:, None] >= 0.85)).any(axis=0)
     clean = (group == np.arange(n)) & (fill >= clean_fill) & ~framed
     if white is not None:
-        clean[clean] = _inked(white, corners[clean])
+        inked = clean.copy()
+        inked[clean] = _inked(white, corners[clean])
+        clean = inked if inked.sum() >= 2 else clean  # (else no card shows its symbols well enough)
     # The squares of a checked cloth are clean too, but no card is seen that square.
     aspect = size[:, 1] / size[:, 0]
     typical_shape = clean & (aspect > 1.25) & (aspect < 1.8) & (steady >= 2)

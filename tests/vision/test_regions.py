@@ -80,10 +80,13 @@ def test_a_card_among_the_plain_squares_of_a_checked_cloth_is_not_too_big() -> N
     squares = [box((320 + dx, 200 + dy), (42, 57)) for dx in (-120, -60, 60, 120) for dy in (-70, 0, 70)]
     for corners in squares:
         cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 200)
-    cv2.fillConvexPoly(white, np.round(card).astype(np.int32), 220)
-    for centre in ((305, 170), (335, 200), (310, 235)):
-        cv2.circle(white, centre, 9, 60, -1)  # symbols
-    regions = [Region(card, 1.0, 0, 6)] + [Region(corners, 1.0, 0, 6) for corners in squares]
+    far = box((580, 200), (80, 120))  # another card, further off than the squares
+    for corners in (card, far):
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 220)
+        for dx, dy in ((-15, -30), (15, 0), (-10, 35)):
+            centre = corners.mean(axis=0) + (dx, dy)
+            cv2.circle(white, (int(centre[0]), int(centre[1])), 9, 60, -1)  # symbols
+    regions = [Region(card, 1.0, 0, 6), Region(far, 1.0, 0, 6)] + [Region(corners, 1.0, 0, 6) for corners in squares]
     assert all(r.corners_xy is not card for r in choose_cards(regions))
     assert any(r.corners_xy is card for r in choose_cards(regions, white=white))
 
