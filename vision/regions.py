@@ -26,7 +26,7 @@ _SWEEP_PERCENTILES = (30, 99.5)  # the sweep runs from about the table's whitene
 _EDGE_LOW, _EDGE_HIGH = 40, 80  # Canny on the whiteness: a card's outline, not the grain of paper or cloth
 _HOLES_MATTER = 0.3  # a level's mask covering more than this share of the image: the table is in it
 _INK_DROP = 40.0  # a symbol is this much less white than the paper around it
-_INK_SHARE = 0.05  # and symbols cover at least this share of a card's middle (the least inked card on dev: 0.11)
+_INK_SHARE = 0.05  # of a card's middle at least (99% of the cards' clean regions on dev120 show 0.11 or more)
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92, white: NDArray
     if white is not None:
         inked = clean.copy()
         inked[clean] = _inked(white, corners[clean])
-        clean = inked if inked.sum() >= 2 else clean  # (else no card shows its symbols well enough)
+        clean = inked if inked.sum() >= 2 else clean  # too few show symbols: all, as without the whiteness
     # The squares of a checked cloth are clean too, but no card is seen that square.
     aspect = size[:, 1] / size[:, 0]
     typical_shape = clean & (aspect > 1.25) & (aspect < 1.8) & (steady >= 2)
