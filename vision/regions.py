@@ -252,21 +252,21 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92, white: NDArray
 def _inked(white: NDArray[np.float32], corners_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
     """Whether symbols are printed in each quadrilateral (N, 4, 2) of ``white``: enough of
     its middle (0.8 of it, a grid of points) is much less white than the median there: (N,)."""
-    points = np.matmul(_MIDDLE_GRID, corners_xy)  # (N, 576, 2)
+    # x and y apart, the points last; no matmul: BLAS's threads spin on other cores.
     h, w = white.shape
-    x = np.clip(points[..., 0].astype(int), 0, w - 1)
-    y = np.clip(points[..., 1].astype(int), 0, h - 1)
-    values = white[y, x]
-    middle = len(_MIDDLE_GRID) // 2
+    x = (corners_xy[:, :, 0, None] * _MIDDLE_GRID).sum(axis=1)  # (N, points)
+    y = (corners_xy[:, :, 1, None] * _MIDDLE_GRID).sum(axis=1)
+    values = white[np.clip(y.astype(int), 0, h - 1), np.clip(x.astype(int), 0, w - 1)]
+    middle = values.shape[1] // 2
     median = np.partition(values, middle, axis=1)[:, middle : middle + 1]
     return (values < median - _INK_DROP).mean(axis=1) >= _INK_SHARE
 
 
 def _grid_weights(count: int) -> NDArray[np.float32]:
     """The weights of a quadrilateral's four corners (bilinear) at a grid of ``count`` x
-    ``count`` points over its middle, 0.1 to 0.9 of the way along each side: (count**2, 4)."""
+    ``count`` points over its middle, 0.1 to 0.9 of the way along each side: (4, count**2)."""
     u, v = np.meshgrid(np.linspace(0.1, 0.9, count, dtype=np.float32), np.linspace(0.1, 0.9, count, dtype=np.float32))
-    return np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v], axis=-1).reshape(-1, 4)
+    return np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v]).reshape(4, -1)
 
 
 _MIDDLE_GRID = _grid_weights(24)
