@@ -115,7 +115,7 @@ def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[t
     card-shaped regions and those chosen as cards."""
     span = sweep_span(_blurred_u8(white)[::4, ::4])
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area)
-    return span, regions, choose_cards(regions, _CLEAN_FILL)
+    return span, regions, choose_cards(regions, _CLEAN_FILL, white)
 
 
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:

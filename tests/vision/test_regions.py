@@ -46,10 +46,11 @@ def test_a_card_is_preferred_to_the_paper_inside_its_printed_border() -> None:
     assert any(r.corners_xy is card for r in chosen)
 
 
-def test_two_touching_cards_are_not_taken_for_one() -> None:
+@pytest.mark.parametrize("right_fill", [1.0, 0.82], ids=["both whole", "one nicked"])
+def test_two_touching_cards_are_not_taken_for_one(right_fill) -> None:
     left, right = box((160, 200), (80, 120)), box((240, 200), (80, 120))
     both = box((200, 200), (160, 120))
-    regions = [Region(both, 1.0, 0, 8), Region(left, 1.0, 3, 4), Region(right, 1.0, 3, 4)]
+    regions = [Region(both, 1.0, 0, 8), Region(left, 1.0, 3, 4), Region(right, right_fill, 3, 4)]
     chosen = choose_cards(regions)
     assert sorted(id(r.corners_xy) for r in chosen) == sorted([id(left), id(right)])
 
@@ -69,6 +70,25 @@ def test_a_region_of_two_cards_is_too_big_beside_two_clean_cards() -> None:
     chosen = choose_cards(regions)
     assert all(r.corners_xy is not both for r in chosen)
     assert len(chosen) == 2
+
+
+def test_a_card_among_the_plain_squares_of_a_checked_cloth_is_not_too_big() -> None:
+    # Squares of a pale checked cloth, cut apart along their edges, are clean and nearly card-shaped
+    # but smaller than the card; only paper with symbols printed in it tells the cards' size.
+    white = np.full((400, 640), 120.0, np.float32)
+    card = box((320, 200), (80, 120))
+    squares = [box((320 + dx, 200 + dy), (42, 57)) for dx in (-120, -60, 60, 120) for dy in (-70, 0, 70)]
+    for corners in squares:
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 200)
+    far = box((580, 200), (80, 120))  # another card, further off than the squares
+    for corners in (card, far):
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 220)
+        for dx, dy in ((-15, -30), (15, 0), (-10, 35)):
+            centre = corners.mean(axis=0) + (dx, dy)
+            cv2.circle(white, (int(centre[0]), int(centre[1])), 9, 60, -1)  # symbols
+    regions = [Region(card, 1.0, 0, 6), Region(far, 1.0, 0, 6)] + [Region(corners, 1.0, 0, 6) for corners in squares]
+    assert all(r.corners_xy is not card for r in choose_cards(regions))
+    assert any(r.corners_xy is card for r in choose_cards(regions, white=white))
 
 
 @pytest.mark.parametrize(
