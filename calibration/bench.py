@@ -51,7 +51,8 @@ class ReadTally:
 
         true_cards = truth["cards"]
         matched = match_cards([c.corners_xy.astype(np.float64) for c in result.cards],
-                              [np.array(c["corners"], np.float64) for c in true_cards])
+                              [np.array(c["corners"], np.float64) for c in true_cards],
+                              visible=[c.get("visible_fraction", 1.0) for c in true_cards])
         for i, j in matched.items():
             true = true_cards[j]
             if true.get("visible_fraction", 1.0) < _VISIBLE_ENOUGH:
@@ -117,7 +118,8 @@ def score_seats(tally: SeatTally, frame: np.ndarray, truth: dict[str, Any], seat
     size = (frame.shape[1], frame.shape[0])
     cards = [c for c in read_frame(frame) if c.reading.criteria is not None]
     corners = [c.corners_xy for c in cards]
-    matched = match_cards([c.astype(np.float64) for c in corners], [np.array(c["corners"], np.float64) for c in truth["cards"]])
+    matched = match_cards([c.astype(np.float64) for c in corners], [np.array(c["corners"], np.float64) for c in truth["cards"]],
+                          visible=[c.get("visible_fraction", 1.0) for c in truth["cards"]])
     true_of = {i: truth["cards"][j]["id"] for i, j in matched.items()}
     true_seats = [Seat(s["name"], tuple(s["position"])) for s in truth["seats"]]
 

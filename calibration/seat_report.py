@@ -42,7 +42,8 @@ def explain(
     from vision.bench import match_cards
 
     matched = match_cards([np.asarray(c, np.float64) for c in corners],
-                          [np.array(c["corners"], np.float64) for c in truth["cards"]])
+                          [np.array(c["corners"], np.float64) for c in truth["cards"]],
+                          visible=[c.get("visible_fraction", 1.0) for c in truth["cards"]])
     owner = {k: (truth["cards"][j].get("player") if truth["cards"][j]["where"] == "row" else None) for k, j in matched.items()}
     words: list[str] = []
     causes: Counter = Counter()

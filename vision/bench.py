@@ -31,27 +31,37 @@ __all__ = ["main", "match_cards", "score_arrangement", "ArrangementTally", "Tall
 _VISIBLE_ENOUGH = 0.75  # a pool card hidden by more than a quarter may be skipped
 
 
-def _polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
+def _overlap(a: np.ndarray, b: np.ndarray, b_visible: float = 1.0) -> tuple[float, float]:
+    """Intersection over union of two convex quads, and the same with only ``b_visible``
+    of ``b`` in view (as if its hidden part were spread evenly over it)."""
     a32, b32 = a.astype(np.float32), b.astype(np.float32)
     inter, _ = cv2.intersectConvexConvex(a32, b32)
-    union = cv2.contourArea(a32) + cv2.contourArea(b32) - inter
-    return float(inter / union) if union > 0 else 0.0
+    area_a, area_b = cv2.contourArea(a32), cv2.contourArea(b32)
+    union = area_a + area_b - inter
+    seen_union = area_a + b_visible * (area_b - inter)
+    return (float(inter / union) if union > 0 else 0.0,
+            float(b_visible * inter / seen_union) if seen_union > 0 else 0.0)
 
 
-def match_cards(found: list[np.ndarray], truth: list[np.ndarray], min_iou: float = 0.5) -> dict[int, int]:
-    """Greedy one-to-one matching of found quads to true quads by overlap: found index -> true index."""
+def match_cards(found: list[np.ndarray], truth: list[np.ndarray], min_iou: float = 0.5,
+                visible: list[float] | None = None) -> dict[int, int]:
+    """Greedy one-to-one matching of found quads to true quads by overlap: found index -> true
+    index. A pair needs ``min_iou``; with the true cards' ``visible`` fractions, pairs are
+    taken by their overlap with what is in view, so that a quad of a card lying on top of
+    another is the top card's, not that of the card hidden under it."""
+    visible = visible if visible is not None else [1.0] * len(truth)
     pairs = []
     for i, quad in enumerate(found):
         centre = quad.mean(axis=0)
         for j, true in enumerate(truth):
             if np.linalg.norm(true.mean(axis=0) - centre) > np.linalg.norm(true[0] - true[2]):
                 continue
-            iou = _polygon_iou(quad, true)
+            iou, seen = _overlap(quad, true, visible[j])
             if iou >= min_iou:
-                pairs.append((iou, i, j))
+                pairs.append((seen, iou, i, j))
     matched: dict[int, int] = {}
     used = set()
-    for _, i, j in sorted(pairs, reverse=True):
+    for _, _, i, j in sorted(pairs, reverse=True):
         if i not in matched and j not in used:
             matched[i] = j
             used.add(j)
@@ -136,7 +146,7 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
     true_cards = truth["cards"]
     true_quads = [np.array(c["corners"], np.float64) for c in true_cards]
     found_quads = [c.corners_xy.astype(np.float64) for c in result.cards]
-    matched = match_cards(found_quads, true_quads)
+    matched = match_cards(found_quads, true_quads, visible=[c.get("visible_fraction", 1.0) for c in true_cards])
     countable = {j for j, c in enumerate(true_cards) if c.get("visible_fraction", 1.0) >= _VISIBLE_ENOUGH}
     tally.true_cards += len(countable)
     tally.found += len(found_quads)
