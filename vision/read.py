@@ -36,6 +36,12 @@ _MIN_ASPECT, _MAX_ASPECT, _TYPICAL_ASPECT = 1.3, 1.65, 1.47
 _MIN_PAPER_LEVEL = 55.0
 # Not a face: paper noisier than this (wood, cloth, a printed pattern), more marks than this.
 _MAX_PAPER_NOISE = 0.15
+# Paper up to this noisy is still a face when at least _TEXTURE_SYMBOLS marks fit a shape:
+# a shadow edge, an occluder or a dim card's amplified sensor noise raise a face's noise,
+# while texture breaks into specks. On dev quads noisier than _MAX_PAPER_NOISE, every
+# non-face showed at most one mark, fitting no shape; the faces (0.16, 0.24) two or more.
+_MAX_NOISE_WITH_SYMBOLS = 0.3
+_TEXTURE_SYMBOLS = 2
 # A face shows at least this share of plain paper (its symbols cover at most about half).
 _MIN_PAPER_SHARE = 0.35
 _MAX_MARKS = 14
@@ -143,9 +149,13 @@ def _paper_problem(card: BalancedCard) -> str:
         return f"background is strongly coloured (saturation {saturation:.2f}), not white paper"
     if paper_fraction < _MIN_PAPER_SHARE:
         return f"too little plain paper ({paper_fraction:.0%}) for a card face"
-    if card.noise > _MAX_PAPER_NOISE:
-        return f"background is textured (noise {card.noise:.2f}), not a card face"
+    if card.noise > _MAX_NOISE_WITH_SYMBOLS:
+        return _textured(card)
     return ""
+
+
+def _textured(card: BalancedCard) -> str:
+    return f"background is textured (noise {card.noise:.2f}), not a card face"
 
 
 def _marks_problem(seg: Segmentation) -> str:
@@ -251,12 +261,15 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     problem = _paper_problem(card)
     if problem:
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, problem)
+    noisy = card.noise > _MAX_PAPER_NOISE
     seg = find_blobs(card)
     if not seg.blobs:
-        return _Look(card, seg, scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf)
+        return _Look(card, seg, scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card) if noisy else "")
     features = np.stack([blob.features.as_array() for blob in seg.blobs])
     sizes = np.array([blob.extent for blob in seg.blobs])
     shapes, confidence, fit = classify_shapes(features, sizes)
+    if noisy and np.count_nonzero(fit >= _POOR_FIT) < _TEXTURE_SYMBOLS:
+        return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card))
     if any(SHAPELESS in blob.doubt or HIDDEN in blob.doubt for blob in seg.blobs):
         shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, (SHAPELESS, HIDDEN))
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))

@@ -590,3 +590,18 @@ def test_a_symbol_half_under_a_finger_is_counted_and_doubted(card_art, cover):
     assert reading.criteria == Criteria(colours=3, shapes=3, symbols=4), reading
     assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red", "red"]
     assert reading.confidence < 0.5, reading
+
+
+@pytest.mark.parametrize("with_symbols", [True, False], ids=["face", "blank"])
+def test_a_dim_card_with_amplified_sensor_noise_is_still_read(card_art, with_symbols):
+    # A card at a third of the light: once balanced, the camera's noise is amplified past
+    # the texture limit (0.16). Its four symbols still fit their shapes, so it is read; the
+    # same noisy paper with no symbol on it stays refused as texture.
+    syms = [card_art.Sym("triangle", "blue", 0.3, 0.25, 0.22), card_art.Sym("triangle", "black", 0.72, 0.25, 0.22),
+            card_art.Sym("triangle", "blue", 0.3, 0.7, 0.22, 20.0), card_art.Sym("triangle", "black", 0.72, 0.7, 0.22, 20.0)]
+    image = (card_art.draw(syms if with_symbols else []) * 0.3).astype(np.uint8)
+    reading = read_card(card_art.light(image, cast=card_art.WARM, noise=6.0, blur=0.8))
+    if with_symbols:
+        assert reading.criteria == Criteria(colours=2, shapes=1, symbols=4), reading.reason
+    else:
+        assert not reading.is_face and "textured" in reading.reason, reading.reason
