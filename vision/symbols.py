@@ -41,6 +41,10 @@ _INNER, _DEEP_AREA = 0.12, 0.01
 # least _CUT_MIN_LENGTH (a thin bar cut end-on), is a symbol cut off by the image's edge
 # (shares of the short side; on dev renders 0.05 deep and 0.075 long left such cuts unsaid).
 _CUT_DEPTH, _CUT_LENGTH, _CUT_MIN_LENGTH = 0.03, 0.5, 0.04
+# A bar the quad's edge cuts lengthwise leaves a sliver along the side, _CUT_DEPTH deep
+# counted from the band and at least this long (share of the short side; on dev 0.2
+# doubted more right reads for the same wrong one).
+_SLIVER_LENGTH = 0.25
 # A whole symbol straying into the edge band (up to _STRAY_EXTENT of the short side) is
 # read, and doubted: printed symbols keep off the edge, so the quad may cut the card short.
 STRAY = "a symbol lies in the card's edge band (the card may be cut short)"
@@ -343,15 +347,18 @@ def _is_plain_frame(hole: NDArray[np.int32] | None, area: float, short: int) -> 
 
 def _is_cut(box: tuple[int, int, int, int], area: float, band: int, short: int, width: int, height: int) -> bool:
     """A solid mark running off one side of the image for a short stretch: a symbol cut
-    by a quad that does not cover the whole card (a strip of table or a shadow runs along
-    the side, a rounded corner is shallow)."""
+    by a quad that does not cover the whole card, end-on or lengthwise (a strip of table
+    or a shadow runs along the side, a rounded corner is shallow)."""
     x, y, w, h = box
     sides = [x <= band, y <= band, x + w >= width - band, y + h >= height - band]
     if sum(sides) != 1:
         return False
     depth, length = (w, h) if sides[0] or sides[2] else (h, w)
-    return (depth - band >= _CUT_DEPTH * short and length <= _CUT_LENGTH * short
-            and area >= 0.4 * w * h and length >= _CUT_MIN_LENGTH * short)
+    if length > _CUT_LENGTH * short or area < 0.4 * w * h:
+        return False
+    # (the ink map is blank within the band: a sliver's depth is counted from the band)
+    end_on = depth - band >= _CUT_DEPTH * short and length >= _CUT_MIN_LENGTH * short
+    return end_on or (depth >= _CUT_DEPTH * short and length >= _SLIVER_LENGTH * short)
 
 
 def _is_border_piece(box: tuple[int, int, int, int], short: int, width: int, height: int) -> bool:
