@@ -41,6 +41,14 @@ _INNER, _DEEP_AREA = 0.12, 0.01
 # least _CUT_MIN_LENGTH (a thin bar cut end-on), is a symbol cut off by the image's edge
 # (shares of the short side; on dev renders 0.05 deep and 0.075 long left such cuts unsaid).
 _CUT_DEPTH, _CUT_LENGTH, _CUT_MIN_LENGTH = 0.03, 0.5, 0.04
+# A bar the quad's edge cuts lengthwise leaves a sliver along the side, _CUT_DEPTH deep
+# counted from the band and at least this long (share of the short side; on dev 0.2
+# doubted more right reads for the same wrong one).
+_SLIVER_LENGTH = 0.25
+# A solid mark along more than _CUT_LENGTH of one side reaching this far in beyond the band
+# (share of the short side, about a symbol's width) is something over the card's edge: a
+# finger, a card, or table inside a quad that is too wide (on dev 0.05-0.075 alike).
+_OVER_DEPTH = 0.06
 # A whole symbol straying into the edge band (up to _STRAY_EXTENT of the short side) is
 # read, and doubted: printed symbols keep off the edge, so the quad may cut the card short.
 STRAY = "a symbol lies in the card's edge band (the card may be cut short)"
@@ -257,9 +265,9 @@ def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int)
 def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tuple[int, int, int, int], band: int,
                    short: int) -> tuple[list[NDArray[np.int32]], bool, bool, bool]:
     """Symbols joined to something at the card's edge; whether that something reaches
-    deep into the card as solid ink, whether it is cut off by the image's edge, and, when
-    neither, whether its ink broken up by noise lies deep in the card besides the symbols
-    (a cover). Thin lines (a border line, a rounded corner's rim) vanish under a
+    deep into the card as solid ink, whether it is cut off by the image's edge, and
+    whether it covers the edge (a solid mark along more than half of a side, or, when
+    neither deep nor cut, its ink broken up by noise deep in the card besides the symbols). Thin lines (a border line, a rounded corner's rim) vanish under a
     one-pixel erosion; what then stands free of the edge band and is symbol-sized is grown
     back within the ink and returned as outlines in card pixels."""
     height, width = low.shape
@@ -273,7 +281,7 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
     core = cv2.erode(own, _CROSS)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     pieces: list[NDArray[np.int32]] = []
-    deep = cut = False
+    deep = cut = over = False
     min_px = _MIN_EXTENT * short
     kept = np.zeros_like(own)
     for k in range(1, count):
@@ -282,6 +290,7 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
         # (the erosion moved everything a pixel in from the band)
         if _at_edge(piece_box, band + 1, width, height):
             cut = cut or _is_cut(piece_box, float(area), band + 1, short, width, height)
+            over = over or _is_over(piece_box, float(area), band + 1, short, width, height)
             if not deep:
                 # Solid ink reaching well into the card from its edge: something lies over it.
                 inner = cv2.compare(labels, k, cv2.CMP_EQ)
@@ -302,7 +311,7 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
     d = round(_INNER * short)
     ix0, iy0 = max(0, d - x0), max(0, d - y0)
     ix1, iy1 = min(own.shape[1], width - d - x0), min(own.shape[0], height - d - y0)
-    covered = not (deep or cut) and ix1 > ix0 and iy1 > iy0 and cv2.countNonZero(
+    covered = over or not (deep or cut) and ix1 > ix0 and iy1 > iy0 and cv2.countNonZero(
         cv2.subtract(own, kept)[iy0:iy1, ix0:ix1]) >= _DEEP_AREA * short * short
     return pieces, deep, cut, covered
 
@@ -343,15 +352,29 @@ def _is_plain_frame(hole: NDArray[np.int32] | None, area: float, short: int) -> 
 
 def _is_cut(box: tuple[int, int, int, int], area: float, band: int, short: int, width: int, height: int) -> bool:
     """A solid mark running off one side of the image for a short stretch: a symbol cut
-    by a quad that does not cover the whole card (a strip of table or a shadow runs along
-    the side, a rounded corner is shallow)."""
+    by a quad that does not cover the whole card, end-on or lengthwise (a strip of table
+    or a shadow runs along the side, a rounded corner is shallow)."""
     x, y, w, h = box
     sides = [x <= band, y <= band, x + w >= width - band, y + h >= height - band]
     if sum(sides) != 1:
         return False
     depth, length = (w, h) if sides[0] or sides[2] else (h, w)
-    return (depth - band >= _CUT_DEPTH * short and length <= _CUT_LENGTH * short
-            and area >= 0.4 * w * h and length >= _CUT_MIN_LENGTH * short)
+    if length > _CUT_LENGTH * short or area < 0.4 * w * h:
+        return False
+    # (the ink map is blank within the band: a sliver's depth is counted from the band)
+    end_on = depth - band >= _CUT_DEPTH * short and length >= _CUT_MIN_LENGTH * short
+    return end_on or (depth >= _CUT_DEPTH * short and length >= _SLIVER_LENGTH * short)
+
+
+def _is_over(box: tuple[int, int, int, int], area: float, band: int, short: int, width: int, height: int) -> bool:
+    """A solid mark along more than half of one side, a symbol's width deep: something
+    lies over the card's edge and may hide a symbol (a printed frame line is thinner)."""
+    x, y, w, h = box
+    sides = [x <= band, y <= band, x + w >= width - band, y + h >= height - band]
+    if sum(sides) != 1:
+        return False
+    depth, length = (w, h) if sides[0] or sides[2] else (h, w)
+    return length > _CUT_LENGTH * short and depth >= _OVER_DEPTH * short and area >= 0.4 * w * h
 
 
 def _is_border_piece(box: tuple[int, int, int, int], short: int, width: int, height: int) -> bool:

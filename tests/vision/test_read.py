@@ -529,6 +529,31 @@ def test_a_thin_bar_cut_off_end_on_by_a_short_quad_is_doubted(card_art):
     assert len(reading.symbols) == 2 and reading.confidence < 0.5, reading
 
 
+@pytest.mark.parametrize("width", [92, 94])
+def test_a_bar_cut_lengthwise_by_a_short_quad_is_doubted(card_art, width):
+    # The quad's side runs along a bar near the card's side and leaves only a sliver of
+    # it, as long as a bar but shallower than any whole symbol: the reading is a symbol
+    # short and must not be confident.
+    syms = [card_art.Sym("triangle", "blue", 0.3, 0.3, 0.25), card_art.Sym("circle", "red", 0.35, 0.8, 0.25),
+            card_art.Sym("bar", "black", 0.87, 0.6, 0.3, 90.0, 4.0)]
+    image = card_art.draw(syms, short_px=100)
+    reading = read_card(card_art.light(np.ascontiguousarray(image[:, :width]), noise=2.0))
+    assert len(reading.symbols) == 2 and reading.confidence < 0.5, reading
+
+
+@pytest.mark.parametrize("top", [14, 18])
+def test_a_finger_along_the_edge_of_a_short_quad_is_doubted(card_art, top):
+    # A finger lies over the card's top edge and hides a symbol; the quad stops inside
+    # the finger, so a solid strip of it runs along most of the top side, shallower than
+    # what reaches deep into the card. The reading is a symbol short and must be doubted.
+    syms = [card_art.Sym("triangle", "blue", 0.3, 0.75, 0.25), card_art.Sym("circle", "red", 0.7, 0.75, 0.25),
+            card_art.Sym("square", "green", 0.5, 1.15, 0.25), card_art.Sym("bar", "black", 0.5, 0.2, 0.3, 0.0, 4.0)]
+    image = card_art.draw(syms, short_px=100)
+    cv2.rectangle(image, (15, 0), (85, 27), (120, 150, 205), -1)
+    reading = read_card(card_art.light(np.ascontiguousarray(image[top:]), noise=2.0))
+    assert len(reading.symbols) == 3 and reading.confidence < 0.5, reading
+
+
 def test_a_symbol_half_under_a_pale_finger_is_doubted(card_art):
     # A finger as pale as the paper lies over the card's edge and half over a symbol: once
     # balanced, only the finger's shaded outline is ink, joined to what is left of the
