@@ -107,6 +107,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         pulled = pull_in_outlines(frame_bgr, np.array(snapped, np.float32))
         squared = [square_up(frame_bgr, corners, level) for corners in pulled]
         snapped = list(reach_outlines(frame_bgr, np.array(squared, np.float32)))
+        snapped = [square_up(frame_bgr, corners, level) for corners in snapped]
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 
