@@ -103,11 +103,22 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     # first. Any card may have been found only inside its printed border, or short of a part
     # in a shadow or under glare: its sides move out to the outline where one is clearly seen.
     if snapped:
-        level = frame_level(frame_bgr)
-        pulled = pull_in_outlines(frame_bgr, np.array(snapped, np.float32))
-        squared = [square_up(frame_bgr, corners, level) for corners in pulled]
-        snapped = list(reach_outlines(frame_bgr, np.array(squared, np.float32)))
+        snapped = _onto_outlines(frame_bgr, snapped)
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
+
+
+def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
+    """Quads (4, 2) moved onto their cards' outlines: sides pulled in off pale cloth, a side
+    cut across the card squared up, sides reaching out to the outline, and squared up again.
+
+    A quad may be cut across the card on one side and found short on another, both skewed;
+    squaring refuses it until the short side has reached the outline.
+    """
+    level = frame_level(frame_bgr)
+    pulled = pull_in_outlines(frame_bgr, np.array(quads_xy, np.float32))
+    squared = [square_up(frame_bgr, corners, level) for corners in pulled]
+    reached = reach_outlines(frame_bgr, np.array(squared, np.float32))
+    return [square_up(frame_bgr, corners, level) for corners in reached]
 
 
 def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region]]:

@@ -112,3 +112,25 @@ def test_a_side_cut_by_something_like_the_table_is_left_alone() -> None:
     cv2.fillConvexPoly(frame_cut, np.round(TRUE).astype(np.int32), (90, 60, 40))
     cv2.fillConvexPoly(frame_cut, np.round(cut).astype(np.int32), (170, 215, 245))
     assert np.array_equal(square_up(frame_cut, cut, frame_level(frame_cut)), cut)
+
+
+def test_a_quad_cut_across_and_found_short_is_squared_up_once_it_reaches_the_outline() -> None:
+    # A card back lies across one corner, and the far short side was found short at a slant
+    # (in a shadow, say): both pairs of sides are skewed, so squaring first refuses; once
+    # the short side has reached the outline, the cut side squares up to the card.
+    from vision.find import _onto_outlines
+
+    frame = _warm_card((90, 60, 40))
+    cut = _cut_across(TRUE, 0, 0.45)
+    a, b = cut[0], cut[1]
+    away = a - cut.mean(axis=0)
+    normal = np.array([b[1] - a[1], a[0] - b[0]], np.float32)
+    normal *= np.sign(normal @ away) / np.linalg.norm(normal)
+    along = (b - a) / np.linalg.norm(b - a)
+    cover = np.array([a - 40 * along, b + 40 * along, b + 40 * along + 80 * normal, a - 40 * along + 80 * normal])
+    cv2.fillConvexPoly(frame, np.round(cover).astype(np.int32), (110, 40, 30))
+    short = cut.copy()
+    short[2] = cut[1] + 0.8 * (cut[2] - cut[1])
+    short[3] = cut[0] + 0.92 * (cut[3] - cut[0])
+    assert np.array_equal(square_up(frame, short, frame_level(frame)), short)
+    assert _corner_error(_onto_outlines(frame, [short])[0], TRUE) < 4
