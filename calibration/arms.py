@@ -117,7 +117,8 @@ def arm_entries(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray], t
             continue
         # Out along its axis, towards the end that lies nearer the table's edge.
         ends = depth[ys, xs]
-        outwards = axes[0] if ends[along >= np.percentile(along, 90)].mean() <= ends[along <= np.percentile(along, 10)].mean() else -axes[0]
+        ahead, behind = ends[along >= np.percentile(along, 90)].mean(), ends[along <= np.percentile(along, 10)].mean()
+        outwards = axes[0] if ahead <= behind else -axes[0]
         reach = ray_exit(middle, outwards, outline)
         if np.isfinite(reach):
             entries.append((middle + outwards * reach) / scale)

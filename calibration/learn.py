@@ -1,4 +1,5 @@
-"""A whole calibration proposed from one frame: seats (from the rows, and arms reaching in), table top, pool and colour profile."""
+"""A whole calibration proposed from one frame: seats (from the rows, and arms reaching in),
+table top, pool and colour profile."""
 
 from __future__ import annotations
 

@@ -267,9 +267,10 @@ def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tupl
     """Symbols joined to something at the card's edge; whether that something reaches
     deep into the card as solid ink, whether it is cut off by the image's edge, and
     whether it covers the edge (a solid mark along more than half of a side, or, when
-    neither deep nor cut, its ink broken up by noise deep in the card besides the symbols). Thin lines (a border line, a rounded corner's rim) vanish under a
-    one-pixel erosion; what then stands free of the edge band and is symbol-sized is grown
-    back within the ink and returned as outlines in card pixels."""
+    neither deep nor cut, its ink broken up by noise deep in the card besides the
+    symbols). Thin lines (a border line, a rounded corner's rim) vanish under a one-pixel
+    erosion; what then stands free of the edge band and is symbol-sized is grown back
+    within the ink and returned as outlines in card pixels."""
     height, width = low.shape
     x, y, w, h = box
     x0, y0 = max(0, x - 1), max(0, y - 1)
@@ -354,12 +355,11 @@ def _is_cut(box: tuple[int, int, int, int], area: float, band: int, short: int, 
     """A solid mark running off one side of the image for a short stretch: a symbol cut
     by a quad that does not cover the whole card, end-on or lengthwise (a strip of table
     or a shadow runs along the side, a rounded corner is shallow)."""
-    x, y, w, h = box
-    sides = [x <= band, y <= band, x + w >= width - band, y + h >= height - band]
-    if sum(sides) != 1:
+    along = _along_one_side(box, band, width, height)
+    if along is None:
         return False
-    depth, length = (w, h) if sides[0] or sides[2] else (h, w)
-    if length > _CUT_LENGTH * short or area < 0.4 * w * h:
+    depth, length = along
+    if length > _CUT_LENGTH * short or area < 0.4 * box[2] * box[3]:
         return False
     # (the ink map is blank within the band: a sliver's depth is counted from the band)
     end_on = depth - band >= _CUT_DEPTH * short and length >= _CUT_MIN_LENGTH * short
@@ -369,12 +369,21 @@ def _is_cut(box: tuple[int, int, int, int], area: float, band: int, short: int, 
 def _is_over(box: tuple[int, int, int, int], area: float, band: int, short: int, width: int, height: int) -> bool:
     """A solid mark along more than half of one side, a symbol's width deep: something
     lies over the card's edge and may hide a symbol (a printed frame line is thinner)."""
+    along = _along_one_side(box, band, width, height)
+    if along is None:
+        return False
+    depth, length = along
+    return length > _CUT_LENGTH * short and depth >= _OVER_DEPTH * short and area >= 0.4 * box[2] * box[3]
+
+
+def _along_one_side(box: tuple[int, int, int, int], band: int, width: int, height: int) -> tuple[int, int] | None:
+    """A box's depth into the card and length along the one side whose band it reaches, or
+    None when it reaches none or more than one."""
     x, y, w, h = box
     sides = [x <= band, y <= band, x + w >= width - band, y + h >= height - band]
     if sum(sides) != 1:
-        return False
-    depth, length = (w, h) if sides[0] or sides[2] else (h, w)
-    return length > _CUT_LENGTH * short and depth >= _OVER_DEPTH * short and area >= 0.4 * w * h
+        return None
+    return (w, h) if sides[0] or sides[2] else (h, w)
 
 
 def _is_border_piece(box: tuple[int, int, int, int], short: int, width: int, height: int) -> bool:

@@ -87,19 +87,24 @@ def _corner_error(quad, truth):
     return min(float(np.abs(np.roll(quad, k, axis=0) - truth).max()) for k in range(4))
 
 
+def _cover_beyond(frame, cut, side):
+    """Paint a card back (dark blue) over the frame beyond side ``side`` of the quad ``cut``."""
+    a, b = cut[side], cut[(side + 1) % 4]
+    away = a - cut.mean(axis=0)
+    normal = np.array([b[1] - a[1], a[0] - b[0]], np.float32)
+    normal *= np.sign(normal @ away) / np.linalg.norm(normal)
+    along = (b - a) / np.linalg.norm(b - a)
+    cover = np.array([a - 40 * along, b + 40 * along, b + 40 * along + 80 * normal, a - 40 * along + 80 * normal])
+    cv2.fillConvexPoly(frame, np.round(cover).astype(np.int32), (110, 40, 30))
+
+
 def test_a_side_cut_by_something_lying_over_the_card_is_squared_up_to_the_card() -> None:
     # A card back (dark blue) lies across a corner: no paper beyond the cut, and what lies
     # beyond it is unlike the table beyond the card's other sides.
     for keep in range(4):
         frame = _warm_card((90, 60, 40))
         cut = _cut_across(TRUE, keep, 0.45)
-        a, b = cut[keep], cut[(keep + 1) % 4]
-        away = a - cut.mean(axis=0)
-        normal = np.array([b[1] - a[1], a[0] - b[0]], np.float32)
-        normal *= np.sign(normal @ away) / np.linalg.norm(normal)
-        along = (b - a) / np.linalg.norm(b - a)
-        cover = np.array([a - 40 * along, b + 40 * along, b + 40 * along + 80 * normal, a - 40 * along + 80 * normal])
-        cv2.fillConvexPoly(frame, np.round(cover).astype(np.int32), (110, 40, 30))
+        _cover_beyond(frame, cut, keep)
         squared = square_up(frame, cut, frame_level(frame))
         assert _corner_error(squared, TRUE) < 4, keep
 
@@ -122,13 +127,7 @@ def test_a_quad_cut_across_and_found_short_is_squared_up_once_it_reaches_the_out
 
     frame = _warm_card((90, 60, 40))
     cut = _cut_across(TRUE, 0, 0.45)
-    a, b = cut[0], cut[1]
-    away = a - cut.mean(axis=0)
-    normal = np.array([b[1] - a[1], a[0] - b[0]], np.float32)
-    normal *= np.sign(normal @ away) / np.linalg.norm(normal)
-    along = (b - a) / np.linalg.norm(b - a)
-    cover = np.array([a - 40 * along, b + 40 * along, b + 40 * along + 80 * normal, a - 40 * along + 80 * normal])
-    cv2.fillConvexPoly(frame, np.round(cover).astype(np.int32), (110, 40, 30))
+    _cover_beyond(frame, cut, 0)
     short = cut.copy()
     short[2] = cut[1] + 0.8 * (cut[2] - cut[1])
     short[3] = cut[0] + 0.92 * (cut[3] - cut[0])
