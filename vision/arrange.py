@@ -203,6 +203,7 @@ def _rows_for_seats(
 ) -> list[PlacedRow]:
     centre = np.array(table_centre(seats, image_size_wh))
     positions = np.array([s.position_xy for s in seats], np.float64)
+    chains = _join_across_gaps(geo, chains, positions)
     # A chain whose cards are nearest to several seats may hold players' rows touching
     # along one edge: it is cut into a piece for each (see _share_chain).
     candidates: dict[int, list[tuple[float, int, list[int]]]] = {}
@@ -236,6 +237,55 @@ def _rows_for_seats(
             ordered = sorted(rows[index], key=lambda k: float(geo.centres[k] @ r))
             placed.append(PlacedRow(seat.name, tuple(ordered)))
     return placed
+
+
+def _join_across_gaps(geo: CardGeometry, chains: list[list[int]], positions: NDArray[np.float64]) -> list[list[int]]:
+    """Chains joined where one continues another beyond one card's room, both hold cards
+    nearest one player (two or more in one of them), and that player sits off the middle
+    of either part but near the middle of the two together.
+
+    Two players' rows meeting end to end, with a card of one hidden or missed near their
+    meeting: the cards beyond the gap make one chain with the neighbour's row, and alone
+    they look like no row of their player's. Joined, the chain is cut where each player
+    sits (``_share_chain``). A player whose row is whole on one side of a gap (two rows
+    with room between them), or a pool card in line with a row, leaves the chains apart.
+    """
+    chains = [list(chain) for chain in chains]
+    nearest = {k: _nearest(positions, geo.centres[k]) for chain in chains for k in chain}
+    owners = [{nearest[k] for k in chain} for chain in chains]
+    joined = True
+    while joined:
+        joined = False
+        for a, b in itertools.permutations(range(len(chains)), 2):
+            shared = owners[a] & owners[b]
+            if (
+                len(chains[a]) < 2 or not shared or len(owners[a] | owners[b]) < 2
+                or not _continues(geo, chains[a], chains[b])
+                or not any(_nearer_joined(geo, [[k for k in chains[c] if nearest[k] == seat] for c in (a, b)], positions[seat])
+                           for seat in shared)
+            ):
+                continue
+            merged = chains[a] + chains[b]
+            axis = _direction(geo, merged)
+            chains[a] = sorted(merged, key=lambda k: float(geo.centres[k] @ axis))
+            owners[a] |= owners[b]
+            del chains[b], owners[b]
+            joined = True
+            break
+    return chains
+
+
+def _nearer_joined(geo: CardGeometry, parts: list[list[int]], seat_xy: NDArray[np.float64]) -> bool:
+    """Whether a player sits off the middle of each of two parts of a row, one of two cards
+    or more, and at most half as far off the middle of the two together.
+
+    (A lone card on each side of the gap may as well be the end of a neighbour's row and
+    the start of the player's own, with bare table between them.)
+    """
+    if max(len(part) for part in parts) < 2:
+        return False
+    alone = min(_seat_offset(geo, part, seat_xy) for part in parts)
+    return alone > _SEAT_OFF and _seat_offset(geo, parts[0] + parts[1], seat_xy) < alone / 2
 
 
 def _bridge_gaps(

@@ -150,6 +150,17 @@ def test_a_gap_never_joins_a_neighbours_cards_to_a_row() -> None:
     assert rows == {"Anna": (0, 1, 2), "Ines": (3, 4, 5)}
 
 
+def test_a_players_cards_beyond_a_hidden_one_are_cut_from_a_neighbours_row_they_touch() -> None:
+    # Anna's third card is under a hand; her fourth touches Ines's first. Alone, the two
+    # before the gap and the one after it each lie off Anna's middle: together they sit
+    # about it, and Ines's row is cut where she sits.
+    laid = row((300, 1000), (SHORT + 10, 0), 8, 0, jitter=4, seed=5)
+    seen = [laid[k] for k in (0, 1, 3, 4, 5, 6, 7)]
+    seats = [Seat("Anna", (405, 1180)), Seat("Ines", (685, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(seen, seats, (W, H))}
+    assert rows == {"Anna": (0, 1, 2), "Ines": (3, 4, 5, 6)}
+
+
 @st.composite
 def _laid_rows(draw):
     """A player's row from any side of the table: cards touching to half a card apart, each turned up to 10 degrees."""
