@@ -18,7 +18,7 @@ from vision.quads import ADDED_TABLE, across_side, added_beyond, colours_at, lik
 __all__ = ["measure_in_neighbours", "widen_cut_quads"]
 
 _NEIGHBOURS = 3  # quads nearest a quad that measure it, by the median
-_ASPECTS = np.arange(1.3, 1.71, 0.01)  # the deck's long:short side, found per frame among these
+_ASPECTS = np.arange(1.3, 1.71, 0.025)  # the deck's long:short side, found per frame among these
 _NARROW = 0.88  # a side pair shorter than this share of the card's, with the other pair whole,
 _WHOLE = (0.92, 1.1)  # (within this share of the card's), is cut short
 # A side that is a soft edge (a shadow's) falls by _STEP_LIGHT within two pixels along at most
@@ -53,19 +53,32 @@ def measure_in_neighbours(quads_xy: NDArray[np.float32]) -> tuple[NDArray[np.flo
     distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
     np.fill_diagonal(distance, np.inf)
     near = np.argsort(distance, axis=1)[:, : min(_NEIGHBOURS, n - 1)]  # (N, K)
-    to_plane = np.array([cv2.getPerspectiveTransform(q, _UNIT) for q in quads], np.float64)  # image -> unit square
-    h = to_plane[near]  # (N, K, 3, 3)
+    h = _to_unit_square(quads.astype(np.float64))[near]  # (N, K, 3, 3) image -> each neighbour's unit square
     points = np.concatenate([quads, np.ones((n, 4, 1), np.float32)], axis=2).astype(np.float64)  # (N, 4, 3)
     mapped = np.einsum("nkij,nmj->nkmi", h, points)
     plane = mapped[..., :2] / mapped[..., 2:]  # (N, K, 4, 2) in the neighbour's unit square
     edges = np.roll(plane, -1, axis=2) - plane
     # Under aspect a the unit square's y stretches by a: lengths (N, K, 4, A).
-    lengths = np.hypot(edges[..., 0, None], edges[..., 1, None] * _ASPECTS)
+    lengths = np.sqrt(edges[..., 0, None] ** 2 + edges[..., 1, None] ** 2 * _ASPECTS**2)
     first, second = (lengths[:, :, 0] + lengths[:, :, 2]) / 2, (lengths[:, :, 1] + lengths[:, :, 3]) / 2
     short, long = np.minimum(first, second), np.maximum(first, second) / _ASPECTS
     cost = np.median(np.abs(np.log(short)) + np.abs(np.log(long)), axis=(0, 1))
     aspect = int(np.argmin(cost))
     return np.median(short[..., aspect], axis=1), np.median(long[..., aspect], axis=1)
+
+
+def _to_unit_square(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The homographies (N, 3, 3) taking each quad (N, 4, 2) onto the unit square, corner for corner."""
+    n = len(quads)
+    x, y = quads[..., 0], quads[..., 1]  # (N, 4)
+    u, v = _UNIT[:, 0].astype(np.float64), _UNIT[:, 1].astype(np.float64)
+    zero, one = np.zeros_like(x), np.ones_like(x)
+    rows_u = np.stack([x, y, one, zero, zero, zero, -u * x, -u * y], axis=2)
+    rows_v = np.stack([zero, zero, zero, x, y, one, -v * x, -v * y], axis=2)
+    system = np.concatenate([rows_u, rows_v], axis=1)  # (N, 8, 8)
+    target = np.concatenate([np.broadcast_to(u, (n, 4)), np.broadcast_to(v, (n, 4))], axis=1)
+    solved = np.linalg.solve(system, target[..., None])[..., 0]
+    return np.concatenate([solved, np.ones((n, 1))], axis=1).reshape(n, 3, 3)
 
 
 def widen_cut_quads(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
