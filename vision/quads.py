@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "frame_level", "ASPECT_RANGE",
-           "ADDED_TABLE", "across_side", "added_beyond", "colours_at", "like_table", "paper_alike", "paper_beyond"]
+           "ADDED_TABLE", "across_side", "added_beyond", "colours_at", "like_table", "paper_alike", "paper_beyond", "skew_deg"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
 # In every view the spec allows, a card's opposite sides differ in direction by at most 4.4
@@ -59,7 +59,7 @@ def fit_quad(contour: NDArray) -> tuple[NDArray[np.float32] | None, float]:
     else:
         poly = cv2.boxPoints(cv2.minAreaRect(contour)).reshape(-1, 1, 2)
     corners = order_corners(poly.reshape(4, 2).astype(np.float32))
-    if _skew_deg(corners) > _MAX_SKEW_DEG:
+    if skew_deg(corners) > _MAX_SKEW_DEG:
         # One corner pulled off by something touching the card: its rectangle is closer.
         corners = order_corners(cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32))
     short, long = sides(corners)
@@ -72,7 +72,7 @@ def fit_quad(contour: NDArray) -> tuple[NDArray[np.float32] | None, float]:
 _MAX_SKEW_DEG = 14.0  # opposite sides of a card seen at up to 35 degrees stay within this of parallel
 
 
-def _skew_deg(corners: NDArray[np.float32]) -> float:
+def skew_deg(corners: NDArray[np.float32]) -> float:
     """The larger angle between opposite sides of a quadrilateral, in degrees."""
     (ax, ay), (bx, by), (cx, cy), (dx, dy) = corners.tolist()
     angles = []

@@ -13,7 +13,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.quads import ADDED_TABLE, across_side, added_beyond, colours_at, like_table, order_corners, paper_alike, paper_beyond, sides, sides_outwards
+from vision.quads import (ADDED_TABLE, across_side, added_beyond, colours_at, like_table, order_corners, paper_alike, paper_beyond, sides,
+                          sides_outwards, skew_deg)
 
 __all__ = ["measure_in_neighbours", "widen_cut_quads"]
 
@@ -26,6 +27,11 @@ _WHOLE = (0.92, 1.1)  # (within this share of the card's), is cut short
 _STEP_LIGHT, _STEP_REACH = 10.0, 0.06
 _SOFT, _CLEAN = 0.7, 0.9
 _PAPER_MARGIN, _TABLE_MARGIN, _ADDED_PAPER = 0.2, 0.4, 0.5
+# Opposite sides of a card stay within 4.4 degrees of parallel in the spec's views (see
+# vision.quads): a quad skewed beyond _SKEWED_DEG has a corner off its card. Its sides
+# beside that corner are sharp along _CORNER_MARGIN fewer normals than those opposite, and
+# the completed quad measures within _CARD_SIZE (log) of the card.
+_SKEWED_DEG, _CORNER_MARGIN, _CARD_SIZE = 5.0, 0.3, 0.12
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -45,26 +51,40 @@ def measure_in_neighbours(quads_xy: NDArray[np.float32]) -> tuple[NDArray[np.flo
     -------
     short, long : ndarray (N,) each, 1 for a quad of the card's size
     """
-    quads = np.asarray(quads_xy, np.float32).reshape(-1, 4, 2)
+    short, long, _, _ = _measure(np.asarray(quads_xy, np.float32).reshape(-1, 4, 2))
+    return short, long
+
+
+def _measure(quads: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None, float]:
+    """``measure_in_neighbours``, and the homographies (N, K, 3, 3) from the image onto each
+    quad's neighbours' unit squares and the deck's aspect that measured them (None, 0 for
+    fewer than three quads)."""
     n = len(quads)
     if n < 3:
-        return np.ones(n), np.ones(n)
+        return np.ones(n), np.ones(n), None, 0.0
     centres = quads.mean(axis=1)
     distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
     np.fill_diagonal(distance, np.inf)
     near = np.argsort(distance, axis=1)[:, : min(_NEIGHBOURS, n - 1)]  # (N, K)
-    h = _to_unit_square(quads.astype(np.float64))[near]  # (N, K, 3, 3) image -> each neighbour's unit square
-    points = np.concatenate([quads, np.ones((n, 4, 1), np.float32)], axis=2).astype(np.float64)  # (N, 4, 3)
+    h = _to_unit_square(quads.astype(np.float64))[near]
+    short, long = _sides_in(h, quads, _ASPECTS)
+    cost = np.median(np.abs(np.log(short)) + np.abs(np.log(long)), axis=(0, 1))
+    aspect = int(np.argmin(cost))
+    return np.median(short[..., aspect], axis=1), np.median(long[..., aspect], axis=1), h, float(_ASPECTS[aspect])
+
+
+def _sides_in(h: NDArray[np.float64], quads: NDArray, aspects: NDArray) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The short and long side pairs (N, K, A) of quads (N, 4, 2) on the planes of ``h``
+    (N, K, 3, 3, image onto a unit square) taken as cards of each of ``aspects`` (A,), in
+    card short and long sides."""
+    points = np.concatenate([quads, np.ones((len(quads), 4, 1))], axis=2).astype(np.float64)  # (N, 4, 3)
     mapped = np.einsum("nkij,nmj->nkmi", h, points)
     plane = mapped[..., :2] / mapped[..., 2:]  # (N, K, 4, 2) in the neighbour's unit square
     edges = np.roll(plane, -1, axis=2) - plane
     # Under aspect a the unit square's y stretches by a: lengths (N, K, 4, A).
-    lengths = np.sqrt(edges[..., 0, None] ** 2 + edges[..., 1, None] ** 2 * _ASPECTS**2)
+    lengths = np.sqrt(edges[..., 0, None] ** 2 + edges[..., 1, None] ** 2 * aspects**2)
     first, second = (lengths[:, :, 0] + lengths[:, :, 2]) / 2, (lengths[:, :, 1] + lengths[:, :, 3]) / 2
-    short, long = np.minimum(first, second), np.maximum(first, second) / _ASPECTS
-    cost = np.median(np.abs(np.log(short)) + np.abs(np.log(long)), axis=(0, 1))
-    aspect = int(np.argmin(cost))
-    return np.median(short[..., aspect], axis=1), np.median(long[..., aspect], axis=1)
+    return np.minimum(first, second), np.maximum(first, second) / aspects
 
 
 def _to_unit_square(quads: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -83,10 +103,17 @@ def _to_unit_square(quads: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def widen_cut_quads(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
     """Quads (4, 2) whose one side pair measures well short of their neighbours' cards, with
-    the other pair whole, widened at their cut side to the card's size (:func:`widen_cut`)."""
-    short, long = measure_in_neighbours(np.array(quads_xy, np.float32))
+    the other pair whole, widened at their cut side to the card's size (:func:`widen_cut`);
+    a quad plainly skewed, with one corner off the card, completed from its other three
+    (:func:`_complete_corner`)."""
+    short, long, planes, aspect = _measure(np.array(quads_xy, np.float32).reshape(-1, 4, 2))
     out = []
-    for corners, s, l in zip(quads_xy, short, long):
+    for j, (corners, s, l) in enumerate(zip(quads_xy, short, long)):
+        if planes is not None and skew_deg(corners) > _SKEWED_DEG:
+            completed = _complete_corner(frame_bgr, corners, planes[j], aspect)
+            if completed is not corners:
+                out.append(completed)
+                continue
         if s < _NARROW and _WHOLE[0] <= l:
             corners = widen_cut(frame_bgr, corners, 1, s)
         elif l < _NARROW and _WHOLE[0] <= s <= _WHOLE[1]:
@@ -141,6 +168,31 @@ def widen_cut(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pai
         if not papery and float(like_table(colours_at(frame_bgr, added), table).mean()) > ADDED_TABLE:
             return corners_xy
     return order_corners(widened.astype(np.float32))
+
+
+def _complete_corner(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], planes: NDArray[np.float64],
+                     aspect: float) -> NDArray[np.float32]:
+    """A skewed quad with one corner off its card (pulled out over something touching it,
+    or cut across), that corner moved to complete a parallelogram with the other three.
+
+    The corner is the one between the two sides least sharp beyond those of the sides
+    opposite them (by ``_CORNER_MARGIN`` of normals, :func:`_sharp_share`); the completed
+    quad must measure as a card on its neighbours' ``planes`` (K, 3, 3) under the deck's
+    ``aspect``, within ``_CARD_SIZE``, and nearer one than the quad did.
+    """
+    c = order_corners(corners_xy).astype(np.float64)
+    sharp = [_sharp_share(frame_bgr, c, k) for k in range(4)]
+    score = np.array([sharp[(k + 1) % 4] + sharp[(k + 2) % 4] - sharp[k - 1] - sharp[k] for k in range(4)])
+    first, second = np.argsort(score)[::-1][:2]
+    if score[first] - score[second] < _CORNER_MARGIN:
+        return corners_xy
+    completed = c.copy()
+    completed[first] = c[first - 1] + c[(first + 1) % 4] - c[(first + 2) % 4]
+    short, long = _sides_in(np.broadcast_to(planes, (2,) + planes.shape), np.stack([c, completed]), np.array([aspect]))
+    error = np.abs(np.log(np.stack([np.median(short[..., 0], axis=1), np.median(long[..., 0], axis=1)])))  # (2 sizes, 2 quads)
+    if error[:, 1].max() > _CARD_SIZE or error[:, 1].sum() >= error[:, 0].sum():
+        return corners_xy
+    return order_corners(completed.astype(np.float32))
 
 
 def _sharp_share(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -> float:
