@@ -68,3 +68,27 @@ def test_a_quad_cut_at_a_sharp_edge_like_the_table_is_left_alone() -> None:
     cv2.fillConvexPoly(frame, np.round(CARDS[3]).astype(np.int32), TABLE)
     cv2.fillConvexPoly(frame, np.round(cut).astype(np.int32), PAPER)
     assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [cut])[3], cut)
+
+
+def _pulled(corners, k, by_xy):
+    pulled = corners.copy()
+    pulled[k] += np.float32(by_xy)
+    return pulled
+
+
+def test_a_skewed_quad_with_a_corner_pulled_off_its_card_is_completed_from_the_other_three() -> None:
+    # A corner dragged out over the table (by something touching the card, say): the two
+    # sides at it cross the table, the two opposite are the card's outline.
+    frame = _table_of_cards()
+    pulled = _pulled(CARDS[3], 2, (30, 25))
+    fixed = widen_cut_quads(frame, CARDS[:3] + [pulled])
+    assert np.abs(order_corners(pulled) - CARDS[3]).max() >= 30
+    assert np.abs(fixed[3] - CARDS[3]).max() < 3
+
+
+def test_a_skewed_paper_outlined_all_round_is_left_alone() -> None:
+    # Paper of that skewed shape: every side is an outline, nothing says which corner is off.
+    frame = _table_of_cards()
+    pulled = _pulled(CARDS[3], 2, (30, 25))
+    cv2.fillConvexPoly(frame, np.round(pulled).astype(np.int32), PAPER)
+    assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [pulled])[3], pulled)
