@@ -1,10 +1,12 @@
-"""Quads cut short across their card, widened to the card's size as its neighbours measure it.
+"""Quads that do not fit their card, brought to the card's size as its neighbours measure it.
 
 A straight edge across a card (a soft shadow's, a finger's) can stand in for one of its
 sides, parallel to the true one, so that squaring up (``vision.quads.square_up``) sees
 nothing skewed. The cards of one deck share a size and lie on one table: the plane of a
 neighbouring card, rectified from its quad, measures the quad in card sides, and one cut
-short shows a side pair well below the card's.
+short shows a side pair well below the card's. A quad skewed past any card's view, with
+one corner pulled off its card, is completed from its other three corners where that
+gives a quad of the card's size.
 """
 
 from __future__ import annotations
