@@ -12,6 +12,7 @@ from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, light_cast, paper_mask, shade, whiteness
 from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
 from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
+from vision.widen import widen_cut_quads
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
 
@@ -109,7 +110,8 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
 
 def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
     """Quads (4, 2) moved onto their cards' outlines: sides pulled in off pale cloth, a side
-    cut across the card squared up, sides reaching out to the outline, and squared up again.
+    cut across the card squared up, sides reaching out to the outline, squared up again, and
+    a side cut parallel to the card's widened to the card's size as its neighbours measure it.
 
     A quad may be cut across the card on one side and found short on another, both skewed;
     squaring refuses it until the short side has reached the outline.
@@ -118,7 +120,7 @@ def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float
     pulled = pull_in_outlines(frame_bgr, np.array(quads_xy, np.float32))
     squared = [square_up(frame_bgr, corners, level) for corners in pulled]
     reached = reach_outlines(frame_bgr, np.array(squared, np.float32))
-    return [square_up(frame_bgr, corners, level) for corners in reached]
+    return widen_cut_quads(frame_bgr, [square_up(frame_bgr, corners, level) for corners in reached])
 
 
 def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region]]:

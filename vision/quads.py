@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "frame_level", "ASPECT_RANGE"]
+__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "frame_level", "ASPECT_RANGE",
+           "ADDED_TABLE", "across_side", "added_beyond", "colours_at", "like_table", "paper_alike", "paper_beyond", "skew_deg"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
 # In every view the spec allows, a card's opposite sides differ in direction by at most 4.4
@@ -23,7 +24,7 @@ _BEYOND_DEPTH, _BEYOND_CHROMA, _BEYOND_MARGIN = 0.1, 0.03, 0.2
 _ADDED_PAPER = 0.5
 # Without paper beyond either side, the table beyond them must differ by this share of points,
 # and at most this share of what squaring adds may look like the table.
-_TABLE_MARGIN, _ADDED_TABLE = 0.4, 0.3
+_TABLE_MARGIN, ADDED_TABLE = 0.4, 0.3
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def fit_quad(contour: NDArray) -> tuple[NDArray[np.float32] | None, float]:
     else:
         poly = cv2.boxPoints(cv2.minAreaRect(contour)).reshape(-1, 1, 2)
     corners = order_corners(poly.reshape(4, 2).astype(np.float32))
-    if _skew_deg(corners) > _MAX_SKEW_DEG:
+    if skew_deg(corners) > _MAX_SKEW_DEG:
         # One corner pulled off by something touching the card: its rectangle is closer.
         corners = order_corners(cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32))
     short, long = sides(corners)
@@ -71,7 +72,7 @@ def fit_quad(contour: NDArray) -> tuple[NDArray[np.float32] | None, float]:
 _MAX_SKEW_DEG = 14.0  # opposite sides of a card seen at up to 35 degrees stay within this of parallel
 
 
-def _skew_deg(corners: NDArray[np.float32]) -> float:
+def skew_deg(corners: NDArray[np.float32]) -> float:
     """The larger angle between opposite sides of a quadrilateral, in degrees."""
     (ax, ay), (bx, by), (cx, cy), (dx, dy) = corners.tolist()
     angles = []
@@ -268,10 +269,10 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     pair = int(np.argmax(skew))
     if skew[pair] <= _SKEW_DEG or skew[1 - pair] > _SKEW_DEG:
         return corners_xy
-    inner = _colours(frame_bgr, c.mean(axis=0) + 0.6 * (c - c.mean(axis=0)))
+    inner = colours_at(frame_bgr, c.mean(axis=0) + 0.6 * (c - c.mean(axis=0)))
     if float(inner.mean()) < typical_level:
         return corners_xy  # darker than most of the frame: no card's paper (the inside of a mug)
-    beyond = [_paper_beyond(frame_bgr, c, k) for k in (pair, pair + 2)]
+    beyond = [paper_beyond(frame_bgr, c, k) for k in (pair, pair + 2)]
     others = (1 - pair, 3 - pair)
     covered = False
     if abs(beyond[0] - beyond[1]) >= _BEYOND_MARGIN:
@@ -279,8 +280,8 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     else:
         # No paper beyond either side: the cut may be the edge of something lying over the
         # card (a hand, a card back), unlike the table seen beyond the two sides not skewed.
-        table = _colours(frame_bgr, np.concatenate([_across(c, m)[1] for m in others]))
-        like = [float(_like_table(_colours(frame_bgr, _across(c, k)[1]), table).mean()) for k in (pair, pair + 2)]
+        table = colours_at(frame_bgr, np.concatenate([across_side(c, m)[1] for m in others]))
+        like = [float(like_table(colours_at(frame_bgr, across_side(c, k)[1]), table).mean()) for k in (pair, pair + 2)]
         if abs(like[0] - like[1]) < _TABLE_MARGIN:
             return corners_xy
         wrong, covered = (pair if like[0] < like[1] else pair + 2), True
@@ -294,11 +295,11 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     squared = squared.astype(np.float32)
     if not np.all(np.isfinite(squared)) or not cv2.isContourConvex(squared.reshape(-1, 1, 2)):
         return corners_xy
-    added, inside = _added(c, squared.astype(np.float64), wrong)
+    added, inside = added_beyond(c, squared.astype(np.float64), wrong)
     if covered:
-        if len(added) and float(_like_table(_colours(frame_bgr, added), table).mean()) > _ADDED_TABLE:
+        if len(added) and float(like_table(colours_at(frame_bgr, added), table).mean()) > ADDED_TABLE:
             return corners_xy  # the side moved out over the table: not this card's
-    elif len(added) and float(_alike(_colours(frame_bgr, inside), _colours(frame_bgr, added)).mean()) < _ADDED_PAPER:
+    elif len(added) and float(paper_alike(colours_at(frame_bgr, inside), colours_at(frame_bgr, added)).mean()) < _ADDED_PAPER:
         return corners_xy  # the side moved out over the table, a gap or a hand: not this card's
     area, new_area = abs(cv2.contourArea(corners_xy)), abs(cv2.contourArea(squared))
     short, long = sorted(sides(squared))
@@ -312,7 +313,7 @@ def frame_level(frame_bgr: NDArray[np.uint8]) -> float:
     return float(np.median(frame_bgr[::16, ::16]))
 
 
-def _added(old: NDArray[np.float64], new: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def added_beyond(old: NDArray[np.float64], new: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Points (M, 2) in what squaring added beyond side ``k`` of quad ``old``, and as many
     inside the old quad, between its centre and that side, for the paper to compare with."""
     a, b = old[k], old[(k + 1) % 4]
@@ -325,20 +326,20 @@ def _added(old: NDArray[np.float64], new: NDArray[np.float64], k: int) -> tuple[
     return added[keep], inside[keep]
 
 
-def _colours(frame_bgr: NDArray[np.uint8], points: NDArray[np.float64]) -> NDArray[np.float64]:
+def colours_at(frame_bgr: NDArray[np.uint8], points: NDArray[np.float64]) -> NDArray[np.float64]:
     h, w = frame_bgr.shape[:2]
     xy = np.clip(np.round(points).astype(int), 0, (w - 1, h - 1))
     return frame_bgr[xy[:, 1], xy[:, 0]].astype(np.float64) + 1.0
 
 
-def _alike(paper: NDArray[np.float64], other: NDArray[np.float64]) -> NDArray[np.bool_]:
+def paper_alike(paper: NDArray[np.float64], other: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Colours (N, 3) of the same paper, maybe in shadow: hue and saturation alike, not far darker."""
     chroma_paper = paper / paper.sum(axis=1, keepdims=True)
     chroma_other = other / other.sum(axis=1, keepdims=True)
     return (np.abs(chroma_paper - chroma_other).max(axis=1) < _BEYOND_CHROMA) & (other.sum(axis=1) > 0.3 * paper.sum(axis=1))
 
 
-def _across(c: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def across_side(c: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Nine points just inside side ``k`` of quad ``c`` and nine just outside it, (9, 2) each."""
     a, b = c[k], c[(k + 1) % 4]
     normal = unit(c.mean(axis=0) - (a + b) / 2)  # inwards
@@ -347,7 +348,7 @@ def _across(c: NDArray[np.float64], k: int) -> tuple[NDArray[np.float64], NDArra
     return along + depth * normal, along - depth * normal
 
 
-def _like_table(colours: NDArray[np.float64], table: NDArray[np.float64]) -> NDArray[np.bool_]:
+def like_table(colours: NDArray[np.float64], table: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Which colours (N, 3) match some colour of ``table`` (M, 3): hue, saturation and brightness alike."""
     chroma = colours / colours.sum(axis=1, keepdims=True)
     table_chroma = table / table.sum(axis=1, keepdims=True)
@@ -356,8 +357,8 @@ def _like_table(colours: NDArray[np.float64], table: NDArray[np.float64]) -> NDA
     return alike.any(axis=1)
 
 
-def _paper_beyond(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -> float:
+def paper_beyond(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -> float:
     """The share of points just outside side ``k`` of quad ``c`` whose colour matches the
     paper just inside it, in hue and saturation (a shadow only darkens it)."""
-    inside, outside = _across(c, k)
-    return float(_alike(_colours(frame_bgr, inside), _colours(frame_bgr, outside)).mean())
+    inside, outside = across_side(c, k)
+    return float(paper_alike(colours_at(frame_bgr, inside), colours_at(frame_bgr, outside)).mean())

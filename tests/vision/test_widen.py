@@ -1,0 +1,94 @@
+"""Quads cut short across their card, parallel to its sides, widened to the size its neighbours show."""
+
+import cv2
+import numpy as np
+
+from vision.quads import order_corners
+from vision.widen import measure_in_neighbours, widen_cut_quads
+
+PAPER, TABLE = (170, 215, 245), (90, 60, 40)  # BGR: warm-lit paper on a coloured table
+
+
+def _card(centre_xy, angle=8.0):
+    return order_corners(cv2.boxPoints((centre_xy, (100, 150), angle)).astype(np.float32))
+
+
+CARDS = [_card((110, 110)), _card((250, 110)), _card((390, 110)), _card((250, 300))]
+
+
+def _table_of_cards(soft_shadow_over=None):
+    """Four cards on a table; a deep shadow, its soft edge parallel to the long sides of card
+    ``soft_shadow_over``, over the right 40% of that card and all the frame beyond."""
+    frame = np.zeros((420, 520, 3), np.float32) + np.float32(TABLE)
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    for corners in CARDS:
+        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 255)
+    paper = cv2.GaussianBlur(mask, (3, 3), 0)[..., None] / 255.0
+    frame = paper * np.float32(PAPER) + (1 - paper) * frame
+    if soft_shadow_over is not None:
+        # The shade falls across the card parallel to its long sides, over 20 px.
+        card = CARDS[soft_shadow_over]
+        x_along = card[1] - card[0]
+        x_along /= np.linalg.norm(x_along)
+        ys, xs = np.mgrid[: frame.shape[0], : frame.shape[1]]
+        depth = (xs - card[0][0]) * x_along[0] + (ys - card[0][1]) * x_along[1]  # across the card, from its left side
+        shade = 1 - 0.45 * np.clip((depth - 50) / 20, 0, 1)
+        frame *= shade[..., None].astype(np.float32)
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+def _cut_at(corners, share):
+    """The quad of the card's left ``share`` across its short sides (the cut parallel to its long sides)."""
+    cut = corners.copy()
+    cut[1] = corners[0] + share * (corners[1] - corners[0])
+    cut[2] = corners[3] + share * (corners[2] - corners[3])
+    return cut
+
+
+def test_neighbours_measure_a_quad_cut_lengthwise_as_narrow() -> None:
+    quads = np.array(CARDS[:3] + [_cut_at(CARDS[3], 0.6)])
+    short, long = measure_in_neighbours(quads)
+    assert np.allclose(short[:3], 1, atol=0.03) and np.allclose(long, 1, atol=0.03)
+    assert abs(short[3] - 0.6) < 0.03
+
+
+def test_a_quad_cut_at_a_soft_shadow_edge_is_widened_to_the_card() -> None:
+    frame = _table_of_cards(soft_shadow_over=3)
+    cut = _cut_at(CARDS[3], 0.6)
+    widened = widen_cut_quads(frame, CARDS[:3] + [cut])
+    assert np.abs(cut - CARDS[3]).max() > 30
+    assert np.abs(widened[3] - CARDS[3]).max() < 4
+    assert all(np.array_equal(a, b) for a, b in zip(widened[:3], CARDS[:3]))
+
+
+def test_a_quad_cut_at_a_sharp_edge_like_the_table_is_left_alone() -> None:
+    # The card ends at a sharp edge with the table beyond: it is a narrow object, not a cut card.
+    frame = _table_of_cards()
+    cut = _cut_at(CARDS[3], 0.6)
+    cv2.fillConvexPoly(frame, np.round(CARDS[3]).astype(np.int32), TABLE)
+    cv2.fillConvexPoly(frame, np.round(cut).astype(np.int32), PAPER)
+    assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [cut])[3], cut)
+
+
+def _pulled(corners, k, by_xy):
+    pulled = corners.copy()
+    pulled[k] += np.float32(by_xy)
+    return pulled
+
+
+def test_a_skewed_quad_with_a_corner_pulled_off_its_card_is_completed_from_the_other_three() -> None:
+    # A corner dragged out over the table (by something touching the card, say): the two
+    # sides at it cross the table, the two opposite are the card's outline.
+    frame = _table_of_cards()
+    pulled = _pulled(CARDS[3], 2, (30, 25))
+    fixed = widen_cut_quads(frame, CARDS[:3] + [pulled])
+    assert np.abs(order_corners(pulled) - CARDS[3]).max() >= 30
+    assert np.abs(fixed[3] - CARDS[3]).max() < 3
+
+
+def test_a_skewed_paper_outlined_all_round_is_left_alone() -> None:
+    # Paper of that skewed shape: every side is an outline, nothing says which corner is off.
+    frame = _table_of_cards()
+    pulled = _pulled(CARDS[3], 2, (30, 25))
+    cv2.fillConvexPoly(frame, np.round(pulled).astype(np.int32), PAPER)
+    assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [pulled])[3], pulled)
