@@ -357,8 +357,8 @@ def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: 
     starts, ends, _, normal = sides_outwards(quads)
     t = np.linspace(0.1, 0.9, samples, dtype=np.float32)
     points = starts[:, :, None, :] + t[None, None, :, None] * (ends - starts)[:, :, None, :]
-    inner = (points - offset * normal[:, :, None, :]).reshape(-1, 1, 2).astype(np.float32)
-    outer = (points + offset * normal[:, :, None, :]).reshape(-1, 1, 2).astype(np.float32)
+    inner = (points - offset * normal[:, :, None, :]).reshape(n * 4, samples, 2).astype(np.float32)  # remap takes at most 32767 rows
+    outer = (points + offset * normal[:, :, None, :]).reshape(n * 4, samples, 2).astype(np.float32)
     vi = cv2.remap(white, inner[..., 0], inner[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, 4, -1)
     vo = cv2.remap(white, outer[..., 0], outer[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, 4, -1)
     return ((vi - vo) > np.maximum(8.0, 0.15 * np.reshape(span, (-1, 1, 1)))).mean(axis=2)

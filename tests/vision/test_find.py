@@ -364,3 +364,15 @@ def test_paper_counts_its_symbols_in_but_not_a_backs_printed_frame() -> None:
     assert not paper[:, 100:200].any()  # the back's thin frame is no paper, nor what it rings
     assert paper[55, 245] == 0  # a back's face, however bright its rim, is no symbol on paper
     assert (paper[:, :100] > 0).sum() == pytest.approx(61 * 91, rel=0.02)
+
+
+def test_the_outline_is_looked_for_along_many_quads_at_once() -> None:
+    # Quads can number in the hundreds on a busy table or a checked cloth: their outline
+    # points are more than one column of a remap map may hold (32767).
+    from vision.find import _outline_seen
+
+    white = np.zeros((100, 100), np.float32)
+    white[20:80, 30:70] = 200.0
+    quads = np.repeat(card_corners((50, 50), (40, 60), 0)[None], 1000, axis=0)
+    seen = _outline_seen(white, quads, 200.0)
+    assert seen.shape == (1000, 4) and (seen == 1.0).all()
