@@ -11,7 +11,6 @@ round the table.
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Sequence
 
@@ -156,15 +155,10 @@ def propose_seats(
     by_arm: list[tuple[float, tuple[float, float]]] = []
     apart = _ARM_APART * float(np.mean(cards.longs))
     entries = [(float(x), float(y)) for x, y in (arms_xy if arms_xy is not None and placed else ())]
-    near = [any(math.dist(e, seat) <= apart for _, seat in placed) for e in entries]
+    seated = [any(math.dist(e, seat) <= apart for _, seat in placed) for e in entries]
+    # Beside an arm that reaches in near a row's seat, another is that player's too.
     pair = _ARM_PAIR * float(np.mean(cards.longs))
-    # An arm beside another that reaches in near a row's seat is that player's too (and so on, side by side).
-    grown = True
-    while grown:
-        grown = False
-        for i, j in itertools.permutations(range(len(entries)), 2):
-            if near[i] and not near[j] and math.dist(entries[i], entries[j]) <= pair:
-                near[j] = grown = True
+    near = [any(seated[i] and math.dist(e, entries[i]) <= pair for i in range(len(entries))) for e in entries]
     for (x, y), taken in zip(entries, near):
         if not taken and len(placed) + len(by_arm) < room and all(math.dist((x, y), seat) > apart for _, seat in by_arm):
             by_arm.append((_angle((x, y), centre), (float(np.clip(x, 0, width - 1)), float(np.clip(y, 0, height - 1)))))
