@@ -3,8 +3,8 @@
 Rows are groups of cards lying side by side out from the middle of the table, where the
 pool lies (``calibration.rows``). The player sits on the row's outer side, in front of its
 middle, at the table's edge when the table top is known. An arm reaching in over the table's
-edge far from every row's seat (``calibration.arms``) is a player whose row lies hidden under
-their hand: they sit where it reaches in. Otherwise, rows all along one edge (one row alone
+edge far from every row's seat (``calibration.arms``), and from every arm beside such a seat's,
+is a player whose row lies hidden under their hand: they sit where it reaches in. Otherwise, rows all along one edge (one row alone
 included) get one more seat across the table: a game has two players at least, and they sit
 round the table.
 """
@@ -30,6 +30,9 @@ _ONE_EDGE_DEG = 30.0  # rows whose outer sides face within this angle lie along 
 # An arm reaching in this many card long sides or more from every seat is another player's:
 # a player's arms reach in a little to either side of them, rarely half a metre away.
 _ARM_APART = 3.5
+# Arms reaching in within this many long sides of each other are one player's: one arm seen
+# in two pieces (a sleeve's or a shadow's edge across it), or both hands held close.
+_ARM_PAIR = 2.0
 
 
 class ProposalError(ValueError):
@@ -151,8 +154,13 @@ def propose_seats(
     # Given names say how many play: no more seats than names.
     by_arm: list[tuple[float, tuple[float, float]]] = []
     apart = _ARM_APART * float(np.mean(cards.longs))
-    for x, y in (arms_xy if arms_xy is not None and placed else ()):
-        if len(placed) + len(by_arm) < room and all(math.dist((x, y), seat) > apart for _, seat in placed + by_arm):
+    entries = [(float(x), float(y)) for x, y in (arms_xy if arms_xy is not None and placed else ())]
+    seated = [any(math.dist(e, seat) <= apart for _, seat in placed) for e in entries]
+    # Beside an arm that reaches in near a row's seat, another is that player's too.
+    pair = _ARM_PAIR * float(np.mean(cards.longs))
+    near = [any(seated[i] and math.dist(e, entries[i]) <= pair for i in range(len(entries))) for e in entries]
+    for (x, y), taken in zip(entries, near):
+        if not taken and len(placed) + len(by_arm) < room and all(math.dist((x, y), seat) > apart for _, seat in by_arm):
             by_arm.append((_angle((x, y), centre), (float(np.clip(x, 0, width - 1)), float(np.clip(y, 0, height - 1)))))
     # Players sit round the table: when every row found lies along one edge (one row alone
     # included), another player sits across, their row hidden (or not laid yet).

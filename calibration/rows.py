@@ -5,9 +5,9 @@ links them). A chain may hold two neighbours' rows that touch on one table edge:
 cut where its pieces look most like rows of their own, each on its own straight line,
 with no gap wider than a row has. Pieces of one row parted by a card under a hand (or
 one the finder missed) are joined again when they lie on one line and what lies in the
-gap is not the bare table. Rows lie out from the middle, near the table's edge, where the
-pool is not; a player's lone card lies with its length towards them, facing the edge, where
-a pool card lies every way.
+gap is not the bare table; a piece seen in that gap, on the line, is the row's too. Rows
+lie out from the middle, near the table's edge, where the pool is not; a player's lone
+card lies with its length towards them, facing the edge, where a pool card lies every way.
 """
 
 from __future__ import annotations
@@ -166,17 +166,34 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
 
 
 def _join_hidden(pieces: list[list[int]], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[list[int]]:
-    """The pieces, with those parted by a hidden card joined into one row."""
+    """The pieces, with those parted by a hidden card joined into one row (with any piece lying in the gap)."""
     pieces = [list(piece) for piece in pieces]
     while True:
         for i, j in itertools.combinations(range(len(pieces)), 2):
             both = _joined(pieces[i], pieces[j], geo, centre_xy, look)
             if both is not None:
-                pieces[i] = both
-                del pieces[j]
+                # Cards seen in the gap (a piece the chains left apart, turned or cut short) are the row's too.
+                inside = [k for k in range(len(pieces)) if k not in (i, j) and _in_gap(pieces[k], both, geo)]
+                row = both + [c for k in inside for c in pieces[k]]
+                axis = _direction(both, geo)
+                pieces[i] = sorted(row, key=lambda c: float(geo.centres[c] @ axis))
+                for k in sorted([j] + inside, reverse=True):
+                    del pieces[k]
                 break
         else:
             return pieces
+
+
+def _in_gap(piece: list[int], row: list[int], geo: CardGeometry) -> bool:
+    """Whether all of a piece's cards lie between a row's ends, on its line (within ``_BRIDGE_ACROSS``)."""
+    axis = _direction(row, geo)
+    normal = np.array([-axis[1], axis[0]])
+    along = geo.centres[row] @ axis
+    line = float(np.mean(geo.centres[row] @ normal))
+    long = float(np.mean(geo.longs[row]))
+    ours = geo.centres[piece]
+    return bool(np.all((ours @ axis > along.min()) & (ours @ axis < along.max())
+                       & (np.abs(ours @ normal - line) <= _BRIDGE_ACROSS * long)))
 
 
 def row_chains(

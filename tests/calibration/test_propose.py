@@ -141,6 +141,18 @@ def test_an_arm_reaching_in_near_a_rows_seat_is_that_players() -> None:
     assert with_arm == alone and len(alone) == 2  # the row's seat and the guess across
 
 
+def test_an_arm_beside_one_near_a_rows_seat_is_that_players_too() -> None:
+    # One arm seen in two pieces: the first 2.2 long sides from the row's seat, the second
+    # 3.8 (far enough alone to be another player's) but 1.7 beside the first.
+    quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    alone = propose_seats(quads, (1000, 800))
+    with_arm = propose_seats(quads, (1000, 800), arms_xy=np.array([(700.0, 799.0), (900.0, 799.0)]))
+    assert with_arm == alone and len(alone) == 2  # the row's seat and the guess across
+    # Far from that one, the same arm is a seat of its own.
+    far = propose_seats(quads, (1000, 800), arms_xy=np.array([(900.0, 799.0)]))
+    assert [s.guessed for s in far] == [False, True] and far[1].position_xy == (900.0, 799.0)
+
+
 def test_arms_only_add_to_rows_found() -> None:
     quads = [np.array([[450, 200], [530, 200], [530, 320], [450, 320]], np.float64)]  # a lone card in the middle: no row
     assert propose_seats(quads, (1000, 800), arms_xy=np.array([(0.0, 400.0)])) == ()

@@ -78,6 +78,16 @@ def test_neighbours_rows_a_card_apart_over_bare_table_stay_apart() -> None:
     assert rows_of(seen) == [[0, 1], [2, 3]]  # without the photo, pieces are never joined
 
 
+def test_a_card_seen_in_the_gap_of_a_row_joined_across_it_is_in_that_row() -> None:
+    # Six cards: the fourth under a hand, the third turned too far to chain with its
+    # neighbours. The pieces either side are joined across both; the turned card between
+    # them is the row's too, in its place, not a row of its own.
+    whole = row(200, 6)
+    seen = whole[:2] + [turned(whole[2], 30.0)] + whole[4:]
+    hand = hand_over(whole[3])
+    assert row_chains(seen, CENTRE, None, SIZE_WH, photo(seen, [hand])) in ([[0, 1, 2, 3, 4]], [[4, 3, 2, 1, 0]])
+
+
 def test_a_hidden_card_joins_no_pieces_into_a_row_longer_than_eight() -> None:
     whole = row(100, 9, gap=0.1)
     seen = whole[:4] + whole[5:]
