@@ -364,3 +364,25 @@ def test_paper_counts_its_symbols_in_but_not_a_backs_printed_frame() -> None:
     assert not paper[:, 100:200].any()  # the back's thin frame is no paper, nor what it rings
     assert paper[55, 245] == 0  # a back's face, however bright its rim, is no symbol on paper
     assert (paper[:, :100] > 0).sum() == pytest.approx(61 * 91, rel=0.02)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cards_on_a_cream_table_as_white_as_paper_under_its_cast_are_found(seed) -> None:
+    # A few small cards on a cream cloth under a warm lamp: the frame's brightest tenth is
+    # cloth, and under the cloth's cast the paper, brighter but of another tint, is no whiter.
+    rng = np.random.default_rng(seed)
+    image = np.full((480, 800, 3), (124, 164, 183), np.float32) + rng.normal(0, 4, (480, 800, 1))
+    for x in range(40, 800, 110):  # the cloth's purple dots
+        for y in range(30, 480, 120):
+            cv2.circle(image, (x, y), 14, (170, 80, 110), -1, cv2.LINE_AA)
+    cards = [card_corners((110 + 105 * k, 200), (60, 90), 3 * (k - 1)) for k in range(3)]
+    for corners in cards:
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (144, 176, 204), lineType=cv2.LINE_AA)
+        centre = corners.mean(axis=0)
+        cv2.circle(image, tuple(centre.astype(int)), 9, (40, 40, 190), -1, cv2.LINE_AA)
+        cv2.circle(image, tuple((centre + (0, 30)).astype(int)), 8, (150, 90, 30), -1, cv2.LINE_AA)
+    image *= np.linspace(1.08, 0.9, 800)[None, :, None]  # the lamp lights the cloth on the left more
+    image = np.clip(cv2.GaussianBlur(image, (0, 0), 1.5) + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    found = find_cards(image)
+    assert len(found) == 3
+    assert min(match(found, cards, image.shape[:2])) > 0.85
