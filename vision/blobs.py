@@ -169,7 +169,10 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     washed = False
     # A glow on a symbol reaching near its edge bites the cut open: one part, far less
     # convex than the blob's own outline.
-    bitten = len(parts) == 1 and _solidity(parts[0]) < _solidity(outline) - _BITTEN
+    bitten = False
+    if len(parts) == 1:
+        part_solidity = _solidity(parts[0])  # (the outline's is looked at only where it could matter)
+        bitten = part_solidity < 1.0 - _BITTEN and part_solidity < _solidity(outline) - _BITTEN
     if len(parts) > 1 or bitten:
         # Two symbols joined by blur or a shadow edge, or one symbol whose middle glare
         # washed out? Keep whichever reading fits the shapes better.
