@@ -30,6 +30,7 @@ _MEASURE_PX = 40.0
 _FAINT_DOUBT = "faint blob near the ink threshold"
 # A blob with less of its outline inked than this has a hole (glare, or a printed digit).
 _HOLED = 0.9
+_BITTEN = 0.2  # a symbol cut at half its ink level is about as convex as its outline, unless a glow bit into it
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 _PER_PAPER = np.float32(1.0 / PAPER_LEVEL)
 # Linear-light gamma and how much of the light every print colour absorbs in its darkest channel.
@@ -100,6 +101,11 @@ def _fits_better_whole(outer: NDArray[np.int32], whole: NDArray[np.uint8], parts
     return _best_fit(outer, whole, short_px) > float(np.mean(part_scores))
 
 
+def _solidity(contour: NDArray[np.int32]) -> float:
+    """A contour's area over its convex hull's."""
+    return cv2.contourArea(contour) / max(cv2.contourArea(cv2.convexHull(contour)), 1.0)
+
+
 def _inradius(mask: NDArray[np.uint8]) -> float:
     """Radius of the largest disc inside a mask's ink: the maximum of its distance transform
     (L2, 3x3), taken over the ink's bounding box grown by a pixel. Every ink pixel's nearest
@@ -161,7 +167,13 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     min_part = _MIN_EXTENT * short * scale
     parts = [c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_part and cv2.contourArea(c) > 4.0 * scale * scale]
     washed = False
-    if len(parts) > 1:
+    # A glow on a symbol reaching near its edge bites the cut open: one part, far less
+    # convex than the blob's own outline.
+    bitten = False
+    if len(parts) == 1:
+        part_solidity = _solidity(parts[0])  # (the outline's is looked at only where it could matter)
+        bitten = part_solidity < 1.0 - _BITTEN and part_solidity < _solidity(outline) - _BITTEN
+    if len(parts) > 1 or bitten:
         # Two symbols joined by blur or a shadow edge, or one symbol whose middle glare
         # washed out? Keep whichever reading fits the shapes better.
         whole = cv2.threshold(cv2.resize(own, binary.shape[::-1], interpolation=cv2.INTER_LINEAR) if scale > 1 else own,

@@ -39,6 +39,7 @@ _CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed f
 _CORNER_FRESH = 0.75  # three quarters of it paper no card found explains (symbols aside): a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
+_PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 
 
@@ -84,6 +85,15 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     small = _shrink(frame_bgr, scale)
     white, cast_ab = whiteness(small, cast_ab)
     span, regions, chosen = _sweep(white, scale, max_area)
+    # On a pale table (cream, pale wood) the brightest tenth is mostly table, and paper of
+    # another tint is no whiter than it: hardly a card stands out. Paper is still the
+    # brightest thing on the table; the frame is swept again under the cast of its
+    # brightest fiftieth, and that sweep kept where it finds more cards.
+    if len(chosen) < 2:
+        paler = whiteness(small, light_cast(small, _PALE_TABLE_SHARE))
+        again = _sweep(paler[0], scale, max_area)
+        if len(again[2]) > len(chosen):
+            (white, cast_ab), (span, regions, chosen) = paler, again
     # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
     # of that is table, and then paper, greyer than the table, looks coloured: a card in a
     # shadow is as dull as the table. The faces found show the paper's own cast; where it is

@@ -40,9 +40,10 @@ def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None 
     return cv2.addWeighted(light.astype(np.float32), 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
 
 
-def light_cast(frame_bgr: NDArray[np.uint8]) -> tuple[float, float]:
-    """The light's cast that :func:`whiteness` takes out of ``frame_bgr`` (from every third pixel)."""
-    return _cast_of_brightest(cv2.cvtColor(np.ascontiguousarray(frame_bgr[::3, ::3]), cv2.COLOR_BGR2LAB))
+def light_cast(frame_bgr: NDArray[np.uint8], share: float = 0.1) -> tuple[float, float]:
+    """The light's cast that :func:`whiteness` takes out of ``frame_bgr`` (from every third
+    pixel); with a smaller ``share``, read off that share of the brightest pixels instead of a tenth."""
+    return _cast_of_brightest(cv2.cvtColor(np.ascontiguousarray(frame_bgr[::3, ::3]), cv2.COLOR_BGR2LAB), share)
 
 
 def faces_cast(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> tuple[float, float]:
@@ -68,14 +69,14 @@ def faces_cast(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) ->
     return float(np.median(paper[:, 1])) - 128, float(np.median(paper[:, 2])) - 128
 
 
-def _cast_of_brightest(lab: NDArray[np.uint8]) -> tuple[float, float]:
-    """The light's cast (a, b less neutral grey), the median over the brightest tenth of
-    the pixels (mostly paper): those at or above the 90th percentile of lightness."""
+def _cast_of_brightest(lab: NDArray[np.uint8], share: float = 0.1) -> tuple[float, float]:
+    """The light's cast (a, b less neutral grey), the median over the brightest ``share``
+    of the pixels (a tenth: mostly paper): those at or above that percentile of lightness."""
     light = lab[..., 0].ravel()
     # The percentile (linear interpolation) from the histogram; lightness is whole, so
     # ``light >= percentile`` is ``light >= ceil(percentile)``.
     ranked = np.cumsum(np.bincount(light, minlength=256))
-    position = 0.9 * (light.size - 1)
+    position = (1 - share) * (light.size - 1)
     below = int(np.searchsorted(ranked, int(position), side="right"))
     above = int(np.searchsorted(ranked, min(int(position) + 1, light.size - 1), side="right"))
     cut = below if position == int(position) else above

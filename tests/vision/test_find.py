@@ -376,3 +376,25 @@ def test_the_outline_is_looked_for_along_many_quads_at_once() -> None:
     quads = np.repeat(card_corners((50, 50), (40, 60), 0)[None], 1000, axis=0)
     seen = _outline_seen(white, quads, 200.0)
     assert seen.shape == (1000, 4) and (seen == 1.0).all()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cards_on_a_cream_table_as_white_as_paper_under_its_cast_are_found(seed) -> None:
+    # A few small cards on a cream cloth under a warm lamp: the frame's brightest tenth is
+    # cloth, and under the cloth's cast the paper, brighter but of another tint, is no whiter.
+    rng = np.random.default_rng(seed)
+    image = np.full((480, 800, 3), (124, 164, 183), np.float32) + rng.normal(0, 4, (480, 800, 1))
+    for x in range(40, 800, 110):  # the cloth's purple dots
+        for y in range(30, 480, 120):
+            cv2.circle(image, (x, y), 14, (170, 80, 110), -1, cv2.LINE_AA)
+    cards = [card_corners((110 + 105 * k, 200), (60, 90), 3 * (k - 1)) for k in range(3)]
+    for corners in cards:
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (144, 176, 204), lineType=cv2.LINE_AA)
+        centre = corners.mean(axis=0)
+        cv2.circle(image, tuple(centre.astype(int)), 9, (40, 40, 190), -1, cv2.LINE_AA)
+        cv2.circle(image, tuple((centre + (0, 30)).astype(int)), 8, (150, 90, 30), -1, cv2.LINE_AA)
+    image *= np.linspace(1.08, 0.9, 800)[None, :, None]  # the lamp lights the cloth on the left more
+    image = np.clip(cv2.GaussianBlur(image, (0, 0), 1.5) + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    found = find_cards(image)
+    assert len(found) == 3
+    assert min(match(found, cards, image.shape[:2])) > 0.85

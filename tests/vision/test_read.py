@@ -630,3 +630,18 @@ def test_a_dim_card_with_amplified_sensor_noise_is_still_read(card_art, with_sym
         assert reading.criteria == Criteria(colours=2, shapes=1, symbols=4), reading.reason
     else:
         assert not reading.is_face and "textured" in reading.reason, reading.reason
+
+
+@pytest.mark.parametrize("colour", ["red", "blue", "green"])
+def test_a_big_symbol_whose_middle_a_glow_lightens_up_to_near_its_edge_is_read(card_art, colour):
+    # A glow on the one big symbol, off its middle toward a side: cut at half its own ink
+    # level the symbol is bitten open there, far less convex than its outline.
+    paper = np.float32((215, 222, 228))
+    image = card_art.draw([card_art.Sym("triangle", colour, 0.5, 0.725, 0.6, 0.0)], paper=(215, 222, 228)).astype(np.float32)
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    glow = 0.6 * np.exp(-((xx - 0.4 * w) ** 2 + (yy - 0.775 * w) ** 2) / (2 * (0.14 * w) ** 2))
+    image = image * (1 - glow[..., None]) + paper * glow[..., None]
+    reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), noise=1.5, blur=0.6))
+    assert reading.is_face, reading.reason
+    assert _names(reading) == [("triangle", colour)], reading.reason
