@@ -377,4 +377,3 @@ def test_paper_counts_its_symbols_in_but_not_a_backs_printed_frame() -> None:
     assert not paper[:, 100:200].any()  # the back's thin frame is no paper, nor what it rings
     assert paper[55, 245] == 0  # a back's face, however bright its rim, is no symbol on paper
     assert (paper[:, :100] > 0).sum() == pytest.approx(61 * 91, rel=0.02)
-
