@@ -28,18 +28,20 @@ _COMMON = 0.05  # a gap's pixel is table when alike to at least this share of th
 
 @dataclass(frozen=True)
 class TableLook:
-    """A frame's small blurred Lab copy and its scale from frame pixels."""
+    """A frame's small blurred copy and its scale from frame pixels. Only the few hundred
+    pixels a gap is judged by are converted to Lab (``_pixels``): the whole copy's
+    conversion cost more than all the rest of the judging."""
 
-    lab: NDArray[np.float32]  # (h, w, 3)
+    blurred_bgr: NDArray[np.uint8]  # (h, w, 3)
     scale: float
 
     def __post_init__(self) -> None:
-        if self.lab.ndim != 3 or self.lab.shape[2] != 3:
-            raise ValueError(f"lab must be (h, w, 3), got shape {self.lab.shape}")
+        if self.blurred_bgr.ndim != 3 or self.blurred_bgr.shape[2] != 3:
+            raise ValueError(f"blurred_bgr must be (h, w, 3), got shape {self.blurred_bgr.shape}")
 
 
 def table_look(frame_bgr: NDArray[np.uint8]) -> TableLook:
-    """The frame ready for ``table_share``: a small Lab copy, blurred over noise and JPEG blocks.
+    """The frame ready for ``table_share``: a small copy, blurred over noise and JPEG blocks.
 
     Parameters
     ----------
@@ -47,8 +49,7 @@ def table_look(frame_bgr: NDArray[np.uint8]) -> TableLook:
     """
     scale = min(1.0, _WORK_WIDTH / frame_bgr.shape[1])
     small = cv2.resize(frame_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    return TableLook(lab, scale)
+    return TableLook(cv2.GaussianBlur(small, (0, 0), 1.0), scale)
 
 
 def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: int,
@@ -56,7 +57,7 @@ def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: in
     # Only the polygons' bounding box is masked (in row-major order, as over the whole frame).
     polygons = [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in polygons_xy]
     points = np.concatenate(polygons)
-    height, width = look.lab.shape[:2]
+    height, width = look.blurred_bgr.shape[:2]
     (x0, y0), (x1, y1) = points.min(axis=0).tolist(), (points.max(axis=0) + 1).tolist()
     x0, x1, y0, y1 = max(0, min(x0, width)), max(0, min(x1, width)), max(0, min(y0, height)), max(0, min(y1, height))
     if x1 <= x0 or y1 <= y0:
@@ -66,8 +67,12 @@ def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: in
     if len(exclude_xy):
         cv2.fillPoly(mask, [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in exclude_xy], 0,
                      offset=(-x0, -y0))
-    pixels = look.lab[y0:y1, x0:x1][mask > 0]
-    return pixels[:: max(1, len(pixels) // samples)]
+    pixels = look.blurred_bgr[y0:y1, x0:x1][mask > 0]
+    pixels = pixels[:: max(1, len(pixels) // samples)]
+    if len(pixels) == 0:
+        return np.empty((0, 3), np.float32)
+    # (Lab per pixel: the same values as converting the whole copy)
+    return cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
 
 
 def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDArray[np.float64]],

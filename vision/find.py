@@ -108,14 +108,29 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
     quads += _quads_of(_look_again(small, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
-    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
-    snapped = snap_all_corners(gray, [quad.corners_xy for quad in quads], 1.0 / scale + 2.0)
+    search_px = 1.0 / scale + 2.0
+    snapped = snap_all_corners(_gray_near(frame_bgr, quads, search_px + 2.0), [quad.corners_xy for quad in quads], search_px)
     # A region may have taken in a pale stripe of cloth beside a card: such sides move in
     # first. Any card may have been found only inside its printed border, or short of a part
     # in a shadow or under glare: its sides move out to the outline where one is clearly seen.
     if snapped:
         snapped = _onto_outlines(frame_bgr, snapped)
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
+
+
+def _gray_near(frame_bgr: NDArray[np.uint8], quads: list[CardQuad], margin: float) -> NDArray[np.uint8]:
+    """The frame in grey within ``margin`` pixels of each quad's box, nought elsewhere: all
+    that snapping the corners looks at (the whole frame's conversion took a tenth of the
+    finding at 4K)."""
+    gray = np.zeros(frame_bgr.shape[:2], np.uint8)
+    height, width = gray.shape
+    for quad in quads:
+        x0, y0 = np.maximum(np.floor(quad.corners_xy.min(axis=0) - margin), 0).astype(int)
+        x1, y1 = np.ceil(quad.corners_xy.max(axis=0) + margin).astype(int) + 1
+        x1, y1 = min(x1, width), min(y1, height)
+        if x1 > x0 and y1 > y0:
+            gray[y0:y1, x0:x1] = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    return gray
 
 
 def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:

@@ -52,7 +52,7 @@ def look_at_table(
         size_wh = (_LOOK_WIDTH, max(1, round(small.shape[0] * _LOOK_WIDTH / small.shape[1])))
         small = cv2.resize(small, size_wh, interpolation=cv2.INTER_LINEAR)
     scale = small.shape[1] / frame_bgr.shape[1]
-    look = TableLook(table_look(small).lab, scale)
+    look = TableLook(table_look(small).blurred_bgr, scale)
     if top_xy is None:
         found = find_table_area(small, [np.asarray(quad, np.float64) * scale for quad in cards_xy])
         top_xy = None if found is None else found / scale

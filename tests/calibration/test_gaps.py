@@ -36,3 +36,18 @@ def test_a_card_seen_in_the_gap_is_left_out_and_the_rest_judged() -> None:
     frame[100:201, 140:161] = striped()[100:201, 140:161]  # the bare table beside the card
     assert table_share(table_look(frame), GAP, BESIDE, [card]) > 0.8
     assert table_share(table_look(frame), GAP, BESIDE) < 0.5
+
+
+def test_pixels_are_the_whole_blurred_copy_in_lab_though_only_their_box_is_blurred() -> None:
+    import cv2
+
+    from calibration.gaps import _pixels
+
+    rng = np.random.default_rng(5)
+    frame = cv2.GaussianBlur((rng.random((300, 320, 3)) * 255).astype(np.uint8), (0, 0), 2.0)
+    look = table_look(frame)
+    whole = cv2.cvtColor(cv2.GaussianBlur(frame, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    for box in (GAP, np.array([(0, 0), (40, 0), (40, 30), (0, 30)], np.float64), BESIDE[0]):  # inside, at the corner, across
+        x0, y0 = box.min(axis=0).astype(int)
+        x1, y1 = box.max(axis=0).astype(int) + 1
+        assert np.array_equal(_pixels(look, [box], 10**6), whole[y0:y1, x0:x1].reshape(-1, 3))

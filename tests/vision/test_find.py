@@ -76,6 +76,19 @@ def test_card_quad_checks_its_shape() -> None:
         CardQuad(np.zeros((3, 2), np.float32), 1.0)
 
 
+def test_grey_near_the_quads_is_the_frames_grey_there() -> None:
+    from vision.find import _gray_near
+
+    rng = np.random.default_rng(2)
+    frame = (rng.random((120, 160, 3)) * 255).astype(np.uint8)
+    quads = [CardQuad(card_corners((40, 50), (30, 44), 20), 1.0), CardQuad(card_corners((150, 110), (30, 44), 0), 1.0)]
+    gray, full = _gray_near(frame, quads, 3.0), cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    for quad in quads:
+        (x0, y0), (x1, y1) = np.maximum(quad.corners_xy.min(axis=0) - 3, 0).astype(int), (quad.corners_xy.max(axis=0) + 3).astype(int)
+        assert np.array_equal(gray[y0:y1, x0:x1], full[y0:y1, x0:x1])
+    assert gray[5, 150] == 0  # far from every quad: not converted
+
+
 def test_two_touching_cards_are_two_cards_not_one() -> None:
     touching = [card_corners((150, 200), (80, 120), 0), card_corners((230, 200), (80, 120), 0),
                 card_corners((380, 200), (80, 120), 3), card_corners((480, 200), (80, 120), -2),

@@ -165,3 +165,17 @@ def test_a_side_reaches_an_outline_turned_a_little_more_than_it() -> None:
     frame = np.clip(cv2.GaussianBlur(image, (3, 3), 0.8), 0, 255).astype(np.uint8)
     assert corner_error(rough, true) > 7
     assert corner_error(reach_outlines(frame, rough[None])[0], true) < 1.5
+
+
+def test_chroma_is_measured_from_the_brighter_half_of_each_cards_inner_samples() -> None:
+    from vision.outline import _light_and_chroma
+
+    rng = np.random.default_rng(4)
+    profiles = (rng.random((3, 8, 10, 3)) * 255).astype(np.uint8)
+    light, chroma = _light_and_chroma(profiles, 4)
+    lab = cv2.cvtColor(profiles.reshape(3, -1, 3), cv2.COLOR_BGR2LAB).reshape(profiles.shape).astype(np.float64)
+    for k in range(3):
+        inner = lab[k, :, :4].reshape(-1, 3)
+        paper = inner[inner[:, 0] >= inner[:, 0].mean(), 1:].mean(axis=0)
+        assert np.allclose(chroma[k], np.hypot(*(lab[k, ..., 1:] - paper).transpose(2, 0, 1)), atol=1e-3)
+        assert np.array_equal(light[k], lab[k, ..., 0])
