@@ -15,10 +15,10 @@ from vision.records import CardReading, SymbolReading
 
 __all__ = ["DetectedCard", "read_frame", "read_quad", "without_dark_papers"]
 
-# A face's paper keeps at least this share of the lightness of the other faces' paper in the
-# frame: on dev renders a card in the deepest shadow, where the light also falls off, kept
-# 0.33; the coffee in a mug, read as a card's paper after balancing, 0.20-0.25.
-_DARKEST_PAPER = 0.28
+# A face's paper keeps at least this share of the lightness (Lab L) of the other faces' paper
+# in the frame: on dev renders a card in the deepest shadow, where the light also falls off,
+# kept 0.30; the coffee in a mug, read as a card's paper after balancing, 0.19-0.24.
+_DARKEST_PAPER = 0.27
 
 
 @dataclass(frozen=True)
@@ -78,32 +78,22 @@ def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None,
     cards : list of DetectedCard, ordered by their centres, top to bottom
     """
     cards = [card for quad in find_cards(frame_bgr, within) if (card := read_quad(frame_bgr, quad, profile)) is not None]
-    cards = without_dark_papers(frame_bgr, cards)
+    cards = without_dark_papers(cards)
     return sorted(cards, key=lambda card: (card.center_xy[1], card.center_xy[0]))
 
 
-def without_dark_papers(frame_bgr: NDArray[np.uint8], cards: list[DetectedCard]) -> list[DetectedCard]:
+def without_dark_papers(cards: list[DetectedCard]) -> list[DetectedCard]:
     """The cards less those whose paper is far darker than the other faces' in the frame.
 
     Each card is white-balanced from its own paper, so anything plain with a mark on it can
     read as a face: the coffee in a mug is the darkest. A card in a shadow is darker too,
-    but keeps a good share of the light (``_DARKEST_PAPER``). Needs three cards or more.
+    but keeps a good share of the light (``_DARKEST_PAPER``). Needs three measured cards or
+    more; a card whose paper was not measured is kept.
     """
-    if len(cards) < 3:
+    measured = [k for k, card in enumerate(cards) if card.reading.paper_bgr is not None]
+    if len(measured) < 3:
         return cards
-    light = np.array([_paper_lightness(frame_bgr, card.corners_xy) for card in cards])
-    others = [np.median(np.delete(light, k)) for k in range(len(cards))]
-    return [card for card, own, typical in zip(cards, light, others) if own >= _DARKEST_PAPER * typical]
-
-
-def _paper_lightness(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> float:
-    """Lightness (Lab L, 0-255) of the lighter part of a quad's middle: its paper, not its symbols."""
-    centre = corners_xy.mean(axis=0)
-    inner = centre + 0.8 * (corners_xy - centre)
-    height, width = frame_bgr.shape[:2]
-    x0, y0 = np.clip(np.floor(inner.min(axis=0)).astype(int), 0, [width - 1, height - 1])
-    x1, y1 = np.clip(np.ceil(inner.max(axis=0)).astype(int) + 1, 1, [width, height])
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(mask, np.round(inner - [x0, y0]).astype(np.int32), 255)
-    light = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)[..., 0][mask > 0]
-    return float(np.percentile(light, 80)) if light.size else 0.0
+    papers = np.array([cards[k].reading.paper_bgr for k in measured], np.float32).reshape(-1, 1, 3)
+    light = cv2.cvtColor(papers / 255.0, cv2.COLOR_BGR2LAB)[:, 0, 0]
+    dark = {k for i, k in enumerate(measured) if light[i] < _DARKEST_PAPER * np.median(np.delete(light, i))}
+    return [card for k, card in enumerate(cards) if k not in dark]

@@ -419,8 +419,9 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
 
     symbols.sort(key=lambda s: (round(s.center_xy[1] / max(1.0, 0.08 * min(card_bgr.shape[:2]))), s.center_xy[0]))
     reason = "; ".join(dict.fromkeys(reasons))
+    paper = tuple(float(v) for v in card.paper_bgr)
     try:
         criteria = Criteria.from_symbols((s.shape, s.colour) for s in symbols)
     except InvalidCardError as error:
-        return CardReading(tuple(symbols), None, 0.0, True, f"impossible reading: {error}; {reason}".rstrip("; "))
-    return CardReading(tuple(symbols), criteria, min(1.0, max(0.0, float(confidence))), True, reason)
+        return CardReading(tuple(symbols), None, 0.0, True, f"impossible reading: {error}; {reason}".rstrip("; "), paper)
+    return CardReading(tuple(symbols), criteria, min(1.0, max(0.0, float(confidence))), True, reason, paper)

@@ -54,6 +54,8 @@ class CardReading:
     is_face : True for a face-up symbol card; False for a card back or a non-card.
     reason : a short human-readable note on why confidence is low or why the image is
         not a face; empty when all is clear.
+    paper_bgr : a face's plain paper as the camera saw it (mean B, G, R before
+        balancing), to compare the faces of one frame; None when not measured.
     """
 
     symbols: tuple[SymbolReading, ...]
@@ -61,6 +63,7 @@ class CardReading:
     confidence: float
     is_face: bool
     reason: str = ""
+    paper_bgr: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
         _check_unit("confidence", self.confidence)

@@ -58,23 +58,20 @@ def test_every_committed_photo_gives_the_full_contract(capsys) -> None:
         assert line["rows"] and line["ranking"], photo
 
 
-def _paper_card(frame, x, colour_bgr) -> DetectedCard:
-    """A card's quad at ``x`` painted ``colour_bgr`` with a dark mark in its middle."""
+def _paper_card(x, paper_bgr) -> DetectedCard:
+    """A face read at ``x`` whose paper the camera saw as ``paper_bgr``."""
     corners = np.array([[x, 40], [x + 60, 40], [x + 60, 130], [x, 130]], np.float32)
-    frame[40:130, x:x + 60] = colour_bgr
-    frame[75:95, x + 20:x + 40] = (40, 40, 40)
-    reading = CardReading((), Criteria(1, 1, 1), 0.9, True, "")
-    return DetectedCard(corners, reading)
+    return DetectedCard(corners, CardReading((), Criteria(1, 1, 1), 0.9, True, "", paper_bgr))
 
 
 def test_a_face_far_darker_than_the_others_is_dropped_and_one_in_shadow_is_kept() -> None:
     # Balanced on its own paper, the coffee in a mug can read as a card: its "paper" keeps
-    # a fifth of the light of the other faces', a card in a deep shadow a good third.
-    frame = np.full((170, 500, 3), (60, 90, 70), np.uint8)
-    lit = [_paper_card(frame, x, (215, 225, 230)) for x in (20, 100, 180)]
-    shadowed = _paper_card(frame, 260, (70, 80, 85))
-    coffee = _paper_card(frame, 340, (20, 35, 55))
-    kept = without_dark_papers(frame, lit + [shadowed, coffee])
-    assert [card.corners_xy[0, 0] for card in kept] == [20, 100, 180, 260]
+    # a fifth of the lightness of the other faces', a card in a deep shadow a third.
+    lit = [_paper_card(x, (215.0, 225.0, 230.0)) for x in (20, 100, 180)]
+    shadowed = _paper_card(260, (55.0, 62.0, 66.0))
+    coffee = _paper_card(340, (20.0, 30.0, 45.0))
+    unmeasured = DetectedCard(lit[0].corners_xy + 400, CardReading((), Criteria(1, 1, 1), 0.9, True, ""))
+    kept = without_dark_papers(lit + [shadowed, coffee, unmeasured])
+    assert [card.corners_xy[0, 0] for card in kept] == [20, 100, 180, 260, 420]
     # Two faces alone say nothing of what the frame's paper looks like.
-    assert len(without_dark_papers(frame, [lit[0], coffee])) == 2
+    assert len(without_dark_papers([lit[0], coffee])) == 2
