@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.quads import (ADDED_TABLE, across_side, added_beyond, colours_at, like_table, order_corners, paper_alike, paper_beyond, sides,
-                          sides_outwards, skew_deg)
+from vision.quads import (ADDED_TABLE, across_side, added_beyond, colours_at, like_table, order_corners, paper_alike,
+                          paper_beyond, sides, sides_outwards, skew_deg)
 
 __all__ = ["measure_in_neighbours", "widen_cut_quads"]
 
@@ -166,8 +166,9 @@ def widen_cut(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pai
     widened[after] = c[(after + 1) % 4] + (c[after] - c[(after + 1) % 4]) / share
     added, inside = added_beyond(c, widened, wrong)
     if len(added):
-        papery = not covered and float(paper_alike(colours_at(frame_bgr, inside), colours_at(frame_bgr, added)).mean()) >= _ADDED_PAPER
-        if not papery and float(like_table(colours_at(frame_bgr, added), table).mean()) > ADDED_TABLE:
+        seen = colours_at(frame_bgr, added)
+        papery = not covered and float(paper_alike(colours_at(frame_bgr, inside), seen).mean()) >= _ADDED_PAPER
+        if not papery and float(like_table(seen, table).mean()) > ADDED_TABLE:
             return corners_xy
     return order_corners(widened.astype(np.float32))
 
