@@ -84,8 +84,10 @@ def _settle_square_cards(geo: CardGeometry) -> CardGeometry:
     """Nearly square quads (a card seen at a slant) turned so their short side runs along their row.
 
     Which side of such a quad is the card's short one is uncertain: it takes the
-    one along which it has more neighbours. So does a lone quad no longer than a card
-    is wide (a card partly hidden across its long side looks shorter than it is wide).
+    one along which it has more neighbours, the other uncertain quads counted as
+    turned to suit it (a row of such cards seen steeply, all turned the wrong way at
+    first, would never find each other one by one). So does a lone quad no longer
+    than a card is wide (a card partly hidden across its long side looks shorter than it is wide).
     """
     neighbours = np.isfinite(_misfits(geo)).sum(axis=1)
     partial = (neighbours == 0) & (geo.longs <= _PARTIAL_LONG * np.median(geo.shorts))
@@ -94,12 +96,26 @@ def _settle_square_cards(geo: CardGeometry) -> CardGeometry:
         return geo
     axes, shorts, longs = geo.short_axes.copy(), geo.shorts.copy(), geo.longs.copy()
     for i in square:
-        turned = replace(geo, short_axes=axes.copy(), shorts=shorts.copy(), longs=longs.copy())
-        turned.short_axes[i] = (-axes[i][1], axes[i][0])
-        turned.shorts[i], turned.longs[i] = longs[i], shorts[i]
-        if np.isfinite(_misfits(turned, i)).sum() > neighbours[i]:
+        now = replace(geo, short_axes=axes.copy(), shorts=shorts.copy(), longs=longs.copy())
+        turned = _turned(now, [i])
+        if _suited_neighbours(turned, i, square) > _suited_neighbours(now, i, square):
             axes[i], shorts[i], longs[i] = turned.short_axes[i], turned.shorts[i], turned.longs[i]
     return replace(geo, short_axes=axes, shorts=shorts, longs=longs)
+
+
+def _turned(geo: CardGeometry, cards: Sequence[int]) -> CardGeometry:
+    """``geo`` with the given cards' short and long sides swapped."""
+    axes, shorts, longs = geo.short_axes.copy(), geo.shorts.copy(), geo.longs.copy()
+    for k in cards:
+        axes[k] = (-axes[k][1], axes[k][0])
+        shorts[k], longs[k] = longs[k], shorts[k]
+    return replace(geo, short_axes=axes, shorts=shorts, longs=longs)
+
+
+def _suited_neighbours(geo: CardGeometry, i: int, uncertain: NDArray[np.intp]) -> int:
+    """How many cards may be next to card ``i``, each other uncertain quad turned to suit it."""
+    across = [int(k) for k in uncertain if k != i and abs(float(geo.short_axes[k] @ geo.short_axes[i])) < math.sqrt(0.5)]
+    return int(np.isfinite(_misfits(_turned(geo, across), i)).sum())
 
 
 def _axis_angle(a: NDArray, b: NDArray) -> float:

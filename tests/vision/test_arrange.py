@@ -117,6 +117,18 @@ def test_a_row_of_nearly_square_quads_comes_out_whole() -> None:
     assert [(r.player, r.cards) for r in rows] == [("Anna", (0, 1, 2))]
 
 
+def test_a_row_of_nearly_square_quads_all_starting_on_the_wrong_side_comes_out_whole() -> None:
+    # Every quad's first edge is its long one, so no card alone finds a neighbour along
+    # its "short" side: each must be turned with the others in mind.
+    square = [
+        np.roll(np.array([[x - 45, 950], [x + 45, 950], [x + 45, 1045], [x - 45, 1045]], np.float32), 1, axis=0)
+        for x in (600, 700, 800, 900)
+    ]
+    assert find_chains(square) == [[0, 1, 2, 3]]
+    rows = arrange_rows(square, [Seat("Anna", (750, 1180)), BEN_SEAT], (W, H))
+    assert [(r.player, r.cards) for r in rows] == [("Anna", (0, 1, 2, 3))]
+
+
 def test_a_first_card_partly_hidden_across_its_length_still_starts_the_row() -> None:
     # Its far third is under another card: the quad seen is as wide as a card but shorter
     # than it is wide, so its short side runs across the row. It is turned to join the row;
