@@ -71,6 +71,23 @@ _NEAR_GAP = 0.02
 # not read the other way too: on dev renders the other way never scored above -1.09 then.
 _SURE_SCORE = -0.5
 
+# A card read stretched (a quad with a corner cut or a side too long, or a warp that took a
+# foreshortened aspect) shows it in its symbols: every shape but the bar spreads its ink
+# alike in every direction, so their elongations (``_elongation``, 0 for round) agree. Marks
+# more elongated than _ROUND_MAX (a bar is 0.72 or more, a circle stretched by half 0.38)
+# are not counted; at least _STRETCH_MARKS marks, and most of those counted, must lie within
+# _STRETCH_AGREE of their median, which must reach _STRETCH_MIN (about 13% longer one way)
+# for the card to be read again with the stretch taken off. On fresh hard renders, cards
+# read right showed up to 0.1 to 0.15 (a foreshortened warp), the misread stretched ones 0.2-0.45.
+_ROUND_MAX = 0.55
+_STRETCH_MARKS = 2
+_STRETCH_AGREE = 0.15
+_STRETCH_MIN = 0.12
+# A card still read stretched this much (no better read unstretched) is doubted: its quad
+# may be off, a symbol cut or misread (on fresh hard renders, such cards from 0.2 on were misread).
+_STRETCH_DOUBT = 0.2
+STRETCHED = "the card's symbols look stretched (its outline may be off)"
+
 # Confidence of a reading flagged for each kind of doubt.
 _DOUBT_CONFIDENCE = {
     "small blob near the size limit": 0.35,
@@ -79,6 +96,7 @@ _DOUBT_CONFIDENCE = {
     "faint blob near the ink threshold": 0.35,
     "symbol washed out by glare": 0.45,
     SHAPELESS: 0.35,
+    STRETCHED: 0.45,
     UNCLEAR_PIECE: 0.4,
     STRAY: 0.45,
     HIDDEN: 0.35,
@@ -246,6 +264,7 @@ class _Look:
     shape_fit: NDArray[np.float64]
     score: float
     problem: str = ""
+    unwarp: NDArray[np.float64] | None = None  # (2, 3) affine: read pixels -> working pixels
 
 
 def _no_paper(scale_xy: tuple[float, float]) -> _Look:
@@ -303,7 +322,68 @@ def _stretched(card: BalancedCard, size_wh: tuple[int, int]) -> BalancedCard:
                    ink=cv2.resize(card.ink, size_wh, interpolation=cv2.INTER_LINEAR), source=source)
 
 
+def _elongation(spread_xy: tuple[float, float, float]) -> tuple[float, float]:
+    """A mark's elongation from its spread (var x, var y, cov xy): ((vx - vy), 2 cxy) / (vx + vy),
+    0 for a round spread; (s^2 - 1) / (s^2 + 1) long for a spread s times longer one way."""
+    vx, vy, cxy = spread_xy
+    total = max(vx + vy, 1e-9)
+    return ((vx - vy) / total, 2.0 * cxy / total)
+
+
+def _card_stretch(seg: Segmentation, minimum: float = _STRETCH_MIN) -> NDArray[np.float64] | None:
+    """The (2, 2) area-keeping linear map that takes the stretch off the card's symbols, or
+    None when they show less than ``minimum`` elongation (or disagree): see ``_ROUND_MAX``."""
+    marks = np.array([_elongation(blob.spread_xy) for blob in seg.blobs if not blob.doubt and blob.fill >= _SOLID_FILL]
+                     ).reshape(-1, 2)
+    marks = marks[np.hypot(marks[:, 0], marks[:, 1]) < _ROUND_MAX]
+    if len(marks) < _STRETCH_MARKS:
+        return None
+    agree = marks[np.hypot(*(marks - np.median(marks, axis=0)).T) <= _STRETCH_AGREE]
+    if len(agree) < _STRETCH_MARKS or 2 * len(agree) <= len(marks):
+        return None
+    ex, ey = agree.mean(axis=0)
+    if math.hypot(ex, ey) < minimum:
+        return None
+    values, vectors = np.linalg.eigh(np.array([[1.0 + ex, ey], [ey, 1.0 - ex]]))
+    unstretch = vectors @ np.diag(values ** -0.5) @ vectors.T
+    return unstretch / math.sqrt(np.linalg.det(unstretch))
+
+
+def _unstretched(card: BalancedCard, unstretch: NDArray[np.float64]) -> tuple[BalancedCard, NDArray[np.float64]]:
+    """The balanced card with ``unstretch`` applied about its centre (same size), and the
+    (2, 3) affine back from its pixels to the card's."""
+    height, width = card.ink.shape
+    centre = np.array([(width - 1) / 2.0, (height - 1) / 2.0])
+    forward = np.hstack([unstretch, (centre - unstretch @ centre)[:, None]])
+    back = cv2.invertAffineTransform(forward)
+
+    def warp(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        return cv2.warpAffine(image, forward, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    source = None if card.source is None else warp(card.source)
+    return replace(card, balanced_bgr=warp(card.balanced_bgr), ink=warp(card.ink), source=source), back
+
+
 def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
+    """The best way of reading the card (:func:`_first_looks`), read once more with the
+    stretch taken off when its marks fit the shapes poorly and show one stretch, and that
+    reading kept when its marks fit better."""
+    best = _first_looks(card_bgr)
+    if best.score >= _SURE_SCORE or best.card is None or not best.seg.blobs:
+        return best
+    unstretch = _card_stretch(best.seg)
+    if unstretch is None:
+        return best
+    card, back = _unstretched(best.card, unstretch)
+    seen = _look(card, best.scale_xy)
+    if seen.score > best.score:
+        return replace(seen, unwarp=back)
+    if _card_stretch(best.seg, _STRETCH_DOUBT) is None:
+        return best
+    return replace(best, seg=replace(best.seg, doubt=best.seg.doubt + (STRETCHED,)))
+
+
+def _first_looks(card_bgr: NDArray[np.uint8]) -> _Look:
     """The best way of reading the card: as it is, or for a near-square quad from a tilted
     view (which side was foreshortened is unknown) stretched either way, keeping the
     reading whose marks fit the shapes better; the second way is skipped when the first
@@ -391,7 +471,7 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         symbol_conf = min([1.0] + [c for _, c in doubts])
         reasons.extend(d for d, _ in doubts)
         confidence = min(confidence, symbol_conf)
-        cx, cy = blob.center_xy
+        cx, cy = blob.center_xy if best.unwarp is None else best.unwarp @ (*blob.center_xy, 1.0)
         center_xy = ((cx + 0.5) / scale_x - 0.5, (cy + 0.5) / scale_y - 0.5)
         symbols.append(SymbolReading(shapes[i], colours[i], center_xy, min(1.0, max(0.0, float(symbol_conf)))))
 
