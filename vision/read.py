@@ -331,7 +331,7 @@ def _elongation(spread_xy: tuple[float, float, float]) -> tuple[float, float]:
 
 
 def _card_stretch(seg: Segmentation, minimum: float = _STRETCH_MIN) -> NDArray[np.float64] | None:
-    """The (2, 2) area-keeping linear map that takes the stretch off the card's symbols, or
+    """The (2, 2) linear map that takes the stretch off the card's symbols, or
     None when they show less than ``minimum`` elongation (or disagree): see ``_ROUND_MAX``."""
     marks = np.array([_elongation(blob.spread_xy) for blob in seg.blobs if not blob.doubt and blob.fill >= _SOLID_FILL]
                      ).reshape(-1, 2)
@@ -345,8 +345,8 @@ def _card_stretch(seg: Segmentation, minimum: float = _STRETCH_MIN) -> NDArray[n
     if math.hypot(ex, ey) < minimum:
         return None
     values, vectors = np.linalg.eigh(np.array([[1.0 + ex, ey], [ey, 1.0 - ex]]))
-    unstretch = vectors @ np.diag(values ** -0.5) @ vectors.T
-    return unstretch / math.sqrt(np.linalg.det(unstretch))
+    # Squeezed along the stretch, not widened across it: nothing is pushed off the card.
+    return vectors @ np.diag(np.sqrt(values[0] / values)) @ vectors.T
 
 
 def _unstretched(card: BalancedCard, unstretch: NDArray[np.float64]) -> tuple[BalancedCard, NDArray[np.float64]]:
