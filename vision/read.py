@@ -87,6 +87,7 @@ _STRETCH_MIN = 0.12
 # may be off, a symbol cut or misread (on fresh hard renders, such cards from 0.2 on were misread).
 _STRETCH_DOUBT = 0.2
 STRETCHED = "the card's symbols look stretched (its outline may be off)"
+_MAX_SYMBOLS = 9  # (a card prints 1 to 9 symbols)
 
 # Confidence of a reading flagged for each kind of doubt.
 _DOUBT_CONFIDENCE = {
@@ -367,7 +368,8 @@ def _unstretched(card: BalancedCard, unstretch: NDArray[np.float64]) -> tuple[Ba
 def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
     """The best way of reading the card (:func:`_first_looks`), read once more with the
     stretch taken off when its marks fit the shapes poorly and show one stretch, and that
-    reading kept when its marks fit better."""
+    reading kept when its marks fit better (and are no more than a card holds); doubted
+    when it counts other marks, or when the stretch stays and is strong."""
     best = _first_looks(card_bgr)
     if best.score >= _SURE_SCORE or best.card is None or not best.seg.blobs:
         return best
@@ -376,8 +378,11 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
         return best
     card, back = _unstretched(best.card, unstretch)
     seen = _look(card, best.scale_xy)
-    if seen.score > best.score:
-        return replace(seen, unwarp=back)
+    if seen.score > best.score and len(seen.seg.blobs) <= _MAX_SYMBOLS:
+        if len(seen.seg.blobs) == len(best.seg.blobs):
+            return replace(seen, unwarp=back)
+        # The two readings disagree on what is a symbol: the unstretched one, doubted.
+        return replace(seen, unwarp=back, seg=replace(seen.seg, doubt=seen.seg.doubt + (STRETCHED,)))
     if _card_stretch(best.seg, _STRETCH_DOUBT) is None:
         return best
     return replace(best, seg=replace(best.seg, doubt=best.seg.doubt + (STRETCHED,)))
