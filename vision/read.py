@@ -77,17 +77,19 @@ _SURE_SCORE = -0.5
 # more elongated than _ROUND_MAX (a bar is 0.72 or more, a circle stretched by half 0.38)
 # are not counted; at least _STRETCH_MARKS marks, and most of those counted, must lie within
 # _STRETCH_AGREE of their median, which must reach _STRETCH_MIN (about 13% longer one way)
-# for the card to be read again with the stretch taken off. On fresh hard renders, cards
-# read right showed up to 0.1 to 0.15 (a foreshortened warp), the misread stretched ones 0.2-0.45.
+# for the card's marks to be measured again with the stretch taken off. On fresh hard
+# renders, cards read right showed up to 0.1-0.15 (a foreshortened warp), the misread
+# stretched ones 0.2-0.45.
 _ROUND_MAX = 0.55
 _STRETCH_MARKS = 2
 _STRETCH_AGREE = 0.15
 _STRETCH_MIN = 0.12
-# A card still read stretched this much (no better read unstretched) is doubted: its quad
-# may be off, a symbol cut or misread (on fresh hard renders, such cards from 0.2 on were misread).
+# A card stretched this much is doubted however its marks then fit: its quad is off and may
+# cut a symbol (on fresh hard renders, two thirds of such cards were misread, mostly so).
 _STRETCH_DOUBT = 0.2
 STRETCHED = "the card's symbols look stretched (its outline may be off)"
-_MAX_SYMBOLS = 9  # (a card prints 1 to 9 symbols)
+# A mark measured again is the same mark when their centres lie within this share of its extent.
+_SAME_MARK = 0.25
 
 # Confidence of a reading flagged for each kind of doubt.
 _DOUBT_CONFIDENCE = {
@@ -265,7 +267,6 @@ class _Look:
     shape_fit: NDArray[np.float64]
     score: float
     problem: str = ""
-    unwarp: NDArray[np.float64] | None = None  # (2, 3) affine: read pixels -> working pixels
 
 
 def _no_paper(scale_xy: tuple[float, float]) -> _Look:
@@ -356,20 +357,20 @@ def _unstretched(card: BalancedCard, unstretch: NDArray[np.float64]) -> tuple[Ba
     height, width = card.ink.shape
     centre = np.array([(width - 1) / 2.0, (height - 1) / 2.0])
     forward = np.hstack([unstretch, (centre - unstretch @ centre)[:, None]])
-    back = cv2.invertAffineTransform(forward)
 
     def warp(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
         return cv2.warpAffine(image, forward, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     source = None if card.source is None else warp(card.source)
-    return replace(card, balanced_bgr=warp(card.balanced_bgr), ink=warp(card.ink), source=source), back
+    return replace(card, balanced_bgr=warp(card.balanced_bgr), ink=warp(card.ink), source=source), \
+        cv2.invertAffineTransform(forward)
 
 
 def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
-    """The best way of reading the card (:func:`_first_looks`), read once more with the
-    stretch taken off when its marks fit the shapes poorly and show one stretch, and that
-    reading kept when its marks fit better (and are no more than a card holds); doubted
-    when it counts other marks, or when the stretch stays and is strong."""
+    """The best way of reading the card (:func:`_first_looks`); when its marks fit the shapes
+    poorly and all show one stretch, their shapes are judged again on the card with the
+    stretch taken off, and kept when they fit better. The marks themselves (how many, where,
+    the doubts about them) stay those of the first reading. A strong stretch is doubted."""
     best = _first_looks(card_bgr)
     if best.score >= _SURE_SCORE or best.card is None or not best.seg.blobs:
         return best
@@ -378,11 +379,16 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
         return best
     card, back = _unstretched(best.card, unstretch)
     seen = _look(card, best.scale_xy)
-    if seen.score > best.score and len(seen.seg.blobs) <= _MAX_SYMBOLS:
-        if len(seen.seg.blobs) == len(best.seg.blobs):
-            return replace(seen, unwarp=back)
-        # The two readings disagree on what is a symbol: the unstretched one, doubted.
-        return replace(seen, unwarp=back, seg=replace(seen.seg, doubt=seen.seg.doubt + (STRETCHED,)))
+    shapes, confidence, fit = list(best.shapes), best.shape_conf.copy(), best.shape_fit.copy()
+    for k, blob in enumerate(seen.seg.blobs):
+        x, y = back @ (*blob.center_xy, 1.0)
+        same = [i for i, mark in enumerate(best.seg.blobs)
+                if math.hypot(x - mark.center_xy[0], y - mark.center_xy[1]) < _SAME_MARK * mark.extent * best.short]
+        if len(same) == 1:
+            shapes[same[0]], confidence[same[0]], fit[same[0]] = seen.shapes[k], seen.shape_conf[k], seen.shape_fit[k]
+    score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
+    if score > best.score:
+        best = replace(best, shapes=shapes, shape_conf=confidence, shape_fit=fit, score=score)
     if _card_stretch(best.seg, _STRETCH_DOUBT) is None:
         return best
     return replace(best, seg=replace(best.seg, doubt=best.seg.doubt + (STRETCHED,)))
@@ -476,7 +482,7 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         symbol_conf = min([1.0] + [c for _, c in doubts])
         reasons.extend(d for d, _ in doubts)
         confidence = min(confidence, symbol_conf)
-        cx, cy = blob.center_xy if best.unwarp is None else best.unwarp @ (*blob.center_xy, 1.0)
+        cx, cy = blob.center_xy
         center_xy = ((cx + 0.5) / scale_x - 0.5, (cy + 0.5) / scale_y - 0.5)
         symbols.append(SymbolReading(shapes[i], colours[i], center_xy, min(1.0, max(0.0, float(symbol_conf)))))
 
