@@ -291,28 +291,35 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     shapes, confidence, fit = classify_shapes(features, sizes)
     if noisy and np.count_nonzero(fit >= _POOR_FIT) < _TEXTURE_SYMBOLS:
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card))
-    if any(SHAPELESS in blob.doubt or HIDDEN in blob.doubt for blob in seg.blobs):
-        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, (SHAPELESS, HIDDEN))
+    # A symbol partly hidden keeps the shape it shows, unless a bar: a piece cut off along a
+    # cover's edge looks like one, whatever it was (on fresh renders, 9 pieces read right so
+    # for 2 read wrong, of 71 whose shape the card's other symbols had decided).
+    unknown = [SHAPELESS in blob.doubt or (HIDDEN in blob.doubt and shape is Shape.BAR)
+               for blob, shape in zip(seg.blobs, shapes)]
+    if any(unknown):
+        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, unknown)
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
     return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score)
 
 
 def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64], order: tuple[Any, ...],
-              unknown: tuple[str, ...] = (SHAPELESS,)) -> list[Any]:
-    """Labels (shapes or colours) with each mark whose label is unknown (a doubt in
-    ``unknown`` names it) given the likeliest of those the card's other symbols show: a
-    washed-out mark (``SHAPELESS``: glare broke its outline and paled it, so only its count
-    is sure) or a symbol partly hidden by a cover (``HIDDEN``: its colour is sure, its
+              unknown: list[bool] | None = None) -> list[Any]:
+    """Labels (shapes or colours) with each mark whose label is unknown (``unknown``; by
+    default the ``SHAPELESS`` marks) given the likeliest of those the card's other symbols
+    show: a washed-out mark (``SHAPELESS``: glare broke its outline and paled it, so only its
+    count is sure) or a symbol partly hidden by a cover (``HIDDEN``: its colour is sure, its
     shape not). Most symbols repeat another's shape and colour on their card (76% of the
     symbols of dev cards), and the criteria count distinct shapes and colours.
 
     ``scores`` : ndarray (N, len(order)) float, each blob's score of each label."""
-    shown = sorted({order.index(label) for blob, label in zip(seg.blobs, labels) if not set(unknown) & set(blob.doubt)})
+    if unknown is None:
+        unknown = [SHAPELESS in blob.doubt for blob in seg.blobs]
+    shown = sorted({order.index(label) for label, unsure in zip(labels, unknown) if not unsure})
     if not shown:
         return labels
     known = list(labels)
-    for i, blob in enumerate(seg.blobs):
-        if set(unknown) & set(blob.doubt):
+    for i, unsure in enumerate(unknown):
+        if unsure:
             known[i] = order[shown[int(np.argmax(scores[i, shown]))]]
     return known
 

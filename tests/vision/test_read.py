@@ -673,3 +673,16 @@ def test_a_card_stretched_askew_is_read_with_its_stretch_taken_off(card_art, ang
     # (centres in the stretched input's pixels)
     drawn = sorted((forward @ (s.x * 80, s.y * 80, 1.0)).tolist() for s in syms)
     assert np.allclose(sorted(s.center_xy for s in reading.symbols), drawn, atol=1.5)
+
+
+@pytest.mark.parametrize("shape, finger_xy", [("triangle", (2, 30)), ("circle", (2, 30)), ("square", (2, 30)), ("star", (4, 30))])
+def test_a_symbol_partly_under_a_finger_keeps_the_shape_it_shows(card_art, shape, finger_xy):
+    # Joined to a finger over the edge, the symbol fits its shape poorly; the card's other
+    # symbols are bars, a shape a piece cut along the finger could take, but not this one.
+    syms = [card_art.Sym(shape, "green", 0.3, 0.35, 0.3, 10.0), card_art.Sym("bar", "black", 0.7, 0.8, 0.25, 30.0),
+            card_art.Sym("bar", "red", 0.3, 1.1, 0.25, 70.0)]
+    image = card_art.draw(syms)
+    cv2.ellipse(image, finger_xy, (16, 9), 0, 0, 360, (120, 150, 205), -1)
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
