@@ -59,6 +59,8 @@ class Blob:
         a glare spot inside a symbol, or a printed digit such as 0, 6, 8, 9).
     through_glare_bgr : ndarray (3,) float32, optional: its colour with glare's added light
         taken off, like ``mean_bgr`` (None where no glare brightens the paper around it).
+    spread_xy : (var x, var y, cov xy) of its ink weights, working pixels squared: the same
+        along every direction for every shape but the bar, unless the card is stretched.
     """
 
     center_xy: tuple[float, float]
@@ -68,6 +70,7 @@ class Blob:
     doubt: tuple[str, ...] = ()
     fill: float = 1.0
     through_glare_bgr: NDArray[np.float32] | None = None
+    spread_xy: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 def _filled(outline: NDArray[np.int32], box: tuple[int, int, int, int], pad: int,
@@ -196,9 +199,10 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         if len(parts) > 1:
             near = cv2.resize(cv2.dilate(part_mask, _CROSS, iterations=scale), weights.shape[::-1],
                               interpolation=cv2.INTER_NEAREST)
-            harmonics = angular_harmonics(np.where(near > 0, weights, 0.0))
+            mark = np.where(near > 0, weights, 0.0)
         else:
-            harmonics = angular_harmonics(weights)
+            mark = weights
+        harmonics = angular_harmonics(mark)
         features = measure_shape(part, inradius, harmonics)
         if features is None:
             continue
@@ -240,8 +244,16 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
                 symbol = cv2.resize(symbol, core.shape[::-1], interpolation=cv2.INTER_NEAREST)
             symbol_core = core if len(parts) == 1 else cv2.bitwise_and(core, symbol)
             through = _through_glare(card, low, symbol, symbol_core, (x0, y0))
-        blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill, through))
+        blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill, through,
+                          _spread(mark)))
     return blobs
+
+
+def _spread(weights: NDArray) -> tuple[float, float, float]:
+    """(var x, var y, cov xy) of ink weights (h, w), in their pixels squared."""
+    m = cv2.moments(np.asarray(weights, np.float32))
+    total = max(m["m00"], 1e-9)
+    return (m["mu20"] / total, m["mu02"] / total, m["mu11"] / total)
 
 
 def _unclipped(paper: list[float], typical: list[float], clipped: list[bool], restore: list[bool], diffuse: float,

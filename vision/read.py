@@ -71,6 +71,26 @@ _NEAR_GAP = 0.02
 # not read the other way too: on dev renders the other way never scored above -1.09 then.
 _SURE_SCORE = -0.5
 
+# A card read stretched (a quad with a corner cut or a side too long, or a warp that took a
+# foreshortened aspect) shows it in its symbols: every shape but the bar spreads its ink
+# alike in every direction, so their elongations (``_elongation``, 0 for round) agree. Marks
+# more elongated than _ROUND_MAX (a bar is 0.72 or more, a circle stretched by half 0.38)
+# are not counted; at least _STRETCH_MARKS marks, and most of those counted, must lie within
+# _STRETCH_AGREE of their median, which must reach _STRETCH_MIN (about 13% longer one way)
+# for the card's marks to be measured again with the stretch taken off. On fresh hard
+# renders, cards read right showed up to 0.1-0.15 (a foreshortened warp), the misread
+# stretched ones 0.2-0.45.
+_ROUND_MAX = 0.55
+_STRETCH_MARKS = 2
+_STRETCH_AGREE = 0.15
+_STRETCH_MIN = 0.12
+# A card stretched this much is doubted however its marks then fit: its quad is off and may
+# cut a symbol (on fresh hard renders, two thirds of such cards were misread, mostly so).
+_STRETCH_DOUBT = 0.2
+STRETCHED = "the card's symbols look stretched (its outline may be off)"
+# A mark measured again is the same mark when their centres lie within this share of its extent.
+_SAME_MARK = 0.25
+
 # Confidence of a reading flagged for each kind of doubt.
 _DOUBT_CONFIDENCE = {
     "small blob near the size limit": 0.35,
@@ -79,6 +99,7 @@ _DOUBT_CONFIDENCE = {
     "faint blob near the ink threshold": 0.35,
     "symbol washed out by glare": 0.45,
     SHAPELESS: 0.35,
+    STRETCHED: 0.45,
     UNCLEAR_PIECE: 0.4,
     STRAY: 0.45,
     HIDDEN: 0.35,
@@ -270,28 +291,35 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     shapes, confidence, fit = classify_shapes(features, sizes)
     if noisy and np.count_nonzero(fit >= _POOR_FIT) < _TEXTURE_SYMBOLS:
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card))
-    if any(SHAPELESS in blob.doubt or HIDDEN in blob.doubt for blob in seg.blobs):
-        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, (SHAPELESS, HIDDEN))
+    # A symbol partly hidden keeps the shape it shows, unless a bar: a piece cut off along a
+    # cover's edge looks like one, whatever it was (on fresh renders, 9 pieces read right so
+    # for 2 read wrong, of 71 whose shape the card's other symbols had decided).
+    unknown = [SHAPELESS in blob.doubt or (HIDDEN in blob.doubt and shape is Shape.BAR)
+               for blob, shape in zip(seg.blobs, shapes)]
+    if any(unknown):
+        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, unknown)
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
     return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score)
 
 
 def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64], order: tuple[Any, ...],
-              unknown: tuple[str, ...] = (SHAPELESS,)) -> list[Any]:
-    """Labels (shapes or colours) with each mark whose label is unknown (a doubt in
-    ``unknown`` names it) given the likeliest of those the card's other symbols show: a
-    washed-out mark (``SHAPELESS``: glare broke its outline and paled it, so only its count
-    is sure) or a symbol partly hidden by a cover (``HIDDEN``: its colour is sure, its
+              unknown: list[bool] | None = None) -> list[Any]:
+    """Labels (shapes or colours) with each mark whose label is unknown (``unknown``; by
+    default the ``SHAPELESS`` marks) given the likeliest of those the card's other symbols
+    show: a washed-out mark (``SHAPELESS``: glare broke its outline and paled it, so only its
+    count is sure) or a symbol partly hidden by a cover (``HIDDEN``: its colour is sure, its
     shape not). Most symbols repeat another's shape and colour on their card (76% of the
     symbols of dev cards), and the criteria count distinct shapes and colours.
 
     ``scores`` : ndarray (N, len(order)) float, each blob's score of each label."""
-    shown = sorted({order.index(label) for blob, label in zip(seg.blobs, labels) if not set(unknown) & set(blob.doubt)})
+    if unknown is None:
+        unknown = [SHAPELESS in blob.doubt for blob in seg.blobs]
+    shown = sorted({order.index(label) for label, unsure in zip(labels, unknown) if not unsure})
     if not shown:
         return labels
     known = list(labels)
-    for i, blob in enumerate(seg.blobs):
-        if set(unknown) & set(blob.doubt):
+    for i, unsure in enumerate(unknown):
+        if unsure:
             known[i] = order[shown[int(np.argmax(scores[i, shown]))]]
     return known
 
@@ -303,7 +331,77 @@ def _stretched(card: BalancedCard, size_wh: tuple[int, int]) -> BalancedCard:
                    ink=cv2.resize(card.ink, size_wh, interpolation=cv2.INTER_LINEAR), source=source)
 
 
+def _elongation(spread_xy: tuple[float, float, float]) -> tuple[float, float]:
+    """A mark's elongation from its spread (var x, var y, cov xy): ((vx - vy), 2 cxy) / (vx + vy),
+    0 for a round spread; (s^2 - 1) / (s^2 + 1) long for a spread s times longer one way."""
+    vx, vy, cxy = spread_xy
+    total = max(vx + vy, 1e-9)
+    return ((vx - vy) / total, 2.0 * cxy / total)
+
+
+def _card_stretch(seg: Segmentation, minimum: float = _STRETCH_MIN) -> NDArray[np.float64] | None:
+    """The (2, 2) linear map that takes the stretch off the card's symbols, or
+    None when they show less than ``minimum`` elongation (or disagree): see ``_ROUND_MAX``."""
+    marks = np.array([_elongation(blob.spread_xy) for blob in seg.blobs if not blob.doubt and blob.fill >= _SOLID_FILL]
+                     ).reshape(-1, 2)
+    marks = marks[np.hypot(marks[:, 0], marks[:, 1]) < _ROUND_MAX]
+    if len(marks) < _STRETCH_MARKS:
+        return None
+    agree = marks[np.hypot(*(marks - np.median(marks, axis=0)).T) <= _STRETCH_AGREE]
+    if len(agree) < _STRETCH_MARKS or 2 * len(agree) <= len(marks):
+        return None
+    ex, ey = agree.mean(axis=0)
+    if math.hypot(ex, ey) < minimum:
+        return None
+    values, vectors = np.linalg.eigh(np.array([[1.0 + ex, ey], [ey, 1.0 - ex]]))
+    # Squeezed along the stretch, not widened across it: nothing is pushed off the card.
+    return vectors @ np.diag(np.sqrt(values[0] / values)) @ vectors.T
+
+
+def _unstretched(card: BalancedCard, unstretch: NDArray[np.float64]) -> tuple[BalancedCard, NDArray[np.float64]]:
+    """The balanced card with ``unstretch`` applied about its centre (same size), and the
+    (2, 3) affine back from its pixels to the card's."""
+    height, width = card.ink.shape
+    centre = np.array([(width - 1) / 2.0, (height - 1) / 2.0])
+    forward = np.hstack([unstretch, (centre - unstretch @ centre)[:, None]])
+
+    def warp(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        return cv2.warpAffine(image, forward, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    source = None if card.source is None else warp(card.source)
+    return replace(card, balanced_bgr=warp(card.balanced_bgr), ink=warp(card.ink), source=source), \
+        cv2.invertAffineTransform(forward)
+
+
 def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
+    """The best way of reading the card (:func:`_first_looks`); when its marks fit the shapes
+    poorly and all show one stretch, their shapes are judged again on the card with the
+    stretch taken off, and kept when they fit better. The marks themselves (how many, where,
+    the doubts about them) stay those of the first reading. A strong stretch is doubted."""
+    best = _first_looks(card_bgr)
+    if best.score >= _SURE_SCORE or best.card is None or not best.seg.blobs:
+        return best
+    unstretch = _card_stretch(best.seg)
+    if unstretch is None:
+        return best
+    card, back = _unstretched(best.card, unstretch)
+    seen = _look(card, best.scale_xy)
+    shapes, confidence, fit = list(best.shapes), best.shape_conf.copy(), best.shape_fit.copy()
+    for k, blob in enumerate(seen.seg.blobs):
+        x, y = back @ (*blob.center_xy, 1.0)
+        same = [i for i, mark in enumerate(best.seg.blobs)
+                if math.hypot(x - mark.center_xy[0], y - mark.center_xy[1]) < _SAME_MARK * mark.extent * best.short]
+        if len(same) == 1:
+            shapes[same[0]], confidence[same[0]], fit[same[0]] = seen.shapes[k], seen.shape_conf[k], seen.shape_fit[k]
+    score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
+    if score > best.score:
+        best = replace(best, shapes=shapes, shape_conf=confidence, shape_fit=fit, score=score)
+    if _card_stretch(best.seg, _STRETCH_DOUBT) is None:
+        return best
+    return replace(best, seg=replace(best.seg, doubt=best.seg.doubt + (STRETCHED,)))
+
+
+def _first_looks(card_bgr: NDArray[np.uint8]) -> _Look:
     """The best way of reading the card: as it is, or for a near-square quad from a tilted
     view (which side was foreshortened is unknown) stretched either way, keeping the
     reading whose marks fit the shapes better; the second way is skipped when the first

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.blobs import (_CROSS, _DOUBT_EXTENT, _GAMMA, _INK_ABSORPTION, _MAX_EXTENT, _MEASURE_PX, _MIN_EXTENT,
-                          _PER_PAPER, Blob, _filled)
+                          _PER_PAPER, Blob, _filled, _spread)
 from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import angular_harmonics, classify_shapes, measure_shape
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
@@ -196,7 +196,7 @@ def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[n
     cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5
     cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
     return Blob((float(cx), float(cy)), features, _unwashed(np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)),
-                float(extent), ("symbol washed out by glare",))
+                float(extent), ("symbol washed out by glare",), spread_xy=tuple(v / scale ** 2 for v in _spread(solid)))
 
 
 def _unwashed(mean_bgr: NDArray[np.float32]) -> NDArray[np.float32]:

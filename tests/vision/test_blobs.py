@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.blobs import _inradius
+from vision.blobs import _inradius, _spread
 
 
 def _whole_max(mask: np.ndarray) -> float:
@@ -36,3 +36,21 @@ _RECTANGLE = cv2.rectangle(np.zeros((12, 16), np.uint8), (3, 2), (11, 8), 255, -
 ], ids=["no ink", "rectangle", "all ink"])
 def test_inradius_edge_cases(mask, expected):
     assert _inradius(mask) == expected
+
+
+@pytest.mark.parametrize("axes, angle, expected", [
+    ((10, 10), 0.0, (1.0, 0.0)),  # a disc spreads alike in every direction
+    ((14, 7), 0.0, (4.0, 0.0)),  # twice as long along x: four times the variance
+    ((14, 7), 90.0, (0.25, 0.0)),
+    ((14, 7), 45.0, (1.0, 0.6)),  # along the diagonal: (4 - 1) / (4 + 1) in the covariance
+], ids=["disc", "along x", "along y", "diagonal"])
+def test_spread_of_an_ellipse(axes, angle, expected):
+    # An ellipse's ink (semi-axes ``axes``, turned ``angle`` degrees), area-sampled 8 x 8 per pixel.
+    y, x = (np.mgrid[0:41 * 8, 0:41 * 8] + 0.5) / 8 - 20.5
+    turn = np.radians(angle)
+    u, v = x * np.cos(turn) + y * np.sin(turn), -x * np.sin(turn) + y * np.cos(turn)
+    inside = ((u / axes[0]) ** 2 + (v / axes[1]) ** 2 <= 1.0).astype(np.float32)
+    weights = cv2.resize(inside, (41, 41), interpolation=cv2.INTER_AREA) * 200
+    var_x, var_y, cov_xy = _spread(weights)
+    assert var_x / var_y == pytest.approx(expected[0], rel=0.03)
+    assert 2 * cov_xy / (var_x + var_y) == pytest.approx(expected[1], abs=0.01)

@@ -645,3 +645,44 @@ def test_a_big_symbol_whose_middle_a_glow_lightens_up_to_near_its_edge_is_read(c
     reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), noise=1.5, blur=0.6))
     assert reading.is_face, reading.reason
     assert _names(reading) == [("triangle", colour)], reading.reason
+
+
+def _stretched_along(image, angle_deg, factor):
+    """The image stretched ``factor`` times along the direction ``angle_deg`` (about its
+    centre, same size): a card warped from a quad with a corner off. Also the (2, 3) map."""
+    h, w = image.shape[:2]
+    a = math.radians(angle_deg)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    linear = rot @ np.diag([factor, 1.0]) @ rot.T
+    centre = np.array([(w - 1) / 2, (h - 1) / 2])
+    forward = np.hstack([linear, (centre - linear @ centre)[:, None]])
+    return cv2.warpAffine(image, forward, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), forward
+
+
+@pytest.mark.parametrize("angle", [20.0, 30.0, 45.0, 60.0])
+def test_a_card_stretched_askew_is_read_with_its_stretch_taken_off(card_art, angle):
+    # A quad with one corner off stretches the card along a slant: its squares turn into
+    # rectangles and its circles into ovals, bars to the shape features. The card's round
+    # symbols all show the same stretch, and the card is read again without it.
+    syms = [card_art.Sym("circle", "red", 0.35, 0.4, 0.16), card_art.Sym("square", "blue", 0.65, 0.4, 0.16, angle),
+            card_art.Sym("triangle", "green", 0.35, 0.72, 0.16, 5.0), card_art.Sym("square", "black", 0.65, 0.72, 0.16, angle),
+            card_art.Sym("circle", "blue", 0.35, 1.05, 0.16), card_art.Sym("star", "yellow", 0.65, 1.05, 0.16)]
+    image, forward = _stretched_along(card_art.draw(syms), angle, 1.5)
+    reading = read_card(card_art.light(image, noise=3.0, blur=1.0))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    # (centres in the stretched input's pixels)
+    drawn = sorted((forward @ (s.x * 80, s.y * 80, 1.0)).tolist() for s in syms)
+    assert np.allclose(sorted(s.center_xy for s in reading.symbols), drawn, atol=1.5)
+
+
+@pytest.mark.parametrize("shape, finger_xy", [("triangle", (2, 30)), ("circle", (2, 30)), ("square", (2, 30)), ("star", (4, 30))])
+def test_a_symbol_partly_under_a_finger_keeps_the_shape_it_shows(card_art, shape, finger_xy):
+    # Joined to a finger over the edge, the symbol fits its shape poorly; the card's other
+    # symbols are bars, a shape a piece cut along the finger could take, but not this one.
+    syms = [card_art.Sym(shape, "green", 0.3, 0.35, 0.3, 10.0), card_art.Sym("bar", "black", 0.7, 0.8, 0.25, 30.0),
+            card_art.Sym("bar", "red", 0.3, 1.1, 0.25, 70.0)]
+    image = card_art.draw(syms)
+    cv2.ellipse(image, finger_xy, (16, 9), 0, 0, 360, (120, 150, 205), -1)
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
