@@ -64,6 +64,10 @@ _CLEAR_FIT = 0.3
 # added false symbols, 0.9 lost some).
 HIDDEN = "a symbol joined to something over the edge, of unknown shape"
 _HIDDEN_COLOUR_FIT = 0.8
+# A mark cut off by the image's edge, joined to nothing, is a symbol of unknown shape (HIDDEN)
+# when at least this solid and this plainly of a print colour (0-1; on fresh hard renders
+# the symbols so cut fit 0.88-0.99 and were 0.9-0.99 solid).
+_CUT_SOLIDITY, _CUT_COLOUR_FIT = 0.9, 0.9
 # Shares of an edge blob's own ink level at which a symbol joined to it is cut free (a
 # shadow's or an overlapping card's ink is paler than a symbol's; on dev renders each of
 # these frees symbols the others do not).
@@ -178,6 +182,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             # ink stands free when the blob is cut higher: try a few shares of its own ink
             # level, where the blob has room for a symbol off the edge (not a thin line).
             roomy = deep or min(w, h) > band + _MIN_EXTENT * short
+            freed = bool(pieces)
             for piece in _split_by_level(smoothed, low, outline, box, band, short, high8) if roomy else ():
                 px, py, pw, ph = piece_box = cv2.boundingRect(piece)
                 if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
@@ -186,6 +191,9 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                                                             solid=True))
                 blobs.extend(found)
                 hidden.extend(unclear)
+                freed = freed or bool(found or unclear)
+            if not freed:
+                hidden.extend(_cut_symbol(card, low, smoothed, outline, box, band, short, low8, high8))
             continue
         found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt, solid=link[2] < 0)
         if found:
@@ -260,6 +268,24 @@ def _stray_symbol(card: BalancedCard, outline: NDArray[np.int32], box: tuple[int
 def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int) -> bool:
     x, y, w, h = box
     return x <= band or y <= band or x + w >= width - band or y + h >= height - band
+
+
+def _cut_symbol(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
+                box: tuple[int, int, int, int], band: int, short: int, low8: int, high8: int) -> list[Blob]:
+    """A symbol cut off by the card image's edge, nothing joined to it: a solid, nearly
+    convex mark of a print colour reaching in from one side only, no larger than a symbol
+    (a quad cut short, or a cover's edge running just beside the symbol). Its shape is
+    unknown, its colour and count are not; a stripe of table, a shadow or a hand along
+    the side is longer, paler or not of a print colour."""
+    height, width = low.shape
+    along = _along_one_side(box, band, width, height)
+    if along is None or max(box[2:]) > _STRAY_EXTENT * short or along[0] - band < _CUT_DEPTH * short:
+        return []
+    found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, [], [])
+    if len(found) != 1 or found[0].doubt or found[0].fill < _HOLED or found[0].features.solidity < _CUT_SOLIDITY:
+        return []
+    colour_fit = float(classify_colours(bgr_to_lab(found[0].mean_bgr[None]))[2][0])
+    return found if colour_fit >= _CUT_COLOUR_FIT else []
 
 
 def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tuple[int, int, int, int], band: int,
