@@ -620,6 +620,28 @@ def test_a_symbol_cut_by_the_image_side_is_counted_and_doubted(card_art, shape, 
     assert reading.confidence < 0.5, reading
 
 
+@pytest.mark.parametrize("shade", [0.0, 0.5], ids=["sharp", "shadowed"])
+@pytest.mark.parametrize("sleeve_bgr", [(40, 50, 70), (30, 30, 150)], ids=["dark", "red"])
+def test_a_symbol_joined_to_a_cover_of_another_colour_is_counted_and_doubted(card_art, sleeve_bgr, shade):
+    # A sleeve (or a mug's rim) over the card's corner lies over a green triangle's
+    # corner, as solid as the ink and casting a soft shadow: neither a one-pixel erosion
+    # nor the blob's ink level frees the triangle, its colour does. It is counted, green,
+    # and the card is doubted.
+    syms = [card_art.Sym("circle", "blue", 0.3, 0.3, 0.25), card_art.Sym("square", "red", 0.35, 0.95, 0.25, 10.0),
+            card_art.Sym("triangle", "green", 0.66, 0.42, 0.25)]
+    image = card_art.draw(syms, short_px=100).astype(np.float32)
+    height, width = image.shape[:2]
+    sleeve = np.array([[width, 0], [width, int(0.62 * height)], [int(0.7 * width), int(0.42 * height)]], np.int32)
+    shadow = np.zeros((height, width), np.float32)
+    cv2.fillPoly(shadow, [sleeve - [6, 0]], 1.0)
+    image *= (1.0 - shade * cv2.GaussianBlur(shadow, (0, 0), 4))[..., None]
+    cv2.fillPoly(image, [sleeve], sleeve_bgr)
+    reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), noise=2.0))
+    assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
+    assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red"], reading.reason
+    assert reading.confidence < 0.5, reading
+
+
 @pytest.mark.parametrize("cover", [0.2, 0.4])
 def test_a_symbol_half_under_a_finger_is_counted_and_doubted(card_art, cover):
     # A finger over the card's edge covers part of a symbol: what is left is cut off the
