@@ -187,17 +187,19 @@ def label_pixels(lab: NDArray[np.floating]) -> tuple[NDArray[np.intp], NDArray[n
     fit : ndarray (N,) float in [0, 1], as in :func:`classify_colours`
     """
     chromatic, black_max = _NOMINAL
-    lightness, a, b = (np.asarray(lab, dtype=np.float64).reshape(-1, 3)[:, k] for k in range(3))
-    chroma = np.hypot(a, b)
-    hue = np.degrees(np.arctan2(b, a))
-    z = np.clip((chroma - _CHROMA_SPLIT) / _CHROMA_SPREAD, -30.0, 30.0)
+    lightness, a, b = (np.ascontiguousarray(np.asarray(lab, dtype=np.float32).reshape(-1, 3)[:, k]) for k in range(3))
+    chroma, hue = (v.reshape(-1) for v in cv2.cartToPolar(a, b, angleInDegrees=True))
+    z = np.clip((chroma - _CHROMA_SPLIT) * (1.0 / _CHROMA_SPREAD), -30.0, 30.0)
     log_chromatic = -np.log1p(np.exp(-z))
-    dark = np.maximum(0.0, lightness - black_max) / _BLACK_LIGHTNESS_SPREAD
-    scores = [(log_chromatic - z) - 0.5 * dark * dark]
-    for centre, hue_spread, light, light_spread, chroma_min, chroma_spread in chromatic:
-        gap = np.abs((hue - centre + 180.0) % 360.0 - 180.0) / hue_spread
-        dl = (lightness - light) / light_spread
-        dc = np.maximum(chroma_min - chroma, 0.0) / chroma_spread
-        scores.append(log_chromatic - 0.5 * (gap * gap + dl * dl + dc * dc))
-    stacked = np.stack(scores, axis=1)
-    return stacked.argmax(axis=1), np.exp(np.maximum(stacked.max(axis=1), -50.0) / 4.0)
+    dark = np.maximum(lightness - black_max, 0.0) * (1.0 / _BLACK_LIGHTNESS_SPREAD)
+    best_score = (log_chromatic - z) - 0.5 * dark * dark
+    best = np.zeros(best_score.shape, np.intp)
+    for k, (centre, hue_spread, light, light_spread, chroma_min, chroma_spread) in enumerate(chromatic, start=1):
+        gap = np.abs((hue - centre + 180.0) % 360.0 - 180.0) * (1.0 / hue_spread)
+        dl = (lightness - light) * (1.0 / light_spread)
+        dc = np.maximum(chroma_min - chroma, 0.0) * (1.0 / chroma_spread)
+        score = log_chromatic - 0.5 * (gap * gap + dl * dl + dc * dc)
+        better = score > best_score
+        best[better] = k
+        best_score = np.maximum(best_score, score)
+    return best, np.exp(np.maximum(best_score.astype(np.float64), -50.0) / 4.0)

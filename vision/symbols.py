@@ -202,7 +202,8 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                 blobs.extend(found)
                 hidden.extend(unclear)
                 freed = freed or bool(found or unclear)
-            for piece in _split_by_colour(card, low, outline, box, band, short) if roomy else ():
+            # (the shade pass, on paper balanced locally, leaves covers to the first pass)
+            for piece in _split_by_colour(card, low, outline, box, band, short) if shade and (deep or covered) else ():
                 px, py, pw, ph = piece_box = cv2.boundingRect(piece)
                 if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
                     continue
@@ -299,6 +300,9 @@ def _cut_symbol(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np
     height, width = low.shape
     along = _along_one_side(box, band, width, height)
     if along is None or max(box[2:]) > _STRAY_EXTENT * short or along[0] - band < _CUT_DEPTH * short:
+        return []
+    hull = cv2.contourArea(cv2.convexHull(outline))
+    if cv2.contourArea(outline) < _CUT_SOLIDITY * hull:  # (the cheap check first: measuring costs more)
         return []
     found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, [], [])
     if len(found) != 1 or found[0].doubt or found[0].fill < _HOLED or found[0].features.solidity < _CUT_SOLIDITY:
@@ -398,13 +402,15 @@ def _split_by_colour(card: BalancedCard, low: NDArray[np.uint8], outline: NDArra
     own, (x0, y0, x1, y1) = _filled(outline, box, 1, low.shape)
     inside = cv2.bitwise_and(own, low[y0:y1, x0:x1]) > 0
     best, fit = label_pixels(bgr_to_lab(card.balanced_bgr[y0:y1, x0:x1][inside].astype(np.float32) * (1.0 / PAPER_LEVEL)))
+    fits = fit >= _PIXEL_FIT
     labels = np.full(own.shape, -1, np.int8)
-    labels[inside] = np.where(fit >= _PIXEL_FIT, best, -1)
+    labels[inside] = np.where(fits, best, -1)
     min_px = _MIN_EXTENT * short
+    counts = np.bincount(best[fits], minlength=5)
     pieces = []
-    for colour in np.unique(labels[labels >= 0]).tolist():
-        if np.count_nonzero(labels == colour) >= _COVER_SAME * np.count_nonzero(inside):
-            continue  # (the cover is of this colour itself: a card back's navy, a mug's red)
+    for colour in np.flatnonzero((counts >= min_px * min_px / 2) & (counts < _COVER_SAME * len(best))).tolist():
+        # (a symbol has at least half a smallest square's pixels; a colour making up half
+        # of the blob is the cover's own: a card back's navy, a mug's red)
         contours, _ = cv2.findContours(np.uint8(labels == colour) * 255, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE,
                                        offset=(x0, y0))
         for c in contours:

@@ -14,5 +14,6 @@ def test_label_pixels_agrees_with_classify_colours():
     best, fit = label_pixels(lab)
     colours, _, expected_fit = classify_colours(lab)
     assert [COLOUR_ORDER[k] for k in best] == colours
-    np.testing.assert_allclose(fit, expected_fit)
+    # (in float32, with cv2.cartToPolar's hue good to about 0.3 degrees)
+    np.testing.assert_allclose(fit, expected_fit, atol=2e-3)
     assert list(best[:5]) == list(range(5))  # each nominal ink is its own colour
