@@ -19,7 +19,8 @@ from numpy.typing import NDArray
 
 from referee.cards import Colour
 
-__all__ = ["NOMINAL_BGR", "bgr_to_lab", "classify_colour", "classify_colours", "colour_scores", "COLOUR_ORDER"]
+__all__ = ["NOMINAL_BGR", "bgr_to_lab", "classify_colour", "classify_colours", "colour_scores", "COLOUR_ORDER",
+           "label_pixels"]
 
 COLOUR_ORDER = (Colour.BLACK, Colour.RED, Colour.YELLOW, Colour.BLUE, Colour.GREEN)
 
@@ -170,3 +171,35 @@ def classify_colour(lab: NDArray[np.floating]) -> tuple[Colour, float, float]:
     """:func:`classify_colours` for one Lab value (3,)."""
     colours, confidence, fit = classify_colours(np.asarray(lab)[None])
     return colours[0], float(confidence[0]), float(fit[0])
+
+
+def label_pixels(lab: NDArray[np.floating]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """The nominal print colour of each of many pixels and how well it fits: the scores of
+    :func:`colour_scores`, computed array-wise (a region's pixels rather than a symbol's mean).
+
+    Parameters
+    ----------
+    lab : ndarray (N, 3) float, L, a, b
+
+    Returns
+    -------
+    best : ndarray (N,) int, index in ``COLOUR_ORDER``
+    fit : ndarray (N,) float in [0, 1], as in :func:`classify_colours`
+    """
+    chromatic, black_max = _NOMINAL
+    lightness, a, b = (np.ascontiguousarray(np.asarray(lab, dtype=np.float32).reshape(-1, 3)[:, k]) for k in range(3))
+    chroma, hue = (v.reshape(-1) for v in cv2.cartToPolar(a, b, angleInDegrees=True))
+    z = np.clip((chroma - _CHROMA_SPLIT) * (1.0 / _CHROMA_SPREAD), -30.0, 30.0)
+    log_chromatic = -np.log1p(np.exp(-z))
+    dark = np.maximum(lightness - black_max, 0.0) * (1.0 / _BLACK_LIGHTNESS_SPREAD)
+    best_score = (log_chromatic - z) - 0.5 * dark * dark
+    best = np.zeros(best_score.shape, np.intp)
+    for k, (centre, hue_spread, light, light_spread, chroma_min, chroma_spread) in enumerate(chromatic, start=1):
+        gap = np.abs((hue - centre + 180.0) % 360.0 - 180.0) * (1.0 / hue_spread)
+        dl = (lightness - light) * (1.0 / light_spread)
+        dc = np.maximum(chroma_min - chroma, 0.0) * (1.0 / chroma_spread)
+        score = log_chromatic - 0.5 * (gap * gap + dl * dl + dc * dc)
+        better = score > best_score
+        best[better] = k
+        best_score = np.maximum(best_score, score)
+    return best, np.exp(np.maximum(best_score.astype(np.float64), -50.0) / 4.0)

@@ -4,9 +4,11 @@ Ink is segmented with hysteresis on the ink-strength map, with thresholds set by
 card's own paper noise; each blob is then re-cut at its own ink strength and measured
 (:mod:`vision.blobs`). What can never be a symbol is dropped here: table pixels and
 rounded corners at the edge, a printed border line, a shadow edge, noise specks and glare.
-A symbol joined to something at the edge is cut free when it plainly is one, or counted
-with its shape unknown (``HIDDEN``) when what is cut free fits no shape but plainly is a
-print colour (a symbol partly under a finger); a whole symbol straying into the edge band
+A symbol joined to something at the edge is cut free (where the join is thin, paler than
+the symbol, or of another colour) when it plainly is one, or counted with its shape
+unknown (``HIDDEN``) when what is cut free fits no shape but plainly is a print colour (a
+symbol partly under a finger), as is a solid mark of a print colour that the image's side
+cuts off, joined to nothing (a quad cut short); a whole symbol straying into the edge band
 (a quad cut a little short) is read and doubted (``STRAY``). What reaches in from the
 edge (a hand or a card over this one, a symbol cut by a short quad) is reported as
 dropped, so that the reader can doubt the count, and symbols inside a shadow reaching in
@@ -25,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.blobs import _CROSS, _FAINT_DOUBT, _HOLED, _MIN_EXTENT, Blob, _filled, _measure_blob
-from vision.colours import bgr_to_lab, classify_colours
+from vision.colours import bgr_to_lab, classify_colours, label_pixels
 from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, _closed, _faint_marks
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
@@ -64,6 +66,18 @@ _CLEAR_FIT = 0.3
 # added false symbols, 0.9 lost some).
 HIDDEN = "a symbol joined to something over the edge, of unknown shape"
 _HIDDEN_COLOUR_FIT = 0.8
+# A mark cut off by the image's edge, joined to nothing, is a symbol of unknown shape (HIDDEN)
+# when at least this solid and this plainly of a print colour (0-1; on fresh hard renders
+# the symbols so cut fit 0.88-0.99 and were 0.9-0.99 solid).
+_CUT_SOLIDITY, _CUT_COLOUR_FIT = 0.9, 0.9
+# A pixel is of a print colour when it fits it this well (0-1, as a symbol's mean colour).
+_PIXEL_FIT = 0.5
+# A symbol joined to a cover stands mostly on paper: at least this share of a ring from
+# _RING_IN to _RING_OUT pixels out of it is no ink (a piece of a card back's pattern or of
+# a flag is ringed by more of the cover). The cover is of another colour than the
+# symbol: a colour making up this share of the blob's ink is the cover's own.
+_ON_PAPER, _RING_IN, _RING_OUT = 0.6, 2, 5
+_COVER_SAME = 0.5
 # Shares of an edge blob's own ink level at which a symbol joined to it is cut free (a
 # shadow's or an overlapping card's ink is paler than a symbol's; on dev renders each of
 # these frees symbols the others do not).
@@ -178,6 +192,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             # ink stands free when the blob is cut higher: try a few shares of its own ink
             # level, where the blob has room for a symbol off the edge (not a thin line).
             roomy = deep or min(w, h) > band + _MIN_EXTENT * short
+            freed = bool(pieces)
             for piece in _split_by_level(smoothed, low, outline, box, band, short, high8) if roomy else ():
                 px, py, pw, ph = piece_box = cv2.boundingRect(piece)
                 if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
@@ -186,6 +201,19 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                                                             solid=True))
                 blobs.extend(found)
                 hidden.extend(unclear)
+                freed = freed or bool(found or unclear)
+            # (the shade pass, on paper balanced locally, leaves covers to the first pass)
+            for piece in _split_by_colour(card, low, outline, box, band, short) if shade and (deep or covered) else ():
+                px, py, pw, ph = piece_box = cv2.boundingRect(piece)
+                if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
+                    continue
+                found, unclear = _sort_pieces(_measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [],
+                                                            solid=True))
+                blobs.extend(found)
+                hidden.extend(unclear)
+                freed = freed or bool(found or unclear)
+            if not freed:
+                hidden.extend(_cut_symbol(card, low, smoothed, outline, box, band, short, low8, high8))
             continue
         found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, dropped, doubt, solid=link[2] < 0)
         if found:
@@ -260,6 +288,27 @@ def _stray_symbol(card: BalancedCard, outline: NDArray[np.int32], box: tuple[int
 def _at_edge(box: tuple[int, int, int, int], band: int, width: int, height: int) -> bool:
     x, y, w, h = box
     return x <= band or y <= band or x + w >= width - band or y + h >= height - band
+
+
+def _cut_symbol(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
+                box: tuple[int, int, int, int], band: int, short: int, low8: int, high8: int) -> list[Blob]:
+    """A symbol cut off by the card image's edge, nothing joined to it: a solid, nearly
+    convex mark of a print colour reaching in from one side only, no larger than a symbol
+    (a quad cut short, or a cover's edge running just beside the symbol). Its shape is
+    unknown, its colour and count are not; a stripe of table, a shadow or a hand along
+    the side is longer, paler or not of a print colour."""
+    height, width = low.shape
+    along = _along_one_side(box, band, width, height)
+    if along is None or max(box[2:]) > _STRAY_EXTENT * short or along[0] - band < _CUT_DEPTH * short:
+        return []
+    hull = cv2.contourArea(cv2.convexHull(outline))
+    if cv2.contourArea(outline) < _CUT_SOLIDITY * hull:  # (the cheap check first: measuring costs more)
+        return []
+    found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, [], [])
+    if len(found) != 1 or found[0].doubt or found[0].fill < _HOLED or found[0].features.solidity < _CUT_SOLIDITY:
+        return []
+    colour_fit = float(classify_colours(bgr_to_lab(found[0].mean_bgr[None]))[2][0])
+    return found if colour_fit >= _CUT_COLOUR_FIT else []
 
 
 def _split_at_edge(low: NDArray[np.uint8], outline: NDArray[np.int32], box: tuple[int, int, int, int], band: int,
@@ -339,6 +388,51 @@ def _split_by_level(smoothed: NDArray[np.uint8], low: NDArray[np.uint8], outline
                 continue
             pieces.append(c)
     return pieces
+
+
+
+def _split_by_colour(card: BalancedCard, low: NDArray[np.uint8], outline: NDArray[np.int32], box: tuple[int, int, int, int],
+                     band: int, short: int) -> list[NDArray[np.int32]]:
+    """Symbols joined to a cover of another colour (a hand, a sleeve, a mug's rim, a
+    shadow): the blob's ink pixels labelled with the print colour each fits, pixels
+    fitting none (skin, a shadow's rim, a symbol's blurred edge) dividing them; the
+    symbol-sized pieces of one colour that then stand free of the edge band, as outlines
+    in card pixels."""
+    height, width = low.shape
+    own, (x0, y0, x1, y1) = _filled(outline, box, 1, low.shape)
+    inside = cv2.bitwise_and(own, low[y0:y1, x0:x1]) > 0
+    best, fit = label_pixels(bgr_to_lab(card.balanced_bgr[y0:y1, x0:x1][inside].astype(np.float32) * (1.0 / PAPER_LEVEL)))
+    fits = fit >= _PIXEL_FIT
+    labels = np.full(own.shape, -1, np.int8)
+    labels[inside] = np.where(fits, best, -1)
+    min_px = _MIN_EXTENT * short
+    counts = np.bincount(best[fits], minlength=5)
+    pieces = []
+    for colour in np.flatnonzero((counts >= min_px * min_px / 2) & (counts < _COVER_SAME * len(best))).tolist():
+        # (a symbol has at least half a smallest square's pixels; a colour making up half
+        # of the blob is the cover's own: a card back's navy, a mug's red)
+        contours, _ = cv2.findContours(np.uint8(labels == colour) * 255, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE,
+                                       offset=(x0, y0))
+        for c in contours:
+            pbox = cv2.boundingRect(c)
+            if max(pbox[2:]) < min_px or _at_edge(pbox, band + 1, width, height) or _is_border_piece(pbox, short, width, height):
+                continue
+            if _on_paper(low, c) >= _ON_PAPER:
+                pieces.append(c)
+    return pieces
+
+
+def _on_paper(low: NDArray[np.uint8], outline: NDArray[np.int32]) -> float:
+    """The share of paper (no ink) in a ring a few pixels out from an outline (past a
+    symbol's blurred rim)."""
+    height, width = low.shape
+    x, y, w, h = cv2.boundingRect(outline)
+    pad = _RING_OUT + 1
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(width, x + w + pad), min(height, y + h + pad)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(mask, [outline], -1, 255, -1, offset=(-x0, -y0))
+    ring = cv2.subtract(cv2.dilate(mask, _CROSS, iterations=_RING_OUT), cv2.dilate(mask, _CROSS, iterations=_RING_IN))
+    return cv2.countNonZero(cv2.bitwise_and(ring, cv2.bitwise_not(low[y0:y1, x0:x1]))) / max(cv2.countNonZero(ring), 1)
 
 
 def _is_plain_frame(hole: NDArray[np.int32] | None, area: float, short: int) -> bool:

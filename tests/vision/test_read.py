@@ -521,24 +521,26 @@ def test_symbols_inside_a_shadow_over_the_edge_are_read(card_art, noise):
 
 def test_a_thin_bar_cut_off_end_on_by_a_short_quad_is_doubted(card_art):
     # The quad misses a strip of the card where a thin bar runs into the side: only a
-    # short stub of it is left, narrower along the side than any whole symbol.
+    # short stub of it is left, narrower along the side than any whole symbol. It is
+    # solid and plainly yellow, so it is counted (a symbol cut off), and doubted.
     syms = [card_art.Sym("triangle", "blue", 0.3, 0.3, 0.25), card_art.Sym("circle", "red", 0.5, 0.8, 0.25),
             card_art.Sym("bar", "yellow", 0.9, 0.3, 0.22, 0.0, 4.0)]
     image = card_art.draw(syms, short_px=100)
     reading = read_card(card_art.light(np.ascontiguousarray(image[:, :95]), noise=2.0))
-    assert len(reading.symbols) == 2 and reading.confidence < 0.5, reading
+    assert len(reading.symbols) == 3 and reading.confidence < 0.5, reading
 
 
-@pytest.mark.parametrize("width", [92, 94])
-def test_a_bar_cut_lengthwise_by_a_short_quad_is_doubted(card_art, width):
+@pytest.mark.parametrize(("width", "count"), [(92, 2), (94, 3)])
+def test_a_bar_cut_lengthwise_by_a_short_quad_is_doubted(card_art, width, count):
     # The quad's side runs along a bar near the card's side and leaves only a sliver of
-    # it, as long as a bar but shallower than any whole symbol: the reading is a symbol
-    # short and must not be confident.
+    # it, as long as a bar but shallower than any whole symbol: too shallow a sliver is
+    # not counted (a symbol short), a deeper one is (a symbol cut off), and either way
+    # the reading must not be confident.
     syms = [card_art.Sym("triangle", "blue", 0.3, 0.3, 0.25), card_art.Sym("circle", "red", 0.35, 0.8, 0.25),
             card_art.Sym("bar", "black", 0.87, 0.6, 0.3, 90.0, 4.0)]
     image = card_art.draw(syms, short_px=100)
     reading = read_card(card_art.light(np.ascontiguousarray(image[:, :width]), noise=2.0))
-    assert len(reading.symbols) == 2 and reading.confidence < 0.5, reading
+    assert len(reading.symbols) == count and reading.confidence < 0.5, reading
 
 
 @pytest.mark.parametrize("top", [14, 18])
@@ -598,6 +600,45 @@ def test_a_whole_symbol_straying_into_the_edge_band_is_read_and_doubted(card_art
     right = int(np.nonzero((image[:, :, 2] < 150).any(axis=0))[0].max())  # the square's last column
     reading = read_card(card_art.light(np.ascontiguousarray(image[:, :right + 1 + gap_px]), noise=2.0))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5, reading
+
+
+@pytest.mark.parametrize("cut", [0.25, 0.45])
+@pytest.mark.parametrize("shape", ["circle", "square"])
+def test_a_symbol_cut_by_the_image_side_is_counted_and_doubted(card_art, shape, cut):
+    # A quad cut short (or a cover's edge just beside a symbol) runs through a symbol:
+    # what is left reaches in from the side, solid and of a print colour, and fits no
+    # shape. It is counted, in its colour and a shape the card shows, and doubted.
+    syms = [card_art.Sym("triangle", "blue", 0.3, 0.3, 0.25), card_art.Sym("circle", "red", 0.35, 0.9, 0.25),
+            card_art.Sym(shape, "green", 0.75, 0.6, 0.25)]
+    image = card_art.draw(syms, short_px=100)
+    green = np.nonzero((image[:, :, 2] < 150).any(axis=0) & (np.arange(image.shape[1]) > 50))[0]
+    right = int(green.max() - cut * (green.max() - green.min()))
+    reading = read_card(card_art.light(np.ascontiguousarray(image[:, :right]), noise=2.0))
+    assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
+    assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red"], reading.reason
+    assert reading.confidence < 0.5, reading
+
+
+@pytest.mark.parametrize("shade", [0.0, 0.5], ids=["sharp", "shadowed"])
+@pytest.mark.parametrize("sleeve_bgr", [(40, 50, 70), (30, 30, 150)], ids=["dark", "red"])
+def test_a_symbol_joined_to_a_cover_of_another_colour_is_counted_and_doubted(card_art, sleeve_bgr, shade):
+    # A sleeve (or a mug's rim) over the card's corner lies over a green triangle's
+    # corner, as solid as the ink and casting a soft shadow: neither a one-pixel erosion
+    # nor the blob's ink level frees the triangle, its colour does. It is counted, green,
+    # and the card is doubted.
+    syms = [card_art.Sym("circle", "blue", 0.3, 0.3, 0.25), card_art.Sym("square", "red", 0.35, 0.95, 0.25, 10.0),
+            card_art.Sym("triangle", "green", 0.66, 0.42, 0.25)]
+    image = card_art.draw(syms, short_px=100).astype(np.float32)
+    height, width = image.shape[:2]
+    sleeve = np.array([[width, 0], [width, int(0.62 * height)], [int(0.7 * width), int(0.42 * height)]], np.int32)
+    shadow = np.zeros((height, width), np.float32)
+    cv2.fillPoly(shadow, [sleeve - [6, 0]], 1.0)
+    image *= (1.0 - shade * cv2.GaussianBlur(shadow, (0, 0), 4))[..., None]
+    cv2.fillPoly(image, [sleeve], sleeve_bgr)
+    reading = read_card(card_art.light(np.clip(image, 0, 255).astype(np.uint8), noise=2.0))
+    assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
+    assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red"], reading.reason
     assert reading.confidence < 0.5, reading
 
 
