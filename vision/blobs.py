@@ -104,9 +104,10 @@ def _fits_better_whole(outer: NDArray[np.int32], whole: NDArray[np.uint8], parts
     return _best_fit(outer, whole, short_px) > float(np.mean(part_scores))
 
 
-def _solidity(contour: NDArray[np.int32]) -> float:
-    """A contour's area over its convex hull's."""
-    return cv2.contourArea(contour) / max(cv2.contourArea(cv2.convexHull(contour)), 1.0)
+def _solidity(contour: NDArray[np.int32], hull: NDArray[np.int32] | None = None) -> float:
+    """A contour's area over its convex hull's (``hull``: that hull, when at hand)."""
+    hull = cv2.convexHull(contour) if hull is None else hull
+    return cv2.contourArea(contour) / max(cv2.contourArea(hull), 1.0)
 
 
 def _inradius(mask: NDArray[np.uint8]) -> float:
@@ -173,8 +174,10 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
     # A glow on a symbol reaching near its edge bites the cut open: one part, far less
     # convex than the blob's own outline.
     bitten = False
+    hulled: tuple[NDArray[np.int32], NDArray[np.int32]] | None = None  # a part and its hull, measured again below
     if len(parts) == 1:
-        part_solidity = _solidity(parts[0])  # (the outline's is looked at only where it could matter)
+        hulled = (parts[0], cv2.convexHull(parts[0]))
+        part_solidity = _solidity(*hulled)  # (the outline's is looked at only where it could matter)
         bitten = part_solidity < 1.0 - _BITTEN and part_solidity < _solidity(outline) - _BITTEN
     if len(parts) > 1 or bitten:
         # Two symbols joined by blur or a shadow edge, or one symbol whose middle glare
@@ -203,7 +206,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         else:
             mark = weights
         harmonics = angular_harmonics(mark)
-        features = measure_shape(part, inradius, harmonics)
+        features = measure_shape(part, inradius, harmonics, hulled[1] if hulled and hulled[0] is part else None)
         if features is None:
             continue
         extent = features.long_side / scale / short

@@ -9,12 +9,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.outline import pull_in_outlines, reach_outlines
-from vision.paper import faces_cast, light_cast, paper_mask, shade, whiteness
+from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, shade
 from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
-from vision.regions import LEVELS, Region, card_regions, choose_cards, points_inside, sweep_span
+from vision.regions import LEVELS, Region, blurred_whiteness, card_regions, choose_cards, points_inside, sweep_span
 from vision.widen import widen_cut_quads
 
-__all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "WORK_LONG_SIDE"]
+__all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
 
 WORK_LONG_SIDE = 960
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
@@ -43,7 +43,8 @@ _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table 
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 
 
-def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None) -> list[CardQuad]:
+def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
+               small_bgr: NDArray[np.uint8] | None = None) -> list[CardQuad]:
     """Every card-shaped paper region in the frame, or in a box of it.
 
     Card-shaped bright regions are looked for over a sweep of whiteness levels, cut
@@ -60,37 +61,51 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
     within : (x0, y0, x1, y1) the box to search (a calibration's table top), in frame
         pixels; it is searched at the working scale of the whole frame, so that a smaller
         box takes less time. None: the whole frame.
+    small_bgr : ndarray (h, w, 3) uint8, the frame's ``working_copy`` when at hand, or None
 
     Returns
     -------
     quads : list of CardQuad, in full-frame pixels; face-down cards and other
         objects are not filtered here (``read_card`` tells a face from anything else).
     """
-    scale = min(1.0, WORK_LONG_SIDE / max(frame_bgr.shape[:2]))
+    scale = _working_scale(frame_bgr)
+    small = _shrink(frame_bgr, scale) if small_bgr is None else small_bgr
     # No card covers more than a tenth of the whole frame.
     max_area = 0.1 * frame_bgr.shape[0] * frame_bgr.shape[1] * scale**2
     if within is None:
-        return _find(frame_bgr, scale, max_area)
+        return _find(frame_bgr, scale, max_area, small=small)
     # The whole frame's light cast: a box judges whiteness as the whole frame does.
     x0, y0, x1, y1 = within
-    cast_ab = light_cast(_shrink(frame_bgr, scale))
+    cast_ab = light_cast(small)
     offset = np.array([x0, y0], np.float32)
     return [CardQuad(quad.corners_xy + offset, quad.fill) for quad in _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab)]
 
 
+def working_copy(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The frame as ``find_cards`` works on it: its long side ``WORK_LONG_SIDE`` (or as it
+    is when smaller), by pixel area. A frame two or four times that size with even sides
+    (1080p, 4K) is so halved by 2x2 means, as ``vision.hidden.look_at_table`` halves it."""
+    return _shrink(frame_bgr, _working_scale(frame_bgr))
+
+
+def _working_scale(frame_bgr: NDArray[np.uint8]) -> float:
+    return min(1.0, WORK_LONG_SIDE / max(frame_bgr.shape[:2]))
+
+
 def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
-          cast_ab: tuple[float, float] | None = None) -> list[CardQuad]:
-    """``find_cards`` of a whole frame (or a box of it) worked on at ``scale``; no card is
-    larger than ``max_area`` working pixels."""
-    small = _shrink(frame_bgr, scale)
-    white, cast_ab = whiteness(small, cast_ab)
+          cast_ab: tuple[float, float] | None = None, small: NDArray[np.uint8] | None = None) -> list[CardQuad]:
+    """``find_cards`` of a whole frame (or a box of it) worked on at ``scale`` (``small``:
+    it at that scale, when at hand); no card is larger than ``max_area`` working pixels."""
+    small = _shrink(frame_bgr, scale) if small is None else small
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    white, cast_ab = lab_whiteness(lab, cast_ab)
     span, regions, chosen = _sweep(white, scale, max_area)
     # On a pale table (cream, pale wood) the brightest tenth is mostly table, and paper of
     # another tint is no whiter than it: hardly a card stands out. Paper is still the
     # brightest thing on the table; the frame is swept again under the cast of its
     # brightest fiftieth, and that sweep kept where it finds more cards.
     if len(chosen) < 2:
-        paler = whiteness(small, light_cast(small, _PALE_TABLE_SHARE))
+        paler = lab_whiteness(lab, light_cast(small, _PALE_TABLE_SHARE, lab))
         again = _sweep(paler[0], scale, max_area)
         if len(again[2]) > len(chosen):
             (white, cast_ab), (span, regions, chosen) = paler, again
@@ -101,13 +116,13 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     if len(chosen) >= 2:
         faces = faces_cast(small, np.array([r.corners_xy for r in chosen], np.float32))
         if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) > _CAST_OFF:
-            white, _ = whiteness(small, faces)
+            white, _ = lab_whiteness(lab, faces)
             span, regions, chosen = _sweep(white, scale, max_area)
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
-    quads += _quads_of(_look_again(small, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
+    quads += _quads_of(_look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     search_px = 1.0 / scale + 2.0
     snapped = snap_all_corners(_gray_near(frame_bgr, quads, search_px + 2.0), [quad.corners_xy for quad in quads], search_px)
     # A region may have taken in a pale stripe of cloth beside a card: such sides move in
@@ -151,8 +166,9 @@ def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float
 def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region]]:
     """The first sweep of the whiteness of a frame worked on at ``scale``: its span, its
     card-shaped regions and those chosen as cards."""
-    span = sweep_span(_blurred_u8(white)[::4, ::4])
-    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area)
+    white_u8 = blurred_whiteness(white)
+    span = sweep_span(white_u8[::4, ::4])
+    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area, white_u8=white_u8)
     return span, regions, choose_cards(regions, _CLEAN_FILL, white)
 
 
@@ -162,8 +178,8 @@ def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:
     return [CardQuad(corners, r.fill) for corners, r in zip(grown, regions)]
 
 
-def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], span: tuple[float, float],
-                chosen: list[Region], min_short_px: float, max_area: float) -> list[Region]:
+def _look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white: NDArray[np.float32],
+                span: tuple[float, float], chosen: list[Region], min_short_px: float, max_area: float) -> list[Region]:
     """The cards of the bright paper the chosen regions leave unexplained, looked for again.
 
     A card in a shadow, on a pale stripe, or overlapping another face-up card stands out
@@ -176,11 +192,12 @@ def _look_again(small_bgr: NDArray[np.uint8], white: NDArray[np.float32], span: 
     in its outline (into a pale cloth, a finger, a shadow) makes one region with what lies
     beyond at every level; where half a card's area of paper is left, it is swept once
     more at the first sweep's ``span`` of ``white``, with such narrow necks opened off.
-    A region counts only at about the size of the cards found near it.
+    A region counts only at about the size of the cards found near it. ``small_lab`` is
+    ``small_bgr`` in Lab, as the whiteness was read off it.
     """
     if len(chosen) < 2:
         return []
-    light = shade(small_bgr)
+    light = shade(small_bgr, small_lab)
     unlit = cv2.divide(white, light) if light is not None else white
     low, high = sweep_span(cv2.GaussianBlur(cv2.convertScaleAbs(cv2.max(unlit, 0.0)), (3, 3), 0)[::4, ::4])
     corners = np.array([r.corners_xy for r in chosen], np.float32)
@@ -411,11 +428,6 @@ def _boxes_around(contours: tuple[NDArray[np.int32], ...], shape: tuple[int, int
                     break
         boxes.append(box)
     return [tuple(b) for b in boxes]
-
-
-def _blurred_u8(white: NDArray[np.float32]) -> NDArray[np.uint8]:
-    """The whiteness as ``card_regions`` sweeps it: clipped to bytes, blurred 3x3."""
-    return cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
 
 
 def _shrink(frame_bgr: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:

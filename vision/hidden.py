@@ -32,7 +32,8 @@ _LOOK_WIDTH = 640  # calibration.gaps' working width
 
 
 def look_at_table(
-    frame_bgr: NDArray[np.uint8], cards_xy: Sequence[NDArray], top_xy: NDArray[np.float64] | None = None
+    frame_bgr: NDArray[np.uint8], cards_xy: Sequence[NDArray], top_xy: NDArray[np.float64] | None = None,
+    halved_bgr: NDArray[np.uint8] | None = None,
 ) -> tuple[TableLook, NDArray[np.float64] | None]:
     """The frame ready for ``covered_rooms``: its table look, and its table top (found when not given).
 
@@ -44,8 +45,13 @@ def look_at_table(
     frame_bgr : ndarray (H, W, 3) uint8
     cards_xy : sequence of ndarray (4, 2), the cards seen (the table top holds them)
     top_xy : ndarray (N, 2), the table top when known (from a calibration), else None
+    halved_bgr : ndarray (h, w, 3) uint8, the frame already halved by 2x2 means once or twice
+        (``vision.find.working_copy`` of a 1080p or 4K frame), or None; the halving starts
+        from it where it is one of the copies halving the frame would give
     """
     small = frame_bgr
+    if halved_bgr is not None and _is_halving(frame_bgr.shape[:2], halved_bgr.shape[:2]):
+        small = halved_bgr
     while small.shape[1] >= 2 * _LOOK_WIDTH:
         small = cv2.resize(small, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
     if small.shape[1] > _LOOK_WIDTH:
@@ -57,6 +63,21 @@ def look_at_table(
         found = find_table_area(small, [np.asarray(quad, np.float64) * scale for quad in cards_xy])
         top_xy = None if found is None else found / scale
     return look, top_xy
+
+
+def _is_halving(frame_hw: tuple[int, ...], small_hw: tuple[int, ...]) -> bool:
+    """Is an image of ``small_hw`` one the frame's halving in ``look_at_table`` makes: the
+    frame's size over two or four, exactly, and still wider than ``_LOOK_WIDTH``?"""
+    (height, width), (small_h, small_w) = frame_hw, small_hw
+    if small_w <= _LOOK_WIDTH or width < 2 * _LOOK_WIDTH:
+        return False
+    for _ in range(2):
+        if width % 2 or height % 2:
+            return False
+        width, height = width // 2, height // 2
+        if (height, width) == (small_h, small_w):
+            return True
+    return False
 
 
 def end_rooms(corners: Sequence[NDArray], up_to: int) -> list[tuple[int, NDArray[np.float64]]]:

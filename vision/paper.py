@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["paper_mask", "whiteness", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
+__all__ = ["paper_mask", "whiteness", "lab_whiteness", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
 
 CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 _PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
@@ -31,7 +31,12 @@ def paper_mask(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
 
 def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None = None) -> tuple[NDArray[np.float32], tuple[float, float]]:
     """Lightness less chroma, after taking out the light's cast: high on paper only."""
-    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
+    return lab_whiteness(cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB), cast_ab)
+
+
+def lab_whiteness(lab: NDArray[np.uint8],
+                  cast_ab: tuple[float, float] | None = None) -> tuple[NDArray[np.float32], tuple[float, float]]:
+    """:func:`whiteness` of a frame already converted to Lab (``cv2.COLOR_BGR2LAB``, (H, W, 3) uint8)."""
     if cast_ab is None:
         cast_ab = _cast_of_brightest(lab[::3, ::3])  # (as light_cast, on the Lab image at hand)
     light, a, b = cv2.split(lab)  # contiguous planes: numpy converts a strided one at a third of the speed
@@ -40,10 +45,13 @@ def whiteness(frame_bgr: NDArray[np.uint8], cast_ab: tuple[float, float] | None 
     return cv2.addWeighted(light.astype(np.float32), 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
 
 
-def light_cast(frame_bgr: NDArray[np.uint8], share: float = 0.1) -> tuple[float, float]:
+def light_cast(frame_bgr: NDArray[np.uint8], share: float = 0.1, lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:
     """The light's cast that :func:`whiteness` takes out of ``frame_bgr`` (from every third
-    pixel); with a smaller ``share``, read off that share of the brightest pixels instead of a tenth."""
-    return _cast_of_brightest(cv2.cvtColor(np.ascontiguousarray(frame_bgr[::3, ::3]), cv2.COLOR_BGR2LAB), share)
+    pixel); with a smaller ``share``, read off that share of the brightest pixels instead of a tenth.
+    ``lab``: the frame in Lab, when at hand (Lab is per pixel: the same values)."""
+    if lab is None:
+        return _cast_of_brightest(cv2.cvtColor(np.ascontiguousarray(frame_bgr[::3, ::3]), cv2.COLOR_BGR2LAB), share)
+    return _cast_of_brightest(lab[::3, ::3], share)
 
 
 def faces_cast(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> tuple[float, float]:
@@ -154,7 +162,7 @@ def _robust_fit(basis: NDArray[np.float64], values: NDArray[np.float64], upper: 
     return coef
 
 
-def shade(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32] | None:
+def shade(frame_bgr: NDArray[np.uint8], lab: NDArray[np.uint8] | None = None) -> NDArray[np.float32] | None:
     """How much light reaches each pixel, from the table's own colour: 1 where the table
     is lit, less in a shadow (a hand, an arm, a mug); None on a grey table.
 
@@ -164,13 +172,17 @@ def shade(frame_bgr: NDArray[np.uint8]) -> NDArray[np.float32] | None:
     Parameters
     ----------
     frame_bgr : ndarray (H, W, 3) uint8
+    lab : ndarray (H, W, 3) uint8, the frame in Lab when at hand, or None
 
     Returns
     -------
     shade : ndarray (H, W) float32 in [0.3, 1], or None
     """
     h, w = frame_bgr.shape[:2]
-    lab = cv2.cvtColor(np.ascontiguousarray(frame_bgr[::4, ::4]), cv2.COLOR_BGR2LAB).astype(np.float32)
+    if lab is None:
+        lab = cv2.cvtColor(np.ascontiguousarray(frame_bgr[::4, ::4]), cv2.COLOR_BGR2LAB).astype(np.float32)
+    else:
+        lab = lab[::4, ::4].astype(np.float32)
     light, a, b = lab[..., 0], lab[..., 1] - 128, lab[..., 2] - 128
     chroma = np.hypot(a, b)
     coloured = (chroma > 10) & (light > 20)

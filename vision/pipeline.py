@@ -64,7 +64,8 @@ def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None)
 
 
 def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None,
-               within: tuple[int, int, int, int] | None = None) -> list[DetectedCard]:
+               within: tuple[int, int, int, int] | None = None,
+               small_bgr: NDArray[np.uint8] | None = None) -> list[DetectedCard]:
     """Every face-up symbol card in the frame (or in the box ``within``), read.
 
     Parameters
@@ -72,12 +73,14 @@ def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None,
     frame_bgr : ndarray (H, W, 3) uint8
     profile : a calibration's colour profile (learned inks), or None for the nominal inks
     within : (x0, y0, x1, y1) the part of the frame to search (a calibration's table top), or None
+    small_bgr : the frame's ``vision.find.working_copy`` when at hand, or None
 
     Returns
     -------
     cards : list of DetectedCard, ordered by their centres, top to bottom
     """
-    cards = [card for quad in find_cards(frame_bgr, within) if (card := read_quad(frame_bgr, quad, profile)) is not None]
+    quads = find_cards(frame_bgr, within, small_bgr)
+    cards = [card for quad in quads if (card := read_quad(frame_bgr, quad, profile)) is not None]
     cards = without_dark_papers(cards)
     return sorted(cards, key=lambda card: (card.center_xy[1], card.center_xy[0]))
 
@@ -95,5 +98,18 @@ def without_dark_papers(cards: list[DetectedCard]) -> list[DetectedCard]:
         return cards
     papers = np.array([cards[k].reading.paper_bgr for k in measured], np.float32).reshape(-1, 1, 3)
     light = cv2.cvtColor(papers / 255.0, cv2.COLOR_BGR2LAB)[:, 0, 0]
-    dark = {k for i, k in enumerate(measured) if light[i] < _DARKEST_PAPER * np.median(np.delete(light, i))}
+    dark = {measured[i] for i in np.flatnonzero(light < _DARKEST_PAPER * _medians_of_others(light))}
     return [card for k, card in enumerate(cards) if k not in dark]
+
+
+def _medians_of_others(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Each value's others' median, ``np.median(np.delete(values, i))`` for every i (N >= 2),
+    from one sort: the others' middle pair is the whole's, shifted past the value's own place."""
+    order = np.argsort(values, kind="stable")
+    ranked = values[order]
+    place = np.empty(len(values), int)
+    place[order] = np.arange(len(values))
+    others = len(values) - 1
+    low, high = (others - 1) // 2, others // 2
+    # (the mean of the middle pair in float32, as np.median takes it; a lone middle value twice)
+    return (ranked[low + (low >= place)] + ranked[high + (high >= place)]) / np.float32(2)

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from vision.quads import fit_quad
 
-__all__ = ["Region", "card_regions", "choose_cards", "points_inside", "sweep_span"]
+__all__ = ["Region", "blurred_whiteness", "card_regions", "choose_cards", "points_inside", "sweep_span"]
 
 LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
@@ -51,7 +51,8 @@ class Region:
 
 def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[float, float] = (_EDGE_LOW, _EDGE_HIGH),
                  levels: int = LEVELS, span: tuple[float, float] | None = None,
-                 max_area: float | None = None, opening: int = 0) -> list[Region]:
+                 max_area: float | None = None, opening: int = 0,
+                 white_u8: NDArray[np.uint8] | None = None) -> list[Region]:
     """Every card-shaped region brighter than one of a sweep of levels, cut along edges.
 
     Parameters
@@ -65,6 +66,7 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
         a frame swept alone is given the whole frame's span and largest region
     opening : the side of the square each level's paper is opened with (nought: none);
         it parts a card from a thin bright thing touching it
+    white_u8 : ndarray (H, W) uint8, ``white`` as swept (``blurred_whiteness``), when at hand
 
     Returns
     -------
@@ -72,7 +74,7 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
         distinct region it makes over the levels, and two cards touching without an
         edge between them as one region.
     """
-    white_u8 = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
+    white_u8 = blurred_whiteness(white) if white_u8 is None else white_u8
     edge_mask = cv2.dilate(cv2.Canny(white_u8, *edges), np.ones((2, 2), np.uint8))
     cut = cv2.subtract(white_u8, edge_mask)  # edges are 255: nought along them
     low, high = sweep_span(white_u8[::4, ::4]) if span is None else span
@@ -108,6 +110,11 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
                 counts.append(1)
         before, before_index = box, index
     return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)]
+
+
+def blurred_whiteness(white: NDArray[np.float32]) -> NDArray[np.uint8]:
+    """The whiteness as ``card_regions`` sweeps it: clipped to bytes, blurred 3x3."""
+    return cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
 
 
 def sweep_span(white_u8: NDArray[np.uint8]) -> tuple[float, float]:

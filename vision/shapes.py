@@ -126,7 +126,8 @@ _POWER_TABLE_T = np.ascontiguousarray(_POWER_TABLE.T)
 
 
 def measure_shape(contour: NDArray[np.int32], inradius: float | None = None,
-                  harmonics: tuple[float, float, float] | None = None) -> ShapeFeatures | None:
+                  harmonics: tuple[float, float, float] | None = None,
+                  hull: NDArray[np.int32] | None = None) -> ShapeFeatures | None:
     """Measure one outer contour.
 
     Parameters
@@ -138,6 +139,8 @@ def measure_shape(contour: NDArray[np.int32], inradius: float | None = None,
         contour's pixels; without it ``thickness`` is estimated from area and perimeter.
     harmonics : (c3, c4, c5), optional
         The mark's :func:`angular_harmonics`, kept with the other measurements.
+    hull : ndarray (M, 1, 2) int32, optional
+        The contour's ``cv2.convexHull``, when already at hand.
 
     Returns
     -------
@@ -148,7 +151,7 @@ def measure_shape(contour: NDArray[np.int32], inradius: float | None = None,
     area = cv2.contourArea(contour)
     if area <= 1.0:
         return None
-    hull = cv2.convexHull(contour)
+    hull = cv2.convexHull(contour) if hull is None else hull
     hull_area = max(cv2.contourArea(hull), area)
     (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
     (ccx, ccy), radius = cv2.minEnclosingCircle(hull)

@@ -13,6 +13,7 @@ from calibration.seats import Seat
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, row_gaps
+from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table
 from vision.pipeline import DetectedCard, read_frame
 
@@ -85,7 +86,8 @@ def referee_frame(
     with ``profile`` (its colour profile) colours are named by the learned inks.
     """
     size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
-    detected = read_frame(frame_bgr, profile, search_box(areas, size_wh))
+    small_bgr = working_copy(frame_bgr)  # (the table look below halves the frame alike)
+    detected = read_frame(frame_bgr, profile, search_box(areas, size_wh), small_bgr)
     cards = tuple(card for card in detected if card.reading.criteria is not None)
     unread = tuple(card for card in detected if card.reading.criteria is None)
     # Unread faces take their place in the rows too, so that a row is not silently
@@ -98,7 +100,7 @@ def referee_frame(
     ]
     faces_xy = [card.corners_xy for card in faces]
     # The table is looked at once, for all rows: where a card of theirs may lie covered.
-    look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None) if placed else (None, None)
+    look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None, small_bgr) if placed else (None, None)
     rows = []
     for row in placed:
         readable = tuple(k for k in row.cards if k < len(cards))

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.find import CardQuad, find_cards, order_corners, warp_card
+from vision.find import CardQuad, find_cards, order_corners, warp_card, working_copy
 
 
 def card_corners(center, size_wh, angle_deg):
@@ -411,3 +411,14 @@ def test_cards_on_a_cream_table_as_white_as_paper_under_its_cast_are_found(seed)
     found = find_cards(image)
     assert len(found) == 3
     assert min(match(found, cards, image.shape[:2])) > 0.85
+
+
+@pytest.mark.parametrize("times", [1, 2], ids=["1080p: halved once", "4K: twice"])
+def test_the_working_copy_of_a_1080p_or_4k_frame_is_it_halved_by_2x2_means(times) -> None:
+    # referee_frame hands find_cards' working copy to the table look, which halves the frame so.
+    rng = np.random.default_rng(times)
+    frame = rng.integers(0, 256, (1080 * times, 1920 * times, 3), dtype=np.uint8)
+    halved = frame
+    for _ in range(times):
+        halved = cv2.resize(halved, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
+    assert np.array_equal(working_copy(frame), halved)

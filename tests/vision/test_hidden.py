@@ -6,7 +6,7 @@ import pytest
 
 from calibration.gaps import table_look
 from vision.find import order_corners
-from vision.hidden import covered_rooms, end_rooms
+from vision.hidden import covered_rooms, end_rooms, look_at_table
 
 SHORT, LONG = 60, 90
 PITCH = 70  # centre to centre: cards 10 px apart
@@ -79,3 +79,33 @@ def test_a_room_off_the_table_top_is_no_cover() -> None:
     top = np.array([(20, 20), (379, 20), (379, 380), (20, 380)], np.float64)
     assert covered_rooms(table_look(frame), ROW, ROW, 3, None) == (3,)
     assert covered_rooms(table_look(frame), ROW, ROW, 3, top) == ()
+
+
+@pytest.mark.parametrize("times", [1, 2], ids=["1080p: halved once", "4K: twice"])
+def test_the_table_look_from_a_copy_already_halved_is_the_frames(times) -> None:
+    # referee_frame hands look_at_table find_cards' working copy: at 1080p and 4K the frame
+    # halved by 2x2 means, as look_at_table halves it.
+    frame = cv2.resize(hand(table(stripes=True), AFTER), None, fx=3 * times, fy=3 * times, interpolation=cv2.INTER_LINEAR)
+    halved = frame
+    for _ in range(times):
+        halved = cv2.resize(halved, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
+    cards = [corners * 3 * times for corners in ROW]
+    look, top = look_at_table(frame, cards)
+    shared, shared_top = look_at_table(frame, cards, halved_bgr=halved)
+    assert halved.shape[1] == 960  # (1920 and 3840 wide frames)
+    assert shared.scale == look.scale and np.array_equal(shared.blurred_bgr, look.blurred_bgr)
+    assert (top is None and shared_top is None) or np.array_equal(top, shared_top)
+
+
+@pytest.mark.parametrize(
+    "frame_hw, small_hw, expected",
+    [((1080, 1920), (540, 960), True), ((2160, 3840), (540, 960), True), ((2160, 3840), (1080, 1920), True),
+     ((4320, 7680), (540, 960), False), ((1081, 1920), (540, 960), False), ((1440, 2560), (540, 960), False),
+     ((720, 1280), (360, 640), False)],
+    ids=["1080p", "4K", "4K once", "8K: three halvings", "odd height", "not a power of two", "no wider than the look"],
+)
+def test_only_a_copy_the_halving_makes_is_taken(frame_hw, small_hw, expected) -> None:
+    frame = np.zeros((*frame_hw, 3), np.uint8)
+    small = np.full((*small_hw, 3), 255, np.uint8)  # were it taken, the look would be white
+    look, _ = look_at_table(frame, [], TOP, halved_bgr=small)
+    assert bool(look.blurred_bgr.any()) == expected

@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 
-from vision.paper import CHROMA_WEIGHT, faces_cast, light_cast, whiteness
+from vision.paper import CHROMA_WEIGHT, faces_cast, lab_whiteness, light_cast, shade, whiteness
 
 
 def test_whiteness_is_lightness_less_chroma_away_from_the_cast() -> None:
@@ -37,3 +37,22 @@ def test_faces_cast_is_the_papers_not_the_tables_nor_the_symbols() -> None:
     a, b = faces_cast(frame, corners)
     assert abs(a) <= 2 and abs(b) <= 2
     assert light_cast(frame)[1] > 20
+
+
+def test_the_frames_lab_once_converted_gives_whiteness_cast_and_shade_to_the_bit() -> None:
+    # find_cards converts its working copy to Lab once: Lab is per pixel, so every third or
+    # fourth pixel of it is the conversion of those pixels alone.
+    rng = np.random.default_rng(7)
+    frame = np.full((121, 163, 3), (60, 140, 80), np.uint8)  # green cloth, odd sizes
+    frame[:, :60] = (30, 70, 40)  # in a shadow
+    frame[20:70, 90:130] = (225, 235, 240)
+    frame = cv2.add(frame, rng.integers(0, 12, frame.shape, dtype=np.uint8))
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
+    for cast in (None, (2.0, -3.5)):
+        white, own = whiteness(frame, cast)
+        white_lab, own_lab = lab_whiteness(lab, cast)
+        assert own_lab == own and np.array_equal(white_lab, white)
+    assert light_cast(frame, 0.02, lab) == light_cast(frame, 0.02)
+    light = shade(frame)
+    assert light is not None and light.min() < 0.9  # the shadow is seen
+    assert np.array_equal(shade(frame, lab), light)

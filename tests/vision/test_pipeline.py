@@ -9,7 +9,7 @@ import pytest
 from referee.cli import main
 from vision.bench import Tally, score_photo
 from vision.images import load_image
-from vision.pipeline import DetectedCard, without_dark_papers
+from vision.pipeline import DetectedCard, _medians_of_others, without_dark_papers
 from vision.records import CardReading, Criteria
 
 PHOTOS = Path(__file__).resolve().parents[2] / "fixtures" / "photos"
@@ -75,3 +75,12 @@ def test_a_face_far_darker_than_the_others_is_dropped_and_one_in_shadow_is_kept(
     assert [card.corners_xy[0, 0] for card in kept] == [20, 100, 180, 260, 420]
     # Two faces alone say nothing of what the frame's paper looks like.
     assert len(without_dark_papers([lit[0], coffee])) == 2
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 9, 10], ids=lambda n: f"{n} faces")
+def test_each_faces_others_median_is_numpys_to_the_bit(count) -> None:
+    rng = np.random.default_rng(count)
+    light = np.round(rng.uniform(20, 95, count), 1).astype(np.float32)
+    light[-1] = light[0]  # ties
+    expected = np.array([np.median(np.delete(light, i)) for i in range(count)], np.float32)
+    assert np.array_equal(_medians_of_others(light), expected)

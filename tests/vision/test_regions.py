@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.regions import Region, card_regions, choose_cards, points_inside
+from vision.regions import Region, blurred_whiteness, card_regions, choose_cards, points_inside
 
 
 def box(center, size_wh, angle_deg=0.0):
@@ -166,3 +166,14 @@ def test_a_card_on_a_cloth_as_bright_as_paper_is_found_inside_the_cloth() -> Non
     white[:, 400:] += np.where(white[:, 400:] < 100, 155.0, 0.0).astype(np.float32)  # the cloth, at 215, beyond a dark floor
     regions = card_regions(white, min_short_px=40)
     assert max(iou(r.corners_xy, card) for r in regions) > 0.85
+
+
+def test_the_sweep_takes_the_blurred_whiteness_when_at_hand() -> None:
+    # find_cards blurs the whiteness once, for the sweep's span and for the sweep itself.
+    white = whiteness_of([box((120, 150), (80, 120)), box((340, 260), (80, 120), 8)])
+    regions = card_regions(white, min_short_px=40)
+    given = card_regions(white, min_short_px=40, white_u8=blurred_whiteness(white))
+    assert len(regions) >= 2 and len(given) == len(regions)
+    for r, g in zip(regions, given):
+        assert np.array_equal(r.corners_xy, g.corners_xy) and (r.fill, r.level, r.levels) == (g.fill, g.level, g.levels)
+    assert card_regions(white, min_short_px=40, white_u8=np.full(white.shape, 120, np.uint8)) == []

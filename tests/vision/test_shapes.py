@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.shapes import angular_harmonics
+from vision.shapes import angular_harmonics, measure_shape
 
 
 def _polygon(corners: int, angle: float, inner: float = 1.0, radius: float = 20.0, size: int = 64) -> np.ndarray:
@@ -48,3 +48,13 @@ def test_harmonics_do_not_change_with_rotation():
 
 def test_an_empty_mark_has_no_harmonics():
     assert angular_harmonics(np.zeros((8, 8), np.float32)) == (0.0, 0.0, 0.0)
+
+
+def test_a_hull_at_hand_is_taken_and_measures_as_the_contours_own() -> None:
+    # _measure_blob hulls a lone part for its solidity, then measures it: one hull for both.
+    mask = np.zeros((60, 60), np.uint8)
+    cv2.fillPoly(mask, [np.array([[10, 10], [50, 12], [30, 25], [48, 50], [12, 45]], np.int32)], 255)
+    contour = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0][0]
+    assert measure_shape(contour, 3.0, hull=cv2.convexHull(contour)) == measure_shape(contour, 3.0)
+    square = np.array([[[0, 0]], [[59, 0]], [[59, 59]], [[0, 59]]], np.int32)
+    assert measure_shape(contour, 3.0, hull=square).solidity < measure_shape(contour, 3.0).solidity
