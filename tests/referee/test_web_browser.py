@@ -125,7 +125,9 @@ def test_the_page_follows_a_committed_fixture_clip_to_its_scored_round(page, tmp
         expect(mona.locator(".name")).to_have_text("Mona")
         expect(page.locator('#players li[data-player="Olga"] .name')).to_have_text("Olga")
         result = page.locator("#result")
-        expect(result).to_contain_text("Round 1 scored: 1. Mona 7 valid", timeout=60_000)
+        # The clip is read frame by frame as fast as the machine goes: about 25 s of one core,
+        # minutes of wall time on a busy machine (load 5 on 2 cores: 81 s). The result is checked, not the speed.
+        expect(result).to_contain_text("Round 1 scored: 1. Mona 7 valid", timeout=300_000)
         expect(result).to_contain_text("2. Olga 2 valid")
         expect(page.locator("#title")).to_have_text("Round 1 of 5 - scored")
         assert run.close() == 0
