@@ -218,9 +218,14 @@ def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.flo
     paper (right where a lamp's hot spot multiplies the light) and with glare's added light
     taken off (right where glare adds it): the surer one is kept. A washed-out mark of
     unknown shape takes a colour the card's other symbols show (see ``_as_shown``), and so
-    does a symbol washed out by glare read as yellow: glare washes out first the channels
-    it brightens most, which a warm lamp's light clips (red, then green), so what is left
-    of a black, red, green or yellow symbol alike absorbs in blue alone."""
+    does a symbol washed out by glare read as yellow on a card whose other symbols show a
+    single colour: glare washes out first the channels it brightens most, which a warm
+    lamp's light clips (red, then green), so what is left of a black, red, green or yellow
+    symbol alike absorbs in blue alone. Its own reading then says nothing, and a symbol
+    most often repeats its card's colour; but where the other symbols show several
+    colours the card varies its colours, and a yellow reading is as likely the symbol's
+    own (on fresh renders, every washed symbol the colour of the card's others was on a
+    card of one colour)."""
     lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
     colours, confidence, fit = classify_colours(lab, inks)
     glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
@@ -230,8 +235,10 @@ def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.flo
         for k, i in enumerate(glared):
             if _colour_surety(other_confidence[k], other_fit[k]) >= _colour_surety(confidence[i], fit[i]):
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
-    unknown = [SHAPELESS in blob.doubt or (WASHED in blob.doubt and colour is Colour.YELLOW)
-               for blob, colour in zip(seg.blobs, colours)]
+    shapeless = [SHAPELESS in blob.doubt for blob in seg.blobs]
+    pale = [WASHED in blob.doubt and colour is Colour.YELLOW for blob, colour in zip(seg.blobs, colours)]
+    shown = {colour for colour, guess, washed in zip(colours, shapeless, pale) if not (guess or washed)}
+    unknown = [guess or (washed and len(shown) == 1) for guess, washed in zip(shapeless, pale)]
     if any(unknown):
         colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER, unknown)
     return colours, confidence, fit
