@@ -224,8 +224,8 @@ def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.flo
     symbol alike absorbs in blue alone. Its own reading then says nothing, and a symbol
     most often repeats its card's colour; but where the other symbols show several
     colours the card varies its colours, and a yellow reading is as likely the symbol's
-    own (on fresh renders, every washed symbol the colour of the card's others was on a
-    card of one colour)."""
+    own (the symbols this fixed on fresh renders were all on cards whose other symbols
+    show one colour; one it broke was a yellow on a card showing every other colour)."""
     lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
     colours, confidence, fit = classify_colours(lab, inks)
     glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
