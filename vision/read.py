@@ -21,7 +21,7 @@ from referee.cards import Colour, Criteria, InvalidCardError, Shape
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
-from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, Segmentation, find_blobs
+from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, find_blobs
 from vision.whitebalance import CELL_PX, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
@@ -97,7 +97,7 @@ _DOUBT_CONFIDENCE = {
     "large blob near the size limit": 0.5,
     "blob split at its own ink level": 0.3,
     "faint blob near the ink threshold": 0.35,
-    "symbol washed out by glare": 0.45,
+    WASHED: 0.45,
     SHAPELESS: 0.35,
     STRETCHED: 0.45,
     UNCLEAR_PIECE: 0.4,
@@ -217,7 +217,15 @@ def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.flo
     """``classify_colours`` of the blobs. A blob under glare has two readings, divided by the
     paper (right where a lamp's hot spot multiplies the light) and with glare's added light
     taken off (right where glare adds it): the surer one is kept. A washed-out mark of
-    unknown shape takes a colour the card's other symbols show (see ``_as_shown``)."""
+    unknown shape takes a colour the card's other symbols show (see ``_as_shown``), and so
+    does a symbol washed out by glare read as yellow on a card whose other symbols show a
+    single colour: glare washes out first the channels it brightens most, which a warm
+    lamp's light clips (red, then green), so what is left of a black, red, green or yellow
+    symbol alike absorbs in blue alone. Its own reading then says nothing, and a symbol
+    most often repeats its card's colour; but where the other symbols show several
+    colours the card varies its colours, and a yellow reading is as likely the symbol's
+    own (the symbols this fixed on fresh renders were all on cards whose other symbols
+    show one colour; one it broke was a yellow on a card showing every other colour)."""
     lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
     colours, confidence, fit = classify_colours(lab, inks)
     glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
@@ -227,8 +235,12 @@ def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.flo
         for k, i in enumerate(glared):
             if _colour_surety(other_confidence[k], other_fit[k]) >= _colour_surety(confidence[i], fit[i]):
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
-    if any(SHAPELESS in blob.doubt for blob in seg.blobs):
-        colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER)
+    shapeless = [SHAPELESS in blob.doubt for blob in seg.blobs]
+    pale = [WASHED in blob.doubt and colour is Colour.YELLOW for blob, colour in zip(seg.blobs, colours)]
+    shown = {colour for colour, guess, washed in zip(colours, shapeless, pale) if not (guess or washed)}
+    unknown = [guess or (washed and len(shown) == 1) for guess, washed in zip(shapeless, pale)]
+    if any(unknown):
+        colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER, unknown)
     return colours, confidence, fit
 
 

@@ -29,10 +29,10 @@ from numpy.typing import NDArray
 from vision.blobs import _CROSS, _FAINT_DOUBT, _HOLED, _MIN_EXTENT, Blob, _filled, _measure_blob
 from vision.colours import bgr_to_lab, classify_colours, label_pixels
 from vision.shapes import shape_scores
-from vision.washed import SHAPELESS, _closed, _faint_marks
+from vision.washed import SHAPELESS, WASHED, _closed, _faint_marks
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS", "STRAY", "HIDDEN"]
+__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS", "STRAY", "HIDDEN", "WASHED"]
 
 # The edge band symbols keep off (share of the card's short side).
 _EDGE_MARGIN = 0.04

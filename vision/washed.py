@@ -24,7 +24,7 @@ from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import angular_harmonics, classify_shapes, measure_shape
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["SHAPELESS"]
+__all__ = ["SHAPELESS", "WASHED"]
 
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
 _FAINT = 0.06
@@ -45,6 +45,7 @@ _WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
 # fits a print colour this well and it keeps this far (share of the short side) off every
 # symbol read; its shape is then unknown (the reader takes one the card shows).
 SHAPELESS = "a washed-out mark of unknown shape"
+WASHED = "symbol washed out by glare"
 _CLIPPED, _SHAPELESS_COLOUR_FIT, _SHAPELESS_APART = 250, 0.3, 0.08
 # The same search on the light a mark absorbs against the paper closed over _CLOSE_SPAN of
 # the short side (:func:`_absorbed`), from this ink level: on /tmp/dev120 renders 0.12-0.16
@@ -196,7 +197,7 @@ def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[n
     cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5
     cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
     return Blob((float(cx), float(cy)), features, _unwashed(np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)),
-                float(extent), ("symbol washed out by glare",), spread_xy=tuple(v / scale ** 2 for v in _spread(solid)))
+                float(extent), (WASHED,), spread_xy=tuple(v / scale ** 2 for v in _spread(solid)))
 
 
 def _unwashed(mean_bgr: NDArray[np.float32]) -> NDArray[np.float32]:

@@ -427,6 +427,31 @@ def test_a_symbol_under_warm_glare_keeps_its_colour(card_art, colour):
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
 
 
+@pytest.mark.parametrize("colour, shown", [("black", "black"), ("red", "red"), ("green", "green"), ("yellow", "green")])
+def test_a_symbol_washed_out_by_warm_glare_takes_a_colour_the_card_shows(card_art, colour, shown):
+    # A warm lamp's glare on a card lit mostly by daylight washes a symbol out so far that
+    # what is left absorbs in blue alone: black, red and green all read yellow then. The
+    # card's other symbols show the colours it may have: it takes the one that fits it best.
+    syms = [card_art.Sym("star", shown, 0.3, 0.3, 0.25), card_art.Sym("circle", colour, 0.72, 0.3, 0.25),
+            card_art.Sym("square", colour, 0.5, 0.95, 0.28, 10.0)]
+    image = _warm_glare(card_art.draw(syms, paper=(205, 215, 225)), 0.5, 0.95 / 1.45, 0.2, 1.5)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert "washed out by glare" in reading.reason and reading.confidence < 0.5
+
+
+@pytest.mark.parametrize("shown", [("red", "green"), ("black", "blue")])
+def test_a_yellow_symbol_washed_out_by_warm_glare_on_a_card_of_several_colours_stays_yellow(card_art, shown):
+    # Where the card's other symbols show several colours, a washed symbol read as yellow
+    # is as likely yellow as any of them: it keeps its own reading.
+    syms = [card_art.Sym("star", shown[0], 0.3, 0.3, 0.25), card_art.Sym("circle", shown[1], 0.72, 0.3, 0.25),
+            card_art.Sym("square", "yellow", 0.5, 0.95, 0.28, 10.0)]
+    image = _warm_glare(card_art.draw(syms, paper=(205, 215, 225)), 0.5, 0.95 / 1.45, 0.2, 1.5)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert "washed out by glare" in reading.reason and reading.confidence < 0.5
+
+
 @pytest.mark.parametrize("colour", ["black", "green"])
 def test_a_symbol_under_warm_glare_that_clipped_the_papers_red_keeps_its_colour(card_art, colour):
     # Warm glare clips the paper's red around a symbol, not the symbol's own: the light the
