@@ -194,10 +194,13 @@ def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.f
     (other games' symbols); a printed digit has a hole (0, 6, 8, 9), is a thin stroke or is
     far from convex (1, 2, 3, 4, 5, 7) without fitting a star; a printed frame breaks into
     thin pieces. Marks much smaller than the largest do not vote (a point card's corner
-    numbers blur into small solid blobs)."""
-    largest = max(blob.extent for blob in seg.blobs)
-    voting = [(blob, shape, f) for blob, shape, f in zip(seg.blobs, shapes, fit)
-              if blob.extent >= _VOTING_SIZE * largest]
+    numbers blur into small solid blobs), nor do marks of unknown shape (``HIDDEN``: a piece
+    cut free at the edge says nothing of what is printed)."""
+    known = [(blob, shape, f) for blob, shape, f in zip(seg.blobs, shapes, fit) if HIDDEN not in blob.doubt]
+    if not known:
+        return False
+    largest = max(blob.extent for blob, _, _ in known)
+    voting = [(blob, shape, f) for blob, shape, f in known if blob.extent >= _VOTING_SIZE * largest]
     symbol_like = sum(
         1 for blob, shape, f in voting
         if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.features.thickness >= _STROKE and (

@@ -84,3 +84,22 @@ def test_each_faces_others_median_is_numpys_to_the_bit(count) -> None:
     light[-1] = light[0]  # ties
     expected = np.array([np.median(np.delete(light, i)) for i in range(count)], np.float32)
     assert np.array_equal(_medians_of_others(light), expected)
+
+
+def test_no_point_card_on_a_committed_photo_is_read_as_a_symbol_card() -> None:
+    # A point card's number is no symbol; a piece of its frame or corner number cut free at
+    # the edge of what is seen of it (under a card back, say) is of unknown shape and proves
+    # nothing either (hard/dev-002 showed one as a two-symbol face).
+    import cv2
+
+    from vision.pipeline import read_frame
+
+    for truth_path in sorted(PHOTOS.glob("*/*.json")):
+        truth = json.loads(truth_path.read_text())
+        points = [np.float32(d["corners"]) for d in truth["distractors"] if d["kind"] == "point_card"]
+        cards = [np.float32(c["corners"]) for c in truth["cards"]]
+        for card in read_frame(load_image(truth_path.with_suffix(".jpg"))):
+            centre = tuple(map(float, card.center_xy))
+            on_point = any(cv2.pointPolygonTest(p, centre, False) > 0 for p in points)
+            on_card = any(cv2.pointPolygonTest(c, centre, False) > 0 for c in cards)
+            assert not on_point or on_card, f"{truth_path.parent.name}/{truth_path.stem}: a point card read as {card.reading.criteria}"
