@@ -19,6 +19,7 @@ Symbols too faint for the thresholds, washed out by glare, are searched for last
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -193,17 +194,11 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             # level, where the blob has room for a symbol off the edge (not a thin line).
             roomy = deep or min(w, h) > band + _MIN_EXTENT * short
             freed = bool(pieces)
-            for piece in _split_by_level(smoothed, low, outline, box, band, short, high8) if roomy else ():
-                px, py, pw, ph = piece_box = cv2.boundingRect(piece)
-                if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
-                    continue
-                found, unclear = _sort_pieces(_measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [],
-                                                            solid=True))
-                blobs.extend(found)
-                hidden.extend(unclear)
-                freed = freed or bool(found or unclear)
-            # (the shade pass, on paper balanced locally, leaves covers to the first pass)
-            for piece in _split_by_colour(card, low, outline, box, band, short) if shade and (deep or covered) else ():
+            # So does taking each print colour's pixels apart, where a cover of another colour
+            # lies over the edge (the shade pass, on paper balanced locally, leaves covers to the first pass).
+            by_level = _split_by_level(smoothed, low, outline, box, band, short, high8) if roomy else ()
+            by_colour = _split_by_colour(card, low, outline, box, band, short) if shade and (deep or covered) else ()
+            for piece in itertools.chain(by_level, by_colour):
                 px, py, pw, ph = piece_box = cv2.boundingRect(piece)
                 if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
                     continue
