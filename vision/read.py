@@ -354,9 +354,9 @@ def _elongation(spread_xy: tuple[float, float, float]) -> tuple[float, float]:
     return ((vx - vy) / total, 2.0 * cxy / total)
 
 
-def _card_stretch(seg: Segmentation, minimum: float = _STRETCH_MIN) -> NDArray[np.float64] | None:
-    """The (2, 2) linear map that takes the stretch off the card's symbols, or
-    None when they show less than ``minimum`` elongation (or disagree): see ``_ROUND_MAX``."""
+def _card_stretch(seg: Segmentation) -> tuple[float, float] | None:
+    """The elongation (``_elongation``) the card's round symbols agree on, or None when too
+    few show one or they disagree: see ``_ROUND_MAX``."""
     marks = np.array([_elongation(blob.spread_xy) for blob in seg.blobs if not blob.doubt and blob.fill >= _SOLID_FILL]
                      ).reshape(-1, 2)
     marks = marks[np.hypot(marks[:, 0], marks[:, 1]) < _ROUND_MAX]
@@ -366,10 +366,14 @@ def _card_stretch(seg: Segmentation, minimum: float = _STRETCH_MIN) -> NDArray[n
     if len(agree) < _STRETCH_MARKS or 2 * len(agree) <= len(marks):
         return None
     ex, ey = agree.mean(axis=0)
-    if math.hypot(ex, ey) < minimum:
-        return None
+    return float(ex), float(ey)
+
+
+def _unstretch_map(stretch: tuple[float, float]) -> NDArray[np.float64]:
+    """The (2, 2) linear map that takes an elongation ``stretch`` off: a squeeze along it,
+    not a widening across it, so that nothing is pushed off the card."""
+    ex, ey = stretch
     values, vectors = np.linalg.eigh(np.array([[1.0 + ex, ey], [ey, 1.0 - ex]]))
-    # Squeezed along the stretch, not widened across it: nothing is pushed off the card.
     return vectors @ np.diag(np.sqrt(values[0] / values)) @ vectors.T
 
 
@@ -396,10 +400,10 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
     best = _first_looks(card_bgr)
     if best.score >= _SURE_SCORE or best.card is None or not best.seg.blobs:
         return best
-    unstretch = _card_stretch(best.seg)
-    if unstretch is None:
+    stretch = _card_stretch(best.seg)  # (the marks stay the first reading's: so does their stretch)
+    if stretch is None or math.hypot(*stretch) < _STRETCH_MIN:
         return best
-    card, back = _unstretched(best.card, unstretch)
+    card, back = _unstretched(best.card, _unstretch_map(stretch))
     seen = _look(card, best.scale_xy)
     shapes, confidence, fit = list(best.shapes), best.shape_conf.copy(), best.shape_fit.copy()
     for k, blob in enumerate(seen.seg.blobs):
@@ -411,7 +415,7 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
     if score > best.score:
         best = replace(best, shapes=shapes, shape_conf=confidence, shape_fit=fit, score=score)
-    if _card_stretch(best.seg, _STRETCH_DOUBT) is None:
+    if math.hypot(*stretch) < _STRETCH_DOUBT:
         return best
     return replace(best, seg=replace(best.seg, doubt=best.seg.doubt + (STRETCHED,)))
 

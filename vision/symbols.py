@@ -385,7 +385,6 @@ def _split_by_level(smoothed: NDArray[np.uint8], low: NDArray[np.uint8], outline
     return pieces
 
 
-
 def _split_by_colour(card: BalancedCard, low: NDArray[np.uint8], outline: NDArray[np.int32], box: tuple[int, int, int, int],
                      band: int, short: int) -> list[NDArray[np.int32]]:
     """Symbols joined to a cover of another colour (a hand, a sleeve, a mug's rim, a
