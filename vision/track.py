@@ -312,16 +312,19 @@ class CardTracker:
         track.place_bgr = None
         if track.ref_sides is not None and not _same_shape(sides, track.ref_sides) and (
             track.settled_t is not None
-            or (track.looks >= 2 and t - track.whole_t <= _PARTIAL_HOLD_S and _inside((cx, cy), track.corners_xy)
-                and not _larger(sides, track.ref_sides)
+            or ((track.looks >= 2 and t - track.whole_t <= _PARTIAL_HOLD_S or unseen and back)
+                and _inside((cx, cy), track.corners_xy) and not _larger(sides, track.ref_sides)
                 and (_smaller(sides, track.ref_sides) or self._near_still_place(track, cx, cy)))
         ):
             # A partly covered card (a hand over it) or an outline bent for a frame (a neighbour
             # moving close by): the card is still there and has not moved, but this outline and
             # reading are not to be trusted. (An outline seen in two fresh looks is the card's; a
-            # card in a hand, seen in one, is bigger than when it lies on the table.) Seen whole
-            # and read surely before, it lies still under the next card's hand, not under the
-            # hand laying it (whose fingers make it a doubtful read): its stillness clock goes on.
+            # card in a hand, seen in one, is bigger than when it lies on the table.) So is a card
+            # back in its place after a hand covered it whole, showing only part of itself as the
+            # hand goes (at 15 frames/s a card left bare for a third of a second may have been
+            # found whole by one search only). Seen whole and read surely before, it lies still
+            # under the next card's hand, not under the hand laying it (whose fingers make it a
+            # doubtful read): its stillness clock goes on.
             if track.settled_t is None and track.votes and track.path and t - track.path[0][0] >= self.settle_s - 1e-6:
                 self._settle(track, frame_index, t, frame_bgr)
             return

@@ -26,10 +26,18 @@ CLIPS = [os.environ["LIVE_FIXTURE_CLIP"]] if os.environ.get("LIVE_FIXTURE_CLIP")
 # Frames looked at per second below which the stream test cannot pass: the tracker (vision/track.py)
 # referees round-medium (30 fps) right from every 2nd and 3rd frame (15 and 10 fps) but not from
 # every 4th (7.5 fps: Olga's 4th card lies bare for only a third of a second before the next hand
-# covers it, and is seen in one search), and round-hard (15 fps) only from every frame. With frames
-# dropped at random (a busy machine) round-medium fails about one run in six at 16 frames/s looked
-# at, for the same card (it did before the sure-reading rule of vision/track.py too: 3 in 12).
+# covers it, and is seen in one search), and round-hard (15 fps) only from every frame.
 SLOWEST_FPS = 15
+# Above it, with frames dropped (a busy machine), the stream must give the round's outcome: every
+# card laid to its player, none before it settled, the stop, and the rows and ranking scored. The
+# lay times are held to the clip's truth only when (nearly) every frame was looked at, as in the
+# file test: Olga's 4th card of round-medium lies bare for a third of a second, and with frames
+# dropped at random it may be found whole by one search only in that time, and is then laid when it
+# shows again, seconds later. Refereeing round-medium with frames dropped at random as on a busy
+# machine, that card was laid late in 2 of 19 runs at 15 frames/s looked at, 2 of 16 at 16 and
+# 3 of 15 at 18, the outcome right in every run (before the tracker took a card showing in part
+# after a hand as the card it was, it was also laid after her next card: 1 run in 20 at 15).
+ON_TIME_SHARE = 0.95  # of the stream's frames looked at for the lay times to be held to the truth
 
 
 @pytest.fixture(params=CLIPS, ids=lambda name: name.removesuffix(".mp4"))
@@ -63,6 +71,31 @@ def check_timeline(events: list[dict], truth: dict, clip_t, slack: float = 0.0) 
         stop = [e for e in events if e["type"] == "stop"]
         assert [e["player"] for e in stop] == [truth["stop"]["player"]]
         assert 0 <= clip_t(stop[0]) - truth["stop"]["t"] <= 0.5 + slack, (stop[0], clip_t(stop[0]), truth["stop"])
+    check_scored(events, truth)
+
+
+def check_outcome(events: list[dict], truth: dict, clip_t) -> None:
+    """The round's outcome against the clip's truth, whenever cards were laid: each player's cards
+    laid (as many of each criteria), none before it settled in the clip, the stop, and the rows and
+    ranking scored. For a referee that looked at too few frames to lay every card on time."""
+    laid: dict[tuple, list[float]] = {}
+    for event in events:
+        if event["type"] == "card_laid":
+            laid.setdefault((event["player"], json.dumps(event["criteria"], sort_keys=True)), []).append(clip_t(event))
+    settled: dict[tuple, list[float]] = {}
+    for card in truth["cards"]:
+        if card["settled_t"] is not None:
+            settled.setdefault((card["player"], json.dumps(card["criteria"], sort_keys=True)), []).append(
+                0.0 if card["initial"] else card["settled_t"])
+    assert {key: len(times) for key, times in laid.items()} == {key: len(times) for key, times in settled.items()}
+    for key, times in laid.items():
+        assert all(t >= s for t, s in zip(sorted(times), sorted(settled[key]))), (key, times, settled[key])
+    if truth["stop"] is not None:
+        assert [e["player"] for e in events if e["type"] == "stop"] == [truth["stop"]["player"]]
+    check_scored(events, truth)
+
+
+def check_scored(events: list[dict], truth: dict) -> None:
     scored = [e for e in events if e["type"] == "round_scored"]
     assert len(scored) == 1
     by_player = {r["player"]: r for r in scored[0]["rows"]}
@@ -152,17 +185,27 @@ def test_the_committed_clip_served_as_an_mjpeg_stream_is_refereed_along_its_time
     warnings = [e["message"] for e in events if e["type"] == "warning"]
     assert "lost; retrying" in warnings[0] and "giving up" in warnings[-1] and len(warnings) == 2, warnings  # the clip's end
     # A stream is read like a camera: its newest frame, whenever the referee is ready for one.
-    # On a busy machine frames are dropped, and a card is laid on the first frame looked at
-    # after it has lain still long enough: allow three of this run's frame times on top.
+    # On a busy machine frames are dropped (see ON_TIME_SHARE); looking at nearly every frame, a
+    # card is laid on the first frame looked at after it has lain still long enough: allow three
+    # of this run's frame times on top.
     rates = [float(r) for r in re.findall(r"([0-9.]+) frames/s", captured.err)]
-    slack = 3 / min(rates) if rates else 0.5
-    try:
-        check_timeline(events, truth, lambda event: event["frame"] / server.fps, slack)
-    except AssertionError as error:
-        looked = f"the referee looked at {rates} frames/s of the {server.fps:g} fps stream"
-        if rates and min(rates) < SLOWEST_FPS:
-            # Too few frames for the tracker (see SLOWEST_FPS): cards settle late, or not at all
-            # below 4 frames/s (a 0.25 s gap between sightings restarts a card's stillness).
+    looked = f"the referee looked at {rates} frames/s of the {server.fps:g} fps stream"
+    slowest = min(rates) if rates else server.fps
+    if slowest < SLOWEST_FPS:
+        # Too few frames for the tracker (see SLOWEST_FPS): cards settle late, or not at all
+        # below 4 frames/s (a 0.25 s gap between sightings restarts a card's stillness).
+        try:
+            check_outcome(events, truth, lambda event: event["frame"] / server.fps)
+        except AssertionError as error:
             pytest.skip(f"this machine is too busy to referee a live 720p stream: {looked} (below {SLOWEST_FPS}); "
-                        f"the log then differs: {str(error).splitlines()[0]}")
-        raise AssertionError(f"{error}\n({looked})") from None
+                        f"the log then differs: {str(error).splitlines()[0] if str(error) else 'AssertionError'}")
+        return
+    clip_t = lambda event: event["frame"] / server.fps  # noqa: E731
+    on_time = slowest >= ON_TIME_SHARE * server.fps
+    try:
+        if on_time:
+            check_timeline(events, truth, clip_t, slack=3 / slowest)
+        else:
+            check_outcome(events, truth, clip_t)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n({looked}; {'lay times held to the truth' if on_time else 'the outcome checked'})") from None

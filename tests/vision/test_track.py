@@ -466,6 +466,25 @@ def test_a_card_covered_by_the_next_hand_before_it_settled_is_laid_when_it_shows
     assert [(c.is_settled, c.criteria) for c in back.cards] == [(True, CRITS[2])]
 
 
+def test_a_card_covered_before_it_settled_that_shows_in_part_as_the_hand_goes_is_laid_at_once() -> None:
+    # At 15 frames/s a card left bare for a third of a second may be found whole by one search
+    # only (handed on in the next frame), read surely. Hidden for three seconds under the hand
+    # laying the next card, it shows first in part as that hand goes (a shorter outline inside
+    # its place, read doubtfully as another card): it lay there all along, and is laid then,
+    # with its own criteria, before the next card can settle.
+    tracker = CardTracker()
+    card = detected(SLOTS[0], CRITS[2])
+    tracker.update([card], 0, 0.0, frame([SLOTS[0]]))
+    tracker.update([card], 1, 1 / 15, frame([SLOTS[0]]), fresh=False)
+    covered, (t, f) = run(tracker, 3.0, 15, [], 2 / 15, 2, hands=[SLOTS[0]])
+    assert not [c for c in covered.cards if c.is_settled]
+    part = detected((SLOTS[0][0], SLOTS[0][1] + 12), CRITS[1], confidence=0.3, size_wh=(50, 50))
+    tracker.update([part], f, t, frame([SLOTS[0]]))
+    whole = tracker.update([card], f + 1, t + 1 / 15, frame([SLOTS[0]]))
+    assert [(c.is_settled, c.criteria) for c in whole.cards] == [(True, CRITS[2])]
+    assert whole.cards[0].settled_t == pytest.approx(t)
+
+
 def test_another_card_laid_where_one_lay_briefly_is_read_afresh() -> None:
     # A card lay still briefly and was picked up again; three seconds later another card is
     # laid in its place: it must lie still afresh and is laid with its own criteria.
