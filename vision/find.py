@@ -33,10 +33,10 @@ _NECK_LEVELS = 6  # at the first sweep's span, in this many steps
 _NECK_FILL = 0.7  # leaving a card nearly whole (a card's visible part can be card-shaped too)
 _NECK_CONTRAST = 0.08  # and whiter than what lies around it by this share of the span (a patch of pale cloth is not)
 _OUTER = 1.2  # a card's outline against the paper inside its printed border, side for side
-_CORNER_CARDS = (1.1, 3.0)  # paper merged with what touches it: more than a card's area, less than three
+_CORNER_CARDS = (1.1, 4.0)  # paper merged with what touches it: more than a card's area, less than four
 _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
 _CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed from the corner
-_CORNER_FRESH = 0.75  # three quarters of it paper no card found explains (symbols aside): a card hidden more is not counted
+_CORNER_FRESH = 0.75  # three quarters of it paper no card found explains: a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
@@ -306,46 +306,58 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
                       unlit: NDArray[np.float32], span: float, quads: list[CardQuad]) -> list[Region]:
     """Cards of the paper left over, merged with what touches them, that show one corner
     whole: two straight sides meeting at about a right angle, each at least half a card's
-    short side long. The card is completed from that corner at the size of the cards
-    found near it, and kept where paper, its symbols counted in, fills it, most of it paper
-    no card found explains, and its outline is seen along both sides at the corner. Only a
-    patch of paper larger than a card is looked at: a pale cloth's squares, each no bigger
-    than a card, have such corners too. ``pieces`` are the outlines of ``left``, the paper
-    no card found explains; ``bright``, all that is as bright as paper."""
-    completed = []
-    paper = None
+    short side long. The card is completed from that corner (see ``_corner_sizes``) and
+    kept where paper, its symbols counted in, fills it, most of it paper no card found
+    explains, and its outline is seen along both sides at the corner. Each corner gives
+    its best card, and the cards are taken best first, one to a place: a patch of pool
+    cards lying over one another shows the corners of several. Only a patch of paper
+    larger than a card is looked at: a pale cloth's squares, each no bigger than a card,
+    have such corners too. ``pieces`` are the outlines of ``left``, the paper no card
+    found explains; ``bright``, all that is as bright as paper."""
+    completed: list[tuple[float, NDArray[np.float32], float]] = []
+    paper = fresh = None
     for contour in pieces:
         area = cv2.contourArea(contour)
         typical = _typical_near(quads, tuple(contour.reshape(-1, 2).mean(axis=0)))
         if typical is None or not _CORNER_CARDS[0] < area / (typical.short * typical.long) < _CORNER_CARDS[1]:
             continue
         if paper is None:
-            paper = _paper_of(bright, _SYMBOL_AREA * float(np.median([q.size_wh[0] * q.size_wh[1] for q in quads])))
+            symbol = _SYMBOL_AREA * float(np.median([q.size_wh[0] * q.size_wh[1] for q in quads]))
+            paper, fresh = _paper_of(bright, symbol), _paper_of(left, symbol)
         poly = cv2.approxPolyDP(contour, 0.08 * typical.short, True).reshape(-1, 2).astype(np.float32)
-        best: tuple[float, NDArray[np.float32], float] | None = None
         for k in range(len(poly)):
             corner, a, b = poly[k], poly[k - 1] - poly[k], poly[(k + 1) % len(poly)] - poly[k]
             la, lb = float(np.hypot(*a)), float(np.hypot(*b))
             if min(la, lb) < 0.5 * typical.short or abs(float(a @ b)) > _CORNER_COS * la * lb:
                 continue
-            # The cards found near it are mostly the paper inside their printed border; this
-            # card's corner is its outline's.
-            for sa, sb in ((_OUTER * typical.short, _OUTER * typical.long), (_OUTER * typical.long, _OUTER * typical.short)):
-                if la > 1.2 * sa or lb > 1.2 * sb:
-                    continue
-                # A side seen whole (within a fifth) gives its own length; one running under something, the cards'.
-                sa, sb = (la if la > 0.8 * sa else sa), (lb if lb > 0.8 * sb else sb)
+            best: tuple[float, NDArray[np.float32], float] | None = None
+            for sa, sb in _corner_sizes(la, lb, typical):
                 quad = order_corners(np.array([corner, corner + a * sa / la, corner + a * sa / la + b * sb / lb,
                                                corner + b * sb / lb], np.float32))
                 fill = _filled(quad, paper)
-                if fill < _CORNER_FILL or _filled(quad, left) < _CORNER_FRESH:
+                if fill < _CORNER_FILL or _filled(quad, fresh) < _CORNER_FRESH:
                     continue
                 seen = np.sort(_outline_seen(unlit, quad[None], span)[0])[-2:]
                 if seen.min() >= _CORNER_SEEN and (best is None or fill + seen.mean() > best[0]):
                     best = (float(fill + seen.mean()), quad, fill)
-        if best is not None:
-            completed.append(CardQuad(best[1], best[2]))
-    return [Region(q.corners_xy, q.fill, 0) for q in _add_new(quads, completed)[len(quads):]]
+            if best is not None:
+                completed.append(best)
+    completed.sort(key=lambda card: -card[0])
+    cards = [CardQuad(quad, fill) for _, quad, fill in completed]
+    return [Region(q.corners_xy, q.fill, 0) for q in _add_new(quads, cards)[len(quads):]]
+
+
+def _corner_sizes(la: float, lb: float, typical: _Typical) -> list[tuple[float, float]]:
+    """The sides (along a, along b) of the cards that may be completed from a corner whose
+    sides are seen ``la`` and ``lb`` long: the cards' outline either way round, where
+    neither side seen is longer than it by more than a fifth. The cards found near it are
+    mostly the paper inside their printed border; this card's corner is its outline's."""
+    sizes = []
+    for sa, sb in ((_OUTER * typical.short, _OUTER * typical.long), (_OUTER * typical.long, _OUTER * typical.short)):
+        if la <= 1.2 * sa and lb <= 1.2 * sb:
+            # A side seen whole (within a fifth) gives its own length; one running under something, the cards'.
+            sizes.append((la if la > 0.8 * sa else sa, lb if lb > 0.8 * sb else sb))
+    return sizes
 
 
 def _paper_of(bright: NDArray[np.uint8], max_hole: float) -> NDArray[np.uint8]:

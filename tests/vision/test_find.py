@@ -364,6 +364,21 @@ def test_a_card_with_big_symbols_over_another_is_completed_from_its_corners(seed
     assert all(q.size_wh[0] < 100 for q in found)  # no quad spans the two
 
 
+def test_two_pool_cards_over_a_third_are_each_completed_from_their_corners() -> None:
+    # A messy pool: two cards lie over a third, all of the same paper with no edge between
+    # them, one patch of paper. Each top card shows its corners whole; each is a card.
+    under = card_corners((430, 220), (80, 120), 80)
+    over = [card_corners((380, 170), (80, 120), -10), card_corners((490, 260), (80, 120), 15)]
+    image = lay(scene([], table_bgr=(120, 60, 40)).astype(np.float32), THREE_CLEAR).astype(np.float32)
+    for corners in [under, *over]:
+        paint_face(image, corners)
+    image = grained(image, 0)
+    found = find_cards(image)
+    assert min(match(found, THREE_CLEAR, image.shape[:2])) > 0.9
+    assert min(match(found, over, image.shape[:2])) > 0.9
+    assert len(found) == 5  # the card mostly under the two is none, nor is any quad spanning two
+
+
 def test_paper_counts_its_symbols_in_but_not_a_backs_printed_frame() -> None:
     from vision.find import _paper_of
 
