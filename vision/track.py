@@ -36,7 +36,7 @@ from vision.arrange import arrange_rows
 from vision.pipeline import DetectedCard
 from vision.records import CardReading
 
-__all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "rows_of", "UNREADABLE_AFTER_S"]
+__all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "rows_of", "row_layout", "UNREADABLE_AFTER_S"]
 
 _MATCH_DISTANCE = 0.55  # centre distance to keep an identity, in short sides
 _STILL_DISTANCE = 0.06  # centre wander allowed while lying still, in short sides
@@ -67,7 +67,9 @@ class TrackedCard:
 
     ``corners_xy`` (4, 2) float32 is where it was last seen (kept while hidden);
     ``criteria`` is the vote's winner (None before any reading); ``settled_t`` the
-    time it was first seen lying still, None while it has not settled.
+    time it was first seen lying still, None while it has not settled. ``waiting``: not
+    laid yet, but seen lying still twice and read surely before a hand covered it;
+    it is laid when it shows again in its place (see ``rows_of``).
     """
 
     id: int
@@ -78,6 +80,7 @@ class TrackedCard:
     settled_frame: int | None
     hidden: bool
     reading: CardReading | None = field(default=None, compare=False, repr=False)
+    waiting: bool = False
 
     @property
     def is_settled(self) -> bool:
@@ -505,8 +508,9 @@ class CardTracker:
     def _snapshot(self, track: _Track, hidden: bool) -> TrackedCard:
         tally = track.votes or track.doubts
         criteria, votes = max(reversed(tally.items()), key=lambda kv: kv[1]) if tally else (None, 0.0)
+        waiting = hidden and track.settled_t is None and bool(track.votes) and track.whole_seen >= 2
         return TrackedCard(track.id, track.corners_xy.copy(), criteria, float(votes), track.settled_t,
-                           track.settled_frame, hidden, track.reading)
+                           track.settled_frame, hidden, track.reading, waiting)
 
 
 def _inside(point: NDArray, quad: NDArray) -> bool:
@@ -546,8 +550,21 @@ def _sample(frame_bgr: NDArray[np.uint8], points_xy: NDArray) -> NDArray[np.floa
     return frame_bgr[xy[:, 1], xy[:, 0]].astype(np.float64)
 
 
+def row_layout(cards: Sequence[TrackedCard]) -> tuple:
+    """All that ``rows_of`` depends on: rows need working out again only when this changes."""
+    return tuple((c.id, c.criteria, c.corners_xy.tobytes(), c.waiting) for c in cards if c.is_settled or c.waiting)
+
+
 def rows_of(cards: Sequence[TrackedCard], seats: Sequence[Seat] | None, size_wh: tuple[int, int]) -> dict[str, tuple[TrackedCard, ...]]:
-    """Each player's row of settled cards (hidden ones at their last place), left to right."""
-    settled = [card for card in cards if card.is_settled and card.criteria is not None]
-    placed = arrange_rows([card.corners_xy for card in settled], seats, size_wh)
-    return {row.player: tuple(settled[k] for k in row.cards) for row in placed}
+    """Each player's row of settled cards (hidden ones at their last place), left to right.
+
+    A row ends before a card still waiting under a hand (``TrackedCard.waiting``): a row is
+    laid left to right, so the cards after it wait for it, and each is laid in its place."""
+    known = [card for card in cards if (card.is_settled or card.waiting) and card.criteria is not None]
+    placed = arrange_rows([card.corners_xy for card in known], seats, size_wh)
+    rows = {}
+    for row in placed:
+        cards_in_row = [known[k] for k in row.cards]
+        ends = [k for k, card in enumerate(cards_in_row) if not card.is_settled]
+        rows[row.player] = tuple(cards_in_row[:ends[0]] if ends else cards_in_row)
+    return rows

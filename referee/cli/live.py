@@ -319,7 +319,7 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
     from referee.cli.score import result_lines
     from referee.live.events import Event
     from referee.live.game import SeenCard
-    from vision.track import CardTracker, TrackerUpdate, rows_of
+    from vision.track import CardTracker, TrackerUpdate, row_layout, rows_of
 
     tracker = CardTracker()
     areas = calibration.areas if calibration is not None else None
@@ -383,8 +383,8 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
             notice = f"a card at ({x:.0f}, {y:.0f}) cannot be read: {reason}"
             print(f"referee live: warning: {notice}", file=sys.stderr)
             emit([Event("warning", frame.t, frame.index, {"message": notice})])
-        layout = tuple((c.id, c.criteria, c.corners_xy.tobytes()) for c in tracked.cards if c.is_settled)
-        if layout != last_layout:  # rows change only when settled cards do
+        layout = row_layout(tracked.cards)
+        if layout != last_layout:  # rows change only when settled (or waiting) cards do
             rows, last_layout = rows_of(tracked.cards, seats, size_wh), layout
         seen = {player: [SeenCard(card.id, card.criteria) for card in row] for player, row in rows.items()}
         emit(game.observe(seen, frame.index, frame.t, {card.id for card in tracked.cards}))

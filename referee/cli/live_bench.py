@@ -35,7 +35,7 @@ from referee.cli.live_synth import (  # noqa: E402
 )
 from referee.live.game import LiveGame, SeenCard  # noqa: E402
 from referee.cli.live_read import sight_cards  # noqa: E402
-from vision.track import CardTracker, TrackerUpdate, rows_of  # noqa: E402
+from vision.track import CardTracker, TrackerUpdate, row_layout, rows_of  # noqa: E402
 
 __all__ = ["main"]
 
@@ -97,8 +97,8 @@ def _speed(scale: float, fps: float, folder: Path) -> None:
         sighting = sight_cards(image, t, index, sighting, tracked.cards)
         t2 = _clock()
         tracked = tracker.update(sighting.cards, index, t, image)
-        layout = tuple((c.id, c.criteria, c.corners_xy.tobytes()) for c in tracked.cards if c.is_settled)
-        if layout != last_layout:  # as in the live loop: rows change only when settled cards do
+        layout = row_layout(tracked.cards)
+        if layout != last_layout:  # as in the live loop
             rows, last_layout = rows_of(tracked.cards, seats, (image.shape[1], image.shape[0])), layout
         t3 = _clock()
         game.observe({p: [SeenCard(c.id, c.criteria) for c in row] for p, row in rows.items()}, index, t,

@@ -339,6 +339,23 @@ def test_rows_come_from_settled_cards_in_each_players_order() -> None:
     assert [c.criteria for c in rows["Anna"]] == CRITS[:3]
 
 
+def test_a_card_laid_after_one_still_under_a_hand_waits_for_it_and_each_comes_in_its_place() -> None:
+    # Anna's 3rd card lay still for a tenth of a second, read surely, before the hand laying her
+    # 4th card covered it; the 4th settles first. Rows are laid left to right: the 4th waits for
+    # the 3rd, which is laid in its place once it shows again, and then the 4th after it.
+    seats = [Seat("Anna", (180.0, 240.0)), Seat("Ben", (180.0, 0.0))]
+    tracker = CardTracker()
+    cards = [detected((80 + 55 * k, 170), CRITS[k]) for k in range(4)]
+    _, (t, f) = run(tracker, 1.0, 15, cards[:2])
+    _, (t, f) = run(tracker, 0.1, 30, cards[:3], t, f)
+    update, (t, f) = run(tracker, 1.0, 15, [cards[0], cards[1], cards[3]], t, f, hands=[cards[2].corners_xy.mean(axis=0)])
+    assert [c.criteria for c in update.cards if c.is_settled] == [CRITS[0], CRITS[1], CRITS[3]]
+    assert [c.criteria for c in update.cards if c.waiting] == [CRITS[2]]
+    assert [c.criteria for c in rows_of(update.cards, seats, FRAME_WH)["Anna"]] == CRITS[:2]
+    update = tracker.update(cards, f, t, frame([c.corners_xy.mean(axis=0) for c in cards]))
+    assert [c.criteria for c in rows_of(update.cards, seats, FRAME_WH)["Anna"]] == CRITS[:4]
+
+
 class TrackerMachine(RuleBasedStateMachine):
     """Cards laid, taken, covered, uncovered and nudged at six slots, time passing in frames."""
 
