@@ -18,6 +18,7 @@ import cv2
 import pytest
 import yaml
 
+from fixtures.timeline import check_outcome, check_timeline
 from referee.cli import main
 
 CLIPS_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "video"
@@ -52,55 +53,6 @@ def test_the_committed_clip_is_refereed_along_its_timeline(clip, tmp_path, capsy
     assert status == 0
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     check_timeline(events, truth, lambda event: event["t"])
-
-
-def check_timeline(events: list[dict], truth: dict, clip_t, slack: float = 0.0) -> None:
-    """The log against the clip's ground truth; ``clip_t(event)`` is the event's time in the clip, ``slack``
-    the time allowed on top of the half second (and 1.5 s for a card) for a referee that drops frames."""
-    key = lambda e: (e["player"], e["position"], json.dumps(e["criteria"], sort_keys=True))  # noqa: E731
-    laid = sorted(key(e) for e in events if e["type"] == "card_laid")
-    assert laid == sorted(key(e) for e in truth["events"] if e["type"] == "card_laid")
-    # The timeline's "settled" is when the hand lets go; a card that another hand covers right
-    # after that is laid only once it has been seen lying still for a third of a second. Cards
-    # lying there from the start are left out: their rows appear when arrange_rows accepts them.
-    settled = {(c["player"], c["position"]): c["settled_t"] for c in truth["cards"] if c["settled_t"] is not None and not c["initial"]}
-    for event in events:
-        if event["type"] == "card_laid" and (event["player"], event["position"]) in settled:
-            assert 0 <= clip_t(event) - settled[(event["player"], event["position"])] <= 1.5 + slack, event
-    if truth["stop"] is not None:
-        stop = [e for e in events if e["type"] == "stop"]
-        assert [e["player"] for e in stop] == [truth["stop"]["player"]]
-        assert 0 <= clip_t(stop[0]) - truth["stop"]["t"] <= 0.5 + slack, (stop[0], clip_t(stop[0]), truth["stop"])
-    check_scored(events, truth)
-
-
-def check_outcome(events: list[dict], truth: dict, clip_t) -> None:
-    """The round's outcome against the clip's truth, whenever cards were laid: each player's cards
-    laid (as many of each criteria), none before it settled in the clip, the stop, and the rows and
-    ranking scored. For a referee that looked at too few frames to lay every card on time."""
-    laid: dict[tuple, list[float]] = {}
-    for event in events:
-        if event["type"] == "card_laid":
-            laid.setdefault((event["player"], json.dumps(event["criteria"], sort_keys=True)), []).append(clip_t(event))
-    settled: dict[tuple, list[float]] = {}
-    for card in truth["cards"]:
-        if card["settled_t"] is not None:
-            settled.setdefault((card["player"], json.dumps(card["criteria"], sort_keys=True)), []).append(
-                0.0 if card["initial"] else card["settled_t"])
-    assert {key: len(times) for key, times in laid.items()} == {key: len(times) for key, times in settled.items()}
-    for key, times in laid.items():
-        assert all(t >= s for t, s in zip(sorted(times), sorted(settled[key]))), (key, times, settled[key])
-    if truth["stop"] is not None:
-        assert [e["player"] for e in events if e["type"] == "stop"] == [truth["stop"]["player"]]
-    check_scored(events, truth)
-
-
-def check_scored(events: list[dict], truth: dict) -> None:
-    scored = [e for e in events if e["type"] == "round_scored"]
-    assert len(scored) == 1
-    by_player = {r["player"]: r for r in scored[0]["rows"]}
-    assert by_player == {r["player"]: {k: r[k] for k in ("player", "cards", "valid_length", "first_error")} for r in truth["rows"]}
-    assert sorted(scored[0]["ranking"], key=lambda r: r["player"]) == sorted(truth["ranking"], key=lambda r: r["player"])
 
 
 class ClipServer:
