@@ -15,8 +15,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.regions import points_inside
 from vision.quads import (ADDED_TABLE, across_side, added_beyond, colours_at, like_table, order_corners, paper_alike,
-                          paper_beyond, sides, sides_outwards, skew_deg)
+                          paper_beyond, sides, sides_outwards, skew_deg, snap_corners)
 
 __all__ = ["measure_in_neighbours", "widen_cut_quads"]
 
@@ -34,6 +35,14 @@ _PAPER_MARGIN, _TABLE_MARGIN, _ADDED_PAPER = 0.2, 0.4, 0.5
 # beside that corner are sharp along _CORNER_MARGIN fewer normals than those opposite, and
 # the completed quad measures within _CARD_SIZE (log) of the card.
 _SKEWED_DEG, _CORNER_MARGIN, _CARD_SIZE = 5.0, 0.3, 0.12
+# A quad is unlike a card on a neighbour's table plane with a corner this far off a right
+# angle, or a side pair this far off the card's size (log); a plane on which this share of
+# as many quads are like cards as on the best is trusted, and a quad unlike a card on the planes of all of its
+# _REFIT_NEIGHBOURS nearest trusted ones is refitted. The card refitted at one of its corners
+# shows its outline within _REFIT_REACH short sides along _REFIT_SEEN of each side, and
+# about as well as the quad's own (within _REFIT_MARGIN, of five).
+_OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
+_REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN = 0.06, 0.6, 0.5
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -57,17 +66,17 @@ def measure_in_neighbours(quads_xy: NDArray[np.float32]) -> tuple[NDArray[np.flo
     return short, long
 
 
-def _measure(quads: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None, float]:
+def _measure(quads: NDArray[np.float32], count: int = _NEIGHBOURS) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None, float]:
     """``measure_in_neighbours``, and the homographies (N, K, 3, 3) from the image onto each
-    quad's neighbours' unit squares and the deck's aspect that measured them (None, 0 for
-    fewer than three quads)."""
+    quad's ``count`` nearest neighbours' unit squares and the deck's aspect that measured
+    them (None, 0 for fewer than three quads)."""
     n = len(quads)
     if n < 3:
         return np.ones(n), np.ones(n), None, 0.0
     centres = quads.mean(axis=1)
     distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
     np.fill_diagonal(distance, np.inf)
-    near = np.argsort(distance, axis=1)[:, : min(_NEIGHBOURS, n - 1)]  # (N, K)
+    near = np.argsort(distance, axis=1)[:, : min(count, n - 1)]  # (N, K)
     h = _to_unit_square(quads.astype(np.float64))[near]
     short, long = _sides_in(h, quads, _ASPECTS)
     cost = np.median(np.abs(np.log(short)) + np.abs(np.log(long)), axis=(0, 1))
@@ -198,11 +207,11 @@ def _complete_corner(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float3
     return order_corners(completed.astype(np.float32))
 
 
-def _sharp_share(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -> float:
+def _sharp_share(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int, reach: float = _STEP_REACH) -> float:
     """The share of 12 normals across side ``k`` of quad ``c`` along which the light steps by
-    ``_STEP_LIGHT`` within two pixels, within ``_STEP_REACH`` of the short side of the side."""
+    ``_STEP_LIGHT`` within two pixels, within ``reach`` of the short side of the side."""
     starts, ends, _, normals = sides_outwards(c.astype(np.float32)[None])
-    reach = _STEP_REACH * min(sides(c.astype(np.float32)))
+    reach = reach * min(sides(c.astype(np.float32)))
     along = starts[0, k] + np.linspace(0.15, 0.85, 12, dtype=np.float32)[:, None] * (ends[0, k] - starts[0, k])
     offsets = np.arange(-reach, reach + 0.01, 1.0, dtype=np.float32)
     grid = along[:, None, :] + offsets[None, :, None] * normals[0, k]
@@ -210,3 +219,154 @@ def _sharp_share(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -
     light = profile.astype(np.float32).mean(axis=2)
     inner, outer = (light[:, :-3] + light[:, 1:-2]) / 2, (light[:, 2:-1] + light[:, 3:]) / 2
     return float((np.abs(inner - outer).max(axis=1) >= _STEP_LIGHT).mean())
+
+
+def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
+    """Quads (4, 2) unlike a card on the table plane of every one of their nearest trusted
+    neighbours refitted as the card seen best at one of their corners (:func:`refit_quad`);
+    the others as they are.
+
+    Each quad, taken as a card of the deck's aspect, maps the image onto the table plane
+    (as in :func:`measure_in_neighbours`); a quad is like a card on a plane with its corners
+    within ``_OFF_ANGLE_DEG`` of right angles and its side pairs within ``_OFF_SIZE`` (log)
+    of the card's. A plane is trusted where at least ``_TRUSTED`` as many of the other quads
+    are like cards on it as on the plane most are, and two at least (a card back's quad, or one
+    off its own card, makes few so). A quad is
+    refitted when it is like a card on none of the planes of its ``_REFIT_NEIGHBOURS``
+    nearest trusted neighbours: one of them may itself be slightly off its card.
+    """
+    quads = np.array(quads_xy, np.float32).reshape(-1, 4, 2)
+    n = len(quads)
+    if n < 3:
+        return list(quads_xy)
+    aspect = _measure(quads)[3]
+    planes = _to_unit_square(quads.astype(np.float64))
+    like = _card_like(quads, np.broadcast_to(planes, (n,) + planes.shape), aspect)  # (quad, plane)
+    cards = like.sum(axis=0) - like.diagonal()  # the other quads like cards on each plane
+    trusted = cards >= max(2, _TRUSTED * cards.max())
+    centres = quads.mean(axis=1)
+    distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    out = []
+    for j, corners in enumerate(quads_xy):
+        near = [m for m in np.argsort(distance[j]) if m != j and trusted[m]][:_REFIT_NEIGHBOURS]
+        if len(near) >= 2 and not like[j, near].any():
+            refitted = refit_quad(frame_bgr, corners, planes[near], aspect)
+            corners = corners if refitted is corners else _snapped(frame_bgr, refitted)
+        out.append(corners)
+    return out
+
+
+def _snapped(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A refitted quad's corners moved onto the card's outline within ``_REFIT_REACH`` of its
+    short side (:func:`vision.quads.snap_corners`, on the grey of its box alone)."""
+    search = _REFIT_REACH * min(sides(corners_xy))
+    height, width = frame_bgr.shape[:2]
+    x0, y0 = np.maximum(np.floor(corners_xy.min(axis=0) - search - 2), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(corners_xy.max(axis=0) + search + 3), (width, height)).astype(int)
+    gray = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    offset = np.array([x0, y0], np.float32)
+    return order_corners(snap_corners(gray, corners_xy - offset, search) + offset)
+
+
+def _card_like(quads: NDArray[np.float32], planes: NDArray[np.float64], aspect: float) -> NDArray[np.bool_]:
+    """Whether each quad (N, 4, 2) is like a card of the deck's ``aspect`` on each of its
+    ``planes`` (N, K, 3, 3, the image onto a unit square): corners within ``_OFF_ANGLE_DEG``
+    of right angles, side pairs within ``_OFF_SIZE`` (log) of the card's: (N, K)."""
+    points = np.concatenate([quads, np.ones((len(quads), 4, 1))], axis=2).astype(np.float64)
+    mapped = np.einsum("nkij,nmj->nkmi", planes, points)
+    plane = mapped[..., :2] / mapped[..., 2:] * np.array([1.0, aspect])  # (N, K, 4, 2)
+    edges = np.roll(plane, -1, axis=2) - plane
+    edges /= np.maximum(np.linalg.norm(edges, axis=3, keepdims=True), 1e-9)
+    cos = np.abs((edges * np.roll(edges, 1, axis=2)).sum(axis=3)).max(axis=2)
+    short, long = _sides_in(planes, quads, np.array([aspect]))
+    size = np.maximum(np.abs(np.log(short[..., 0])), np.abs(np.log(long[..., 0])))
+    return (cos <= np.sin(np.radians(_OFF_ANGLE_DEG))) & (size <= _OFF_SIZE)
+
+
+def _on_planes(corners_xy: NDArray, planes: NDArray[np.float64], aspect: float) -> NDArray[np.float64]:
+    """Points (M, 2) on each of ``planes`` (K, 3, 3), in card short sides: (K, M, 2)."""
+    points = np.concatenate([corners_xy, np.ones((len(corners_xy), 1))], axis=1).astype(np.float64)
+    mapped = np.einsum("kij,mj->kmi", planes, points)
+    return mapped[..., :2] / mapped[..., 2:] * np.array([1.0, aspect])
+
+
+def _off_planes(points: NDArray[np.float64], planes: NDArray[np.float64], aspect: float) -> NDArray[np.float64]:
+    """Points (K, M, 2) on each of ``planes`` (K, 3, 3), in card short sides, back in the image: (K, M, 2)."""
+    unit_square = np.concatenate([points / np.array([1.0, aspect]), np.ones(points.shape[:2] + (1,))], axis=2)
+    mapped = np.einsum("kij,kmj->kmi", np.linalg.inv(planes), unit_square)
+    return mapped[..., :2] / mapped[..., 2:]
+
+
+def _cards_at_corners(corners_xy: NDArray, planes: NDArray[np.float64], aspect: float) -> NDArray[np.float64]:
+    """For each corner of a quad and each way a card may lie there, the card of the deck's
+    size with that corner and that corner's two sides (squared up symmetrically on the
+    table plane), in the image: (8, 4, 2), the median over the neighbours' planes."""
+    plane = _on_planes(corners_xy, planes, aspect)  # (K, 4, 2)
+    cards = []
+    for k in range(4):
+        u = plane[:, (k + 1) % 4] - plane[:, k]
+        v = plane[:, k - 1] - plane[:, k]
+        u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-9)
+        v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+        middle, across = u + v, u - v
+        middle /= np.maximum(np.linalg.norm(middle, axis=1, keepdims=True), 1e-9)
+        across /= np.maximum(np.linalg.norm(across, axis=1, keepdims=True), 1e-9)
+        u, v = (middle + across) / np.sqrt(2), (middle - across) / np.sqrt(2)  # at right angles, about the same bisector
+        for a, b in ((1.0, aspect), (aspect, 1.0)):
+            origin = plane[:, k]
+            card = np.stack([origin, origin + a * u, origin + a * u + b * v, origin + b * v], axis=1)
+            cards.append(np.median(_off_planes(card, planes, aspect), axis=0))
+    return np.array(cards)
+
+
+def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], planes: NDArray[np.float64],
+               aspect: float) -> NDArray[np.float32]:
+    """A quad unlike a card replaced by the card at one of its corners (:func:`_cards_at_corners`)
+    whose outline is seen best (:func:`_seen_as_card`): along ``_REFIT_SEEN`` of the normals
+    across each side at least, and, with the paper inside, within ``_REFIT_MARGIN`` of how
+    well the quad's own outline is seen. What the card adds to the quad must be mostly its
+    paper (``_ADDED_PAPER``; a shadow only darkens it), not the hand or card back that cut
+    the quad. The quad as it is where no card is so seen."""
+    c = order_corners(corners_xy).astype(np.float64)
+    paper = _paper_colour(frame_bgr, c)
+    best, best_score = corners_xy, _seen_as_card(frame_bgr, c, paper)[0] - _REFIT_MARGIN
+    for card in _cards_at_corners(c, planes, aspect):
+        if not np.all(np.isfinite(card)) or not cv2.isContourConvex(card.astype(np.float32).reshape(-1, 1, 2)):
+            continue
+        card = order_corners(card.astype(np.float32)).astype(np.float64)
+        score, least = _seen_as_card(frame_bgr, card, paper)
+        if least < _REFIT_SEEN or score <= best_score:
+            continue
+        points = _inside_points(card)
+        added = points[~points_inside(c[None].astype(np.float32), points.astype(np.float32))[0]]
+        if len(added) and _paper_share(frame_bgr, added, paper) < _ADDED_PAPER:
+            continue
+        best, best_score = card.astype(np.float32), score
+    return best
+
+
+def _seen_as_card(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], paper: NDArray[np.float64]) -> tuple[float, float]:
+    """How well quad ``c`` is seen as a card of ``paper`` (3,): the shares of the normals
+    across its four sides that cross a light step (:func:`_sharp_share`) and the share of
+    points inside it like the paper, summed; and the least of the four sides' shares."""
+    seen = [_sharp_share(frame_bgr, c, k, _REFIT_REACH) for k in range(4)]
+    return sum(seen) + _paper_share(frame_bgr, _inside_points(c), paper), min(seen)
+
+
+def _paper_share(frame_bgr: NDArray[np.uint8], points: NDArray[np.float64], paper: NDArray[np.float64]) -> float:
+    """The share of ``points`` (M, 2) whose colour is like ``paper`` (3,), maybe in shadow."""
+    colours = colours_at(frame_bgr, points)
+    return float(paper_alike(np.broadcast_to(paper, colours.shape), colours).mean())
+
+
+def _paper_colour(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The colour (3,) of a quad's paper: the brightest quarter of points inside it, their median."""
+    colours = colours_at(frame_bgr, _inside_points(c))
+    light = colours.sum(axis=1)
+    return np.median(colours[light >= np.percentile(light, 75)], axis=0)
+
+
+def _inside_points(c: NDArray[np.float64]) -> NDArray[np.float64]:
+    u, v = np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10))
+    u, v = u.ravel()[:, None], v.ravel()[:, None]
+    return (1 - v) * ((1 - u) * c[0] + u * c[1]) + v * ((1 - u) * c[3] + u * c[2])
