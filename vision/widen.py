@@ -36,13 +36,15 @@ _PAPER_MARGIN, _TABLE_MARGIN, _ADDED_PAPER = 0.2, 0.4, 0.5
 # the completed quad measures within _CARD_SIZE (log) of the card.
 _SKEWED_DEG, _CORNER_MARGIN, _CARD_SIZE = 5.0, 0.3, 0.12
 # A quad is unlike a card on a neighbour's table plane with a corner this far off a right
-# angle, or a side pair this far off the card's size (log); a plane on which this share of
-# as many quads are like cards as on the best is trusted, and a quad unlike a card on the planes of all of its
-# _REFIT_NEIGHBOURS nearest trusted ones is refitted. The card refitted at one of its corners
-# shows its outline within _REFIT_REACH short sides along _REFIT_SEEN of each side, and
-# about as well as the quad's own (within _REFIT_MARGIN, of five).
+# angle, or a side pair this far off the card's size (log). A plane is trusted where at least
+# _TRUSTED as many quads are like cards on it as on the best; a quad unlike a card on the
+# planes of all of its _REFIT_NEIGHBOURS nearest trusted ones is refitted.
 _OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
-_REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN = 0.06, 0.6, 0.5
+# The card refitted at one of its corners shows a light step within _REFIT_REACH short sides
+# along _REFIT_SEEN of the normals across each side, is seen within _REFIT_MARGIN (of five)
+# as well as the quad, and where it adds _REFIT_ADDED[0] of itself or more to the quad, at
+# least _REFIT_ADDED[1] of that is its paper.
+_REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.6, 0.5, (0.14, 0.3)
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -233,7 +235,8 @@ def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
     are like cards on it as on the plane most are, and two at least (a card back's quad, or one
     off its own card, makes few so). A quad is
     refitted when it is like a card on none of the planes of its ``_REFIT_NEIGHBOURS``
-    nearest trusted neighbours: one of them may itself be slightly off its card.
+    nearest trusted neighbours (one of them may itself be slightly off its card) and its
+    paper is like theirs.
     """
     quads = np.array(quads_xy, np.float32).reshape(-1, 4, 2)
     n = len(quads)
@@ -249,11 +252,18 @@ def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
     out = []
     for j, corners in enumerate(quads_xy):
         near = [m for m in np.argsort(distance[j]) if m != j and trusted[m]][:_REFIT_NEIGHBOURS]
-        if len(near) >= 2 and not like[j, near].any():
+        if len(near) >= 2 and not like[j, near].any() and _paper_like_near(frame_bgr, corners, quads[near]):
             refitted = refit_quad(frame_bgr, corners, planes[near], aspect)
             corners = corners if refitted is corners else _snapped(frame_bgr, refitted)
         out.append(corners)
     return out
+
+
+def _paper_like_near(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], near_xy: NDArray[np.float32]) -> bool:
+    """Whether a quad's paper is like that of the cards near it (N, 4, 2), maybe in shadow:
+    a patch of pale cloth found as a card may be unlike a card on every plane too."""
+    papers = np.array([_paper_colour(frame_bgr, c.astype(np.float64)) for c in near_xy])
+    return bool(paper_alike(np.median(papers, axis=0)[None], _paper_colour(frame_bgr, corners_xy.astype(np.float64))[None])[0])
 
 
 def _snapped(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -324,9 +334,23 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     """A quad unlike a card replaced by the card at one of its corners (:func:`_cards_at_corners`)
     whose outline is seen best (:func:`_seen_as_card`): along ``_REFIT_SEEN`` of the normals
     across each side at least, and, with the paper inside, within ``_REFIT_MARGIN`` of how
-    well the quad's own outline is seen. What the card adds to the quad must be mostly its
-    paper (``_ADDED_PAPER``; a shadow only darkens it), not the hand or card back that cut
-    the quad. The quad as it is where no card is so seen."""
+    well the quad's own outline is seen. Where the card adds much to the quad, some of that
+    must be its paper (``_REFIT_ADDED``; symbols, a shadow or a finger may lie over the rest),
+    not all the hand or card back that cut the quad. The quad as it is where no card is so
+    seen.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+    corners_xy : ndarray (4, 2) float32, clockwise
+    planes : ndarray (K, 3, 3) float64, the image onto the unit squares of its neighbours' quads
+    aspect : the deck's long:short side
+
+    Returns
+    -------
+    ndarray (4, 2) float32, clockwise with a short side first; ``corners_xy`` itself where
+    no card is so seen
+    """
     c = order_corners(corners_xy).astype(np.float64)
     paper = _paper_colour(frame_bgr, c)
     best, best_score = corners_xy, _seen_as_card(frame_bgr, c, paper)[0] - _REFIT_MARGIN
@@ -339,7 +363,7 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
             continue
         points = _inside_points(card)
         added = points[~points_inside(c[None].astype(np.float32), points.astype(np.float32))[0]]
-        if len(added) and _paper_share(frame_bgr, added, paper) < _ADDED_PAPER:
+        if len(added) >= _REFIT_ADDED[0] * len(points) and _paper_share(frame_bgr, added, paper) < _REFIT_ADDED[1]:
             continue
         best, best_score = card.astype(np.float32), score
     return best
