@@ -44,7 +44,7 @@ _OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
 # along _REFIT_SEEN of the normals across each side, is seen within _REFIT_MARGIN (of five)
 # as well as the quad, and where it adds _REFIT_ADDED[0] of itself or more to the quad, at
 # least _REFIT_ADDED[1] of that is its paper.
-_REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.5, 0.5, (0.14, 0.3)
+_REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.6, 0.5, (0.14, 0.3)
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
