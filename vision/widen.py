@@ -209,11 +209,11 @@ def _complete_corner(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float3
     return order_corners(completed.astype(np.float32))
 
 
-def _sharp_share(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int, reach: float = _STEP_REACH) -> float:
+def _sharp_share(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -> float:
     """The share of 12 normals across side ``k`` of quad ``c`` along which the light steps by
-    ``_STEP_LIGHT`` within two pixels, within ``reach`` of the short side of the side."""
+    ``_STEP_LIGHT`` within two pixels, within ``_STEP_REACH`` of the short side of the side."""
     starts, ends, _, normals = sides_outwards(c.astype(np.float32)[None])
-    reach = reach * min(sides(c.astype(np.float32)))
+    reach = _STEP_REACH * min(sides(c.astype(np.float32)))
     along = starts[0, k] + np.linspace(0.15, 0.85, 12, dtype=np.float32)[:, None] * (ends[0, k] - starts[0, k])
     offsets = np.arange(-reach, reach + 0.01, 1.0, dtype=np.float32)
     grid = along[:, None, :] + offsets[None, :, None] * normals[0, k]
@@ -262,8 +262,8 @@ def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
 def _paper_like_near(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], near_xy: NDArray[np.float32]) -> bool:
     """Whether a quad's paper is like that of the cards near it (N, 4, 2), maybe in shadow:
     a patch of pale cloth found as a card may be unlike a card on every plane too."""
-    papers = np.array([_paper_colour(frame_bgr, c.astype(np.float64)) for c in near_xy])
-    return bool(paper_alike(np.median(papers, axis=0)[None], _paper_colour(frame_bgr, corners_xy.astype(np.float64))[None])[0])
+    papers = _paper_colours(frame_bgr, np.concatenate([corners_xy[None], near_xy]))
+    return bool(paper_alike(np.median(papers[1:], axis=0)[None], papers[:1])[0])
 
 
 def _snapped(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -312,32 +312,30 @@ def _cards_at_corners(corners_xy: NDArray, planes: NDArray[np.float64], aspect: 
     size with that corner and that corner's two sides (squared up symmetrically on the
     table plane), in the image: (8, 4, 2), the median over the neighbours' planes."""
     plane = _on_planes(corners_xy, planes, aspect)  # (K, 4, 2)
+    u = np.roll(plane, -1, axis=1) - plane  # at each corner, along the side after it
+    v = np.roll(plane, 1, axis=1) - plane  # and along the side before it
+    u /= np.maximum(np.linalg.norm(u, axis=2, keepdims=True), 1e-9)
+    v /= np.maximum(np.linalg.norm(v, axis=2, keepdims=True), 1e-9)
+    middle, across = u + v, u - v
+    middle /= np.maximum(np.linalg.norm(middle, axis=2, keepdims=True), 1e-9)
+    across /= np.maximum(np.linalg.norm(across, axis=2, keepdims=True), 1e-9)
+    u, v = (middle + across) / np.sqrt(2), (middle - across) / np.sqrt(2)  # at right angles, about the same bisector
     cards = []
-    for k in range(4):
-        u = plane[:, (k + 1) % 4] - plane[:, k]
-        v = plane[:, k - 1] - plane[:, k]
-        u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-9)
-        v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
-        middle, across = u + v, u - v
-        middle /= np.maximum(np.linalg.norm(middle, axis=1, keepdims=True), 1e-9)
-        across /= np.maximum(np.linalg.norm(across, axis=1, keepdims=True), 1e-9)
-        u, v = (middle + across) / np.sqrt(2), (middle - across) / np.sqrt(2)  # at right angles, about the same bisector
-        for a, b in ((1.0, aspect), (aspect, 1.0)):
-            origin = plane[:, k]
-            card = np.stack([origin, origin + a * u, origin + a * u + b * v, origin + b * v], axis=1)
-            cards.append(np.median(_off_planes(card, planes, aspect), axis=0))
-    return np.array(cards)
+    for a, b in ((1.0, aspect), (aspect, 1.0)):
+        cards.append(np.stack([plane, plane + a * u, plane + a * u + b * v, plane + b * v], axis=2))  # (K, 4 corners, 4, 2)
+    cards = np.stack(cards, axis=2).reshape(len(planes), 32, 2)  # corner by corner, each way
+    return np.median(_off_planes(cards, planes, aspect), axis=0).reshape(8, 4, 2)
 
 
 def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], planes: NDArray[np.float64],
                aspect: float) -> NDArray[np.float32]:
     """A quad unlike a card replaced by the card at one of its corners (:func:`_cards_at_corners`)
-    whose outline is seen best (:func:`_seen_as_card`): along ``_REFIT_SEEN`` of the normals
-    across each side at least, and, with the paper inside, within ``_REFIT_MARGIN`` of how
-    well the quad's own outline is seen. Where the card adds much to the quad, some of that
-    must be its paper (``_REFIT_ADDED``; symbols, a shadow or a finger may lie over the rest),
-    not all the hand or card back that cut the quad. The quad as it is where no card is so
-    seen.
+    whose outline is seen best: the shares of the normals across its four sides that cross a
+    light step (:func:`_outline_shares`) and the share of it like the quad's paper, summed.
+    The card's outline must be seen along ``_REFIT_SEEN`` of the normals across each side at
+    least, and the card seen within ``_REFIT_MARGIN`` of how well the quad is. Where the card
+    adds much to the quad, some of that must be its paper (``_REFIT_ADDED``; symbols, a
+    shadow or a finger may lie over the rest), not all the hand or card back that cut the quad.
 
     Parameters
     ----------
@@ -352,45 +350,51 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     no card is so seen
     """
     c = order_corners(corners_xy).astype(np.float64)
-    paper = _paper_colour(frame_bgr, c)
-    best, best_score = corners_xy, _seen_as_card(frame_bgr, c, paper)[0] - _REFIT_MARGIN
-    for card in _cards_at_corners(c, planes, aspect):
-        if not np.all(np.isfinite(card)) or not cv2.isContourConvex(card.astype(np.float32).reshape(-1, 1, 2)):
-            continue
-        card = order_corners(card.astype(np.float32)).astype(np.float64)
-        score, least = _seen_as_card(frame_bgr, card, paper)
-        if least < _REFIT_SEEN or score <= best_score:
-            continue
-        points = _inside_points(card)
-        added = points[~points_inside(c[None].astype(np.float32), points.astype(np.float32))[0]]
-        if len(added) >= _REFIT_ADDED[0] * len(points) and _paper_share(frame_bgr, added, paper) < _REFIT_ADDED[1]:
-            continue
-        best, best_score = card.astype(np.float32), score
-    return best
+    cards = [order_corners(card.astype(np.float32)) for card in _cards_at_corners(c, planes, aspect)
+             if np.all(np.isfinite(card)) and cv2.isContourConvex(card.astype(np.float32).reshape(-1, 1, 2))]
+    if not cards:
+        return corners_xy
+    quads = np.array([c] + cards, np.float64)  # the quad first
+    seen = _outline_shares(frame_bgr, quads, _REFIT_REACH * float(np.median([min(sides(card)) for card in cards])))
+    points = _inside_points(quads)  # (M, P, 2)
+    colours = colours_at(frame_bgr, points.reshape(-1, 2))
+    papery = paper_alike(np.broadcast_to(_paper_colours(frame_bgr, c[None])[0], colours.shape), colours).reshape(points.shape[:2])
+    score = seen.sum(axis=1) + papery.mean(axis=1)
+    added = ~points_inside(c[None].astype(np.float32), points.reshape(-1, 2).astype(np.float32))[0].reshape(points.shape[:2])
+    count = added.sum(axis=1)
+    covered = (count >= _REFIT_ADDED[0] * points.shape[1]) & ((papery & added).sum(axis=1) < _REFIT_ADDED[1] * count)
+    fitting = (seen.min(axis=1) >= _REFIT_SEEN) & (score > score[0] - _REFIT_MARGIN) & ~covered
+    fitting[0] = False
+    if not fitting.any():
+        return corners_xy
+    return quads[int(np.argmax(np.where(fitting, score, -np.inf)))].astype(np.float32)
 
 
-def _seen_as_card(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], paper: NDArray[np.float64]) -> tuple[float, float]:
-    """How well quad ``c`` is seen as a card of ``paper`` (3,): the shares of the normals
-    across its four sides that cross a light step (:func:`_sharp_share`) and the share of
-    points inside it like the paper, summed; and the least of the four sides' shares."""
-    seen = [_sharp_share(frame_bgr, c, k, _REFIT_REACH) for k in range(4)]
-    return sum(seen) + _paper_share(frame_bgr, _inside_points(c), paper), min(seen)
+def _outline_shares(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float64], reach_px: float) -> NDArray[np.float64]:
+    """For each side of each quad (M, 4, 2), the share of 12 normals across it along which
+    the light steps by ``_STEP_LIGHT`` within two pixels, within ``reach_px``: (M, 4)."""
+    starts, ends, _, normals = sides_outwards(quads.astype(np.float32))
+    along = starts[:, :, None] + np.linspace(0.15, 0.85, 12, dtype=np.float32)[:, None] * (ends - starts)[:, :, None]
+    offsets = np.arange(-reach_px, reach_px + 0.01, 1.0, dtype=np.float32)
+    grid = (along[..., None, :] + offsets[:, None] * normals[:, :, None, None, :]).reshape(-1, len(offsets), 2)
+    profile = cv2.remap(frame_bgr, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    light = profile.astype(np.float32).mean(axis=2)
+    inner, outer = (light[:, :-3] + light[:, 1:-2]) / 2, (light[:, 2:-1] + light[:, 3:]) / 2
+    return (np.abs(inner - outer).max(axis=1) >= _STEP_LIGHT).reshape(len(quads), 4, -1).mean(axis=2)
 
 
-def _paper_share(frame_bgr: NDArray[np.uint8], points: NDArray[np.float64], paper: NDArray[np.float64]) -> float:
-    """The share of ``points`` (M, 2) whose colour is like ``paper`` (3,), maybe in shadow."""
-    colours = colours_at(frame_bgr, points)
-    return float(paper_alike(np.broadcast_to(paper, colours.shape), colours).mean())
-
-
-def _paper_colour(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The colour (3,) of a quad's paper: the brightest quarter of points inside it, their median."""
-    colours = colours_at(frame_bgr, _inside_points(c))
-    light = colours.sum(axis=1)
-    return np.median(colours[light >= np.percentile(light, 75)], axis=0)
+def _paper_colours(frame_bgr: NDArray[np.uint8], quads: NDArray) -> NDArray[np.float64]:
+    """The colour of each quad's paper (M, 4, 2): the median of the brightest quarter of
+    points inside it: (M, 3)."""
+    points = _inside_points(np.asarray(quads, np.float64))
+    colours = colours_at(frame_bgr, points.reshape(-1, 2)).reshape(points.shape[:2] + (3,))
+    brightest = np.argsort(colours.sum(axis=2), axis=1)[:, -points.shape[1] // 4 :]
+    return np.median(np.take_along_axis(colours, brightest[..., None], axis=1), axis=1)
 
 
 def _inside_points(c: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A 7 x 10 grid of points inside each quad (..., 4, 2), short side first: (..., 70, 2)."""
     u, v = np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10))
     u, v = u.ravel()[:, None], v.ravel()[:, None]
-    return (1 - v) * ((1 - u) * c[0] + u * c[1]) + v * ((1 - u) * c[3] + u * c[2])
+    corner = [c[..., k, None, :] for k in range(4)]
+    return (1 - v) * ((1 - u) * corner[0] + u * corner[1]) + v * ((1 - u) * corner[3] + u * corner[2])
