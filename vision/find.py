@@ -12,7 +12,7 @@ from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, shade
 from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
 from vision.regions import LEVELS, Region, blurred_whiteness, card_regions, choose_cards, points_inside, sweep_span
-from vision.widen import widen_cut_quads
+from vision.widen import refit_off_cards, widen_cut_quads
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
 
@@ -150,8 +150,9 @@ def _gray_near(frame_bgr: NDArray[np.uint8], quads: list[CardQuad], margin: floa
 
 def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
     """Quads (4, 2) moved onto their cards' outlines: sides pulled in off pale cloth, a side
-    cut across the card squared up, sides reaching out to the outline, squared up again, and
-    a side cut parallel to the card's widened to the card's size as its neighbours measure it.
+    cut across the card squared up, sides reaching out to the outline, squared up again,
+    a side cut parallel to the card's widened to the card's size as its neighbours measure it,
+    and a quad still unlike a card on its neighbours' table plane refitted at one of its corners.
 
     A quad may be cut across the card on one side and found short on another, both skewed;
     squaring refuses it until the short side has reached the outline.
@@ -160,7 +161,8 @@ def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float
     pulled = pull_in_outlines(frame_bgr, np.array(quads_xy, np.float32))
     squared = [square_up(frame_bgr, corners, level) for corners in pulled]
     reached = reach_outlines(frame_bgr, np.array(squared, np.float32))
-    return widen_cut_quads(frame_bgr, [square_up(frame_bgr, corners, level) for corners in reached])
+    widened = widen_cut_quads(frame_bgr, [square_up(frame_bgr, corners, level) for corners in reached])
+    return refit_off_cards(frame_bgr, widened)
 
 
 def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region]]:

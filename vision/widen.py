@@ -15,8 +15,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.regions import points_inside
 from vision.quads import (ADDED_TABLE, across_side, added_beyond, colours_at, like_table, order_corners, paper_alike,
-                          paper_beyond, sides, sides_outwards, skew_deg)
+                          paper_beyond, sides, sides_outwards, skew_deg, snap_corners)
 
 __all__ = ["measure_in_neighbours", "widen_cut_quads"]
 
@@ -34,6 +35,16 @@ _PAPER_MARGIN, _TABLE_MARGIN, _ADDED_PAPER = 0.2, 0.4, 0.5
 # beside that corner are sharp along _CORNER_MARGIN fewer normals than those opposite, and
 # the completed quad measures within _CARD_SIZE (log) of the card.
 _SKEWED_DEG, _CORNER_MARGIN, _CARD_SIZE = 5.0, 0.3, 0.12
+# A quad is unlike a card on a neighbour's table plane with a corner this far off a right
+# angle, or a side pair this far off the card's size (log). A plane is trusted where at least
+# _TRUSTED as many quads are like cards on it as on the best; a quad unlike a card on the
+# planes of all of its _REFIT_NEIGHBOURS nearest trusted ones is refitted.
+_OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
+# The card refitted at one of its corners shows a light step within _REFIT_REACH short sides
+# along _REFIT_SEEN of the normals across each side, is seen within _REFIT_MARGIN (of five)
+# as well as the quad, and where it adds _REFIT_ADDED[0] of itself or more to the quad, at
+# least _REFIT_ADDED[1] of that is its paper.
+_REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.6, 0.5, (0.14, 0.3)
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 
 
@@ -57,17 +68,17 @@ def measure_in_neighbours(quads_xy: NDArray[np.float32]) -> tuple[NDArray[np.flo
     return short, long
 
 
-def _measure(quads: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None, float]:
+def _measure(quads: NDArray[np.float32], count: int = _NEIGHBOURS) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None, float]:
     """``measure_in_neighbours``, and the homographies (N, K, 3, 3) from the image onto each
-    quad's neighbours' unit squares and the deck's aspect that measured them (None, 0 for
-    fewer than three quads)."""
+    quad's ``count`` nearest neighbours' unit squares and the deck's aspect that measured
+    them (None, 0 for fewer than three quads)."""
     n = len(quads)
     if n < 3:
         return np.ones(n), np.ones(n), None, 0.0
     centres = quads.mean(axis=1)
     distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
     np.fill_diagonal(distance, np.inf)
-    near = np.argsort(distance, axis=1)[:, : min(_NEIGHBOURS, n - 1)]  # (N, K)
+    near = np.argsort(distance, axis=1)[:, : min(count, n - 1)]  # (N, K)
     h = _to_unit_square(quads.astype(np.float64))[near]
     short, long = _sides_in(h, quads, _ASPECTS)
     cost = np.median(np.abs(np.log(short)) + np.abs(np.log(long)), axis=(0, 1))
@@ -210,3 +221,180 @@ def _sharp_share(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -
     light = profile.astype(np.float32).mean(axis=2)
     inner, outer = (light[:, :-3] + light[:, 1:-2]) / 2, (light[:, 2:-1] + light[:, 3:]) / 2
     return float((np.abs(inner - outer).max(axis=1) >= _STEP_LIGHT).mean())
+
+
+def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
+    """Quads (4, 2) unlike a card on the table plane of every one of their nearest trusted
+    neighbours refitted as the card seen best at one of their corners (:func:`refit_quad`);
+    the others as they are.
+
+    Each quad, taken as a card of the deck's aspect, maps the image onto the table plane
+    (as in :func:`measure_in_neighbours`); a quad is like a card on a plane with its corners
+    within ``_OFF_ANGLE_DEG`` of right angles and its side pairs within ``_OFF_SIZE`` (log)
+    of the card's. A plane is trusted where at least ``_TRUSTED`` as many of the other quads
+    are like cards on it as on the plane most are, and two at least (a card back's quad, or one
+    off its own card, makes few so). A quad is
+    refitted when it is like a card on none of the planes of its ``_REFIT_NEIGHBOURS``
+    nearest trusted neighbours (one of them may itself be slightly off its card) and its
+    paper is like theirs.
+    """
+    quads = np.array(quads_xy, np.float32).reshape(-1, 4, 2)
+    n = len(quads)
+    if n < 3:
+        return list(quads_xy)
+    aspect = _measure(quads)[3]
+    planes = _to_unit_square(quads.astype(np.float64))
+    like = _card_like(quads, np.broadcast_to(planes, (n,) + planes.shape), aspect)  # (quad, plane)
+    cards = like.sum(axis=0) - like.diagonal()  # the other quads like cards on each plane
+    trusted = cards >= max(2, _TRUSTED * cards.max())
+    centres = quads.mean(axis=1)
+    distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    out = []
+    for j, corners in enumerate(quads_xy):
+        near = [m for m in np.argsort(distance[j]) if m != j and trusted[m]][:_REFIT_NEIGHBOURS]
+        if len(near) >= 2 and not like[j, near].any() and _paper_like_near(frame_bgr, corners, quads[near]):
+            refitted = refit_quad(frame_bgr, corners, planes[near], aspect)
+            corners = corners if refitted is corners else _snapped(frame_bgr, refitted)
+        out.append(corners)
+    return out
+
+
+def _paper_like_near(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], near_xy: NDArray[np.float32]) -> bool:
+    """Whether a quad's paper is like that of the cards near it (N, 4, 2), maybe in shadow:
+    a patch of pale cloth found as a card may be unlike a card on every plane too."""
+    papers = _paper_colours(frame_bgr, np.concatenate([corners_xy[None], near_xy]))
+    return bool(paper_alike(np.median(papers[1:], axis=0)[None], papers[:1])[0])
+
+
+def _snapped(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A refitted quad's corners moved onto the card's outline within ``_REFIT_REACH`` of its
+    short side (:func:`vision.quads.snap_corners`, on the grey of its box alone)."""
+    search = _REFIT_REACH * min(sides(corners_xy))
+    height, width = frame_bgr.shape[:2]
+    x0, y0 = np.maximum(np.floor(corners_xy.min(axis=0) - search - 2), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(corners_xy.max(axis=0) + search + 3), (width, height)).astype(int)
+    gray = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    offset = np.array([x0, y0], np.float32)
+    return order_corners(snap_corners(gray, corners_xy - offset, search) + offset)
+
+
+def _card_like(quads: NDArray[np.float32], planes: NDArray[np.float64], aspect: float) -> NDArray[np.bool_]:
+    """Whether each quad (N, 4, 2) is like a card of the deck's ``aspect`` on each of its
+    ``planes`` (N, K, 3, 3, the image onto a unit square): corners within ``_OFF_ANGLE_DEG``
+    of right angles, side pairs within ``_OFF_SIZE`` (log) of the card's: (N, K)."""
+    points = np.concatenate([quads, np.ones((len(quads), 4, 1))], axis=2).astype(np.float64)
+    mapped = np.einsum("nkij,nmj->nkmi", planes, points)
+    plane = mapped[..., :2] / mapped[..., 2:] * np.array([1.0, aspect])  # (N, K, 4, 2)
+    edges = np.roll(plane, -1, axis=2) - plane
+    edges /= np.maximum(np.linalg.norm(edges, axis=3, keepdims=True), 1e-9)
+    cos = np.abs((edges * np.roll(edges, 1, axis=2)).sum(axis=3)).max(axis=2)
+    short, long = _sides_in(planes, quads, np.array([aspect]))
+    size = np.maximum(np.abs(np.log(short[..., 0])), np.abs(np.log(long[..., 0])))
+    return (cos <= np.sin(np.radians(_OFF_ANGLE_DEG))) & (size <= _OFF_SIZE)
+
+
+def _on_planes(corners_xy: NDArray, planes: NDArray[np.float64], aspect: float) -> NDArray[np.float64]:
+    """Points (M, 2) on each of ``planes`` (K, 3, 3), in card short sides: (K, M, 2)."""
+    points = np.concatenate([corners_xy, np.ones((len(corners_xy), 1))], axis=1).astype(np.float64)
+    mapped = np.einsum("kij,mj->kmi", planes, points)
+    return mapped[..., :2] / mapped[..., 2:] * np.array([1.0, aspect])
+
+
+def _off_planes(points: NDArray[np.float64], planes: NDArray[np.float64], aspect: float) -> NDArray[np.float64]:
+    """Points (K, M, 2) on each of ``planes`` (K, 3, 3), in card short sides, back in the image: (K, M, 2)."""
+    unit_square = np.concatenate([points / np.array([1.0, aspect]), np.ones(points.shape[:2] + (1,))], axis=2)
+    mapped = np.einsum("kij,kmj->kmi", np.linalg.inv(planes), unit_square)
+    return mapped[..., :2] / mapped[..., 2:]
+
+
+def _cards_at_corners(corners_xy: NDArray, planes: NDArray[np.float64], aspect: float) -> NDArray[np.float64]:
+    """For each corner of a quad and each way a card may lie there, the card of the deck's
+    size with that corner and that corner's two sides (squared up symmetrically on the
+    table plane), in the image: (8, 4, 2), the median over the neighbours' planes."""
+    plane = _on_planes(corners_xy, planes, aspect)  # (K, 4, 2)
+    u = np.roll(plane, -1, axis=1) - plane  # at each corner, along the side after it
+    v = np.roll(plane, 1, axis=1) - plane  # and along the side before it
+    u /= np.maximum(np.linalg.norm(u, axis=2, keepdims=True), 1e-9)
+    v /= np.maximum(np.linalg.norm(v, axis=2, keepdims=True), 1e-9)
+    middle, across = u + v, u - v
+    middle /= np.maximum(np.linalg.norm(middle, axis=2, keepdims=True), 1e-9)
+    across /= np.maximum(np.linalg.norm(across, axis=2, keepdims=True), 1e-9)
+    u, v = (middle + across) / np.sqrt(2), (middle - across) / np.sqrt(2)  # at right angles, about the same bisector
+    cards = []
+    for a, b in ((1.0, aspect), (aspect, 1.0)):
+        cards.append(np.stack([plane, plane + a * u, plane + a * u + b * v, plane + b * v], axis=2))  # (K, 4 corners, 4, 2)
+    cards = np.stack(cards, axis=2).reshape(len(planes), 32, 2)  # corner by corner, each way
+    return np.median(_off_planes(cards, planes, aspect), axis=0).reshape(8, 4, 2)
+
+
+def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], planes: NDArray[np.float64],
+               aspect: float) -> NDArray[np.float32]:
+    """A quad unlike a card replaced by the card at one of its corners (:func:`_cards_at_corners`)
+    whose outline is seen best: the shares of the normals across its four sides that cross a
+    light step (:func:`_outline_shares`) and the share of it like the quad's paper, summed.
+    The card's outline must be seen along ``_REFIT_SEEN`` of the normals across each side at
+    least, and the card seen within ``_REFIT_MARGIN`` of how well the quad is. Where the card
+    adds much to the quad, some of that must be its paper (``_REFIT_ADDED``; symbols, a
+    shadow or a finger may lie over the rest), not all the hand or card back that cut the quad.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+    corners_xy : ndarray (4, 2) float32, clockwise
+    planes : ndarray (K, 3, 3) float64, the image onto the unit squares of its neighbours' quads
+    aspect : the deck's long:short side
+
+    Returns
+    -------
+    ndarray (4, 2) float32, clockwise with a short side first; ``corners_xy`` itself where
+    no card is so seen
+    """
+    c = order_corners(corners_xy).astype(np.float64)
+    cards = [order_corners(card.astype(np.float32)) for card in _cards_at_corners(c, planes, aspect)
+             if np.all(np.isfinite(card)) and cv2.isContourConvex(card.astype(np.float32).reshape(-1, 1, 2))]
+    if not cards:
+        return corners_xy
+    quads = np.array([c] + cards, np.float64)  # the quad first
+    seen = _outline_shares(frame_bgr, quads, _REFIT_REACH * float(np.median([min(sides(card)) for card in cards])))
+    points = _inside_points(quads)  # (M, P, 2)
+    colours = colours_at(frame_bgr, points.reshape(-1, 2))
+    papery = paper_alike(np.broadcast_to(_paper_colours(frame_bgr, c[None])[0], colours.shape), colours).reshape(points.shape[:2])
+    score = seen.sum(axis=1) + papery.mean(axis=1)
+    added = ~points_inside(c[None].astype(np.float32), points.reshape(-1, 2).astype(np.float32))[0].reshape(points.shape[:2])
+    count = added.sum(axis=1)
+    covered = (count >= _REFIT_ADDED[0] * points.shape[1]) & ((papery & added).sum(axis=1) < _REFIT_ADDED[1] * count)
+    fitting = (seen.min(axis=1) >= _REFIT_SEEN) & (score > score[0] - _REFIT_MARGIN) & ~covered
+    fitting[0] = False
+    if not fitting.any():
+        return corners_xy
+    return quads[int(np.argmax(np.where(fitting, score, -np.inf)))].astype(np.float32)
+
+
+def _outline_shares(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float64], reach_px: float) -> NDArray[np.float64]:
+    """For each side of each quad (M, 4, 2), the share of 12 normals across it along which
+    the light steps by ``_STEP_LIGHT`` within two pixels, within ``reach_px``: (M, 4)."""
+    starts, ends, _, normals = sides_outwards(quads.astype(np.float32))
+    along = starts[:, :, None] + np.linspace(0.15, 0.85, 12, dtype=np.float32)[:, None] * (ends - starts)[:, :, None]
+    offsets = np.arange(-reach_px, reach_px + 0.01, 1.0, dtype=np.float32)
+    grid = (along[..., None, :] + offsets[:, None] * normals[:, :, None, None, :]).reshape(-1, len(offsets), 2)
+    profile = cv2.remap(frame_bgr, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    light = profile.astype(np.float32).mean(axis=2)
+    inner, outer = (light[:, :-3] + light[:, 1:-2]) / 2, (light[:, 2:-1] + light[:, 3:]) / 2
+    return (np.abs(inner - outer).max(axis=1) >= _STEP_LIGHT).reshape(len(quads), 4, -1).mean(axis=2)
+
+
+def _paper_colours(frame_bgr: NDArray[np.uint8], quads: NDArray) -> NDArray[np.float64]:
+    """The colour of each quad's paper (M, 4, 2): the median of the brightest quarter of
+    points inside it: (M, 3)."""
+    points = _inside_points(np.asarray(quads, np.float64))
+    colours = colours_at(frame_bgr, points.reshape(-1, 2)).reshape(points.shape[:2] + (3,))
+    brightest = np.argsort(colours.sum(axis=2), axis=1)[:, -points.shape[1] // 4 :]
+    return np.median(np.take_along_axis(colours, brightest[..., None], axis=1), axis=1)
+
+
+def _inside_points(c: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A 7 x 10 grid of points inside each quad (..., 4, 2), short side first: (..., 70, 2)."""
+    u, v = np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10))
+    u, v = u.ravel()[:, None], v.ravel()[:, None]
+    corner = [c[..., k, None, :] for k in range(4)]
+    return (1 - v) * ((1 - u) * corner[0] + u * corner[1]) + v * ((1 - u) * corner[3] + u * corner[2])

@@ -1,10 +1,11 @@
-"""Quads cut short across their card, parallel to its sides, widened to the size its neighbours show."""
+"""Quads cut short across their card, parallel to its sides, widened to the size its neighbours
+show; quads unlike a card on their neighbours' table plane refitted at one of their corners."""
 
 import cv2
 import numpy as np
 
 from vision.quads import order_corners
-from vision.widen import measure_in_neighbours, widen_cut_quads
+from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
 
 PAPER, TABLE = (170, 215, 245), (90, 60, 40)  # BGR: warm-lit paper on a coloured table
 
@@ -92,3 +93,42 @@ def test_a_skewed_paper_outlined_all_round_is_left_alone() -> None:
     pulled = _pulled(CARDS[3], 2, (30, 25))
     cv2.fillConvexPoly(frame, np.round(pulled).astype(np.int32), PAPER)
     assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [pulled])[3], pulled)
+
+
+BESIDE = _card((349, 314))  # touching the right long side of CARDS[3]
+
+
+def _two_cards_touching(seam=True, paper=PAPER):
+    """The table of cards with a second card touching CARDS[3] along its right long side;
+    where they touch, a thin shadow (``seam``) or nothing. Both cards of ``paper``."""
+    frame = _table_of_cards()
+    for corners in (CARDS[3], BESIDE):
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), paper)
+    if seam:
+        cv2.line(frame, tuple(np.round(CARDS[3][1]).astype(int)), tuple(np.round(CARDS[3][2]).astype(int)), (60, 70, 80), 2)
+    return frame
+
+
+def _merged():
+    """One quad round both touching cards: twice a card's short side wide."""
+    return order_corners(np.array([CARDS[3][0], BESIDE[1], BESIDE[2], CARDS[3][3]], np.float32))
+
+
+def test_a_quad_round_two_touching_cards_is_refitted_as_one_of_them() -> None:
+    frame = _two_cards_touching()
+    refitted = refit_off_cards(frame, CARDS[:3] + [_merged()])
+    assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [_merged()])[3], _merged())  # nothing else mends it
+    assert min(np.abs(refitted[3] - card).max() for card in (CARDS[3], BESIDE)) < 3
+    assert all(np.array_equal(a, b) for a, b in zip(refitted[:3], CARDS[:3]))
+
+
+def test_a_quad_round_paper_with_no_outline_inside_is_left_alone() -> None:
+    # Seamless paper of that shape: no card's outline is seen across it.
+    frame = _two_cards_touching(seam=False)
+    assert np.array_equal(refit_off_cards(frame, CARDS[:3] + [_merged()])[3], _merged())
+
+
+def test_a_quad_round_something_unlike_the_cards_paper_is_left_alone() -> None:
+    # A pale green patch (a tablecloth's) with card-like edges in it: not a card's paper.
+    frame = _two_cards_touching(paper=(150, 190, 160))
+    assert np.array_equal(refit_off_cards(frame, CARDS[:3] + [_merged()])[3], _merged())
