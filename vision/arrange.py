@@ -18,7 +18,7 @@ __all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geo
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
 _MAX_STEP = 1.75
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
-_MAX_TURN_DEG = 25.0  # angle between neighbours' axes
+_MAX_TURN_DEG = 28.0  # angle between neighbours' axes (each turned up to 10 degrees, seen at a slant: up to 26 seen)
 _SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain (CardGeometry.squarish)
 _PARTIAL_LONG = 1.15  # a lone quad's long side up to this many cards' short sides: perhaps a part of a card
 _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides

@@ -117,6 +117,14 @@ def test_two_rows_meeting_a_little_over_half_a_card_apart_are_cut_at_that_gap() 
     assert rows == {"Anna": (0, 1, 2, 3), "Ines": (4, 5, 6)}
 
 
+def test_a_row_whose_neighbours_are_turned_26_degrees_apart_comes_out_whole() -> None:
+    # Two neighbours each turned 13 degrees, opposite ways (as a slanted view can show
+    # cards turned up to 10 degrees): still one row.
+    cards = [card((400 + 80 * i, 1000), angle) for i, angle in enumerate((0, 13, -13, 0))]
+    rows = {r.player: r.cards for r in arrange_rows(cards, [Seat("Anna", (520, 1180)), BEN_SEAT], (W, H))}
+    assert rows == {"Anna": (0, 1, 2, 3)}
+
+
 def test_a_row_of_nearly_square_quads_comes_out_whole() -> None:
     # Seen at a slant, a card's short side can look as long as its long one: the
     # corners then start on either side. The row still comes out whole and in order.
