@@ -18,7 +18,7 @@ __all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geo
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
 _MAX_STEP = 1.75
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
-_MAX_TURN_DEG = 25.0  # angle between neighbours' axes
+_MAX_TURN_DEG = 28.0  # angle between neighbours' axes (each turned up to 10 degrees, seen at a slant: up to 26 seen)
 _SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain (CardGeometry.squarish)
 _PARTIAL_LONG = 1.15  # a lone quad's long side up to this many cards' short sides: perhaps a part of a card
 _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
@@ -32,7 +32,10 @@ _SEAT_LINEAR = 0.25  # nearer still is a little better
 _LINE_WEIGHT = 30.0  # per squared offset from the piece's own line, in long sides
 _MAX_OVERLAP = 0.05  # detected corners of touching cards overlap less than this, in short sides
 _OVERLAP_COST = 10.0
-_WIDE_GAP = 0.7  # in short sides: more than half a card, with room for a slanted view
+# Gaps between neighbours, in short sides: within a row up to half a card, as seen in a slanted
+# view up to about 0.6; where two rows meet, often wider (a quarter of such gaps exceed 0.55).
+_WIDE_GAP_FROM = 0.5  # a gap costs nothing up to half a card ...
+_WIDE_GAP = 0.7  # ... and rises evenly to its full cost here: more than half a card, with room for a slanted view
 _WIDE_GAP_COST = 1.0
 _LEFT_OUT_COST = 4.0  # a player who gets no piece of a chain they are nearest to
 _ROOM_FOR_A_CARD = 0.8  # in short sides: a gap in a row this wide may hold a card under a hand
@@ -489,9 +492,13 @@ def room_for_a_card(gaps: NDArray[np.float64]) -> NDArray[np.bool_]:
 
 
 def _link_costs(geo: CardGeometry, cards: list[int]) -> list[float]:
-    """The cost of each two neighbours in a chain lying in one row: overlapping or far apart, they are two rows' ends."""
+    """The cost of each two neighbours in a chain lying in one row: overlapping or far apart, they are two rows' ends.
+
+    A gap a little over half a card already tips a cut that the seats leave even between two places.
+    """
     gaps = neighbour_gaps(geo, cards)
-    return np.where(gaps < -_MAX_OVERLAP, _OVERLAP_COST, np.where(gaps > _WIDE_GAP, _WIDE_GAP_COST, 0.0)).tolist()
+    wide = _WIDE_GAP_COST * np.clip((gaps - _WIDE_GAP_FROM) / (_WIDE_GAP - _WIDE_GAP_FROM), 0.0, 1.0)
+    return np.where(gaps < -_MAX_OVERLAP, _OVERLAP_COST, wide).tolist()
 
 
 def _faces_seat(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:

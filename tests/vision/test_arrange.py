@@ -106,6 +106,25 @@ def test_two_rows_meeting_on_one_edge_are_cut_where_they_meet(anna_xy, ines_xy, 
     assert rows == {"Anna": tuple(range(n)), "Ines": tuple(range(n, len(cards)))}
 
 
+def test_two_rows_meeting_a_little_over_half_a_card_apart_are_cut_at_that_gap() -> None:
+    # Anna's four cards and Ines's three lie a quarter card apart, the two rows 0.62 cards
+    # apart. The seats fit the cut one card earlier about as well (each sits within a fifth
+    # of either piece's middle, a little nearer there): the wide gap decides.
+    anna = row((300, 1000), (SHORT + 15, 0), 4, 0)
+    ines = row((300 + 3 * (SHORT + 15) + SHORT + 37, 1000), (SHORT + 15, 0), 3, 0)
+    seats = [Seat("Anna", (394, 1180)), Seat("Ines", (673, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(anna + ines, seats, (W, H))}
+    assert rows == {"Anna": (0, 1, 2, 3), "Ines": (4, 5, 6)}
+
+
+def test_a_row_whose_neighbours_are_turned_26_degrees_apart_comes_out_whole() -> None:
+    # Two neighbours each turned 13 degrees, opposite ways (as a slanted view can show
+    # cards turned up to 10 degrees): still one row.
+    cards = [card((400 + 80 * i, 1000), angle) for i, angle in enumerate((0, 13, -13, 0))]
+    rows = {r.player: r.cards for r in arrange_rows(cards, [Seat("Anna", (520, 1180)), BEN_SEAT], (W, H))}
+    assert rows == {"Anna": (0, 1, 2, 3)}
+
+
 def test_a_row_of_nearly_square_quads_comes_out_whole() -> None:
     # Seen at a slant, a card's short side can look as long as its long one: the
     # corners then start on either side. The row still comes out whole and in order.
