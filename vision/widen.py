@@ -46,6 +46,7 @@ _OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
 # least _REFIT_ADDED[1] of that is its paper.
 _REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.6, 0.5, (0.14, 0.3)
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+_INSIDE_U, _INSIDE_V = (w.ravel()[:, None] for w in np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10)))
 
 
 def measure_in_neighbours(quads_xy: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -261,9 +262,9 @@ def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
     trusted = cards >= max(2, _TRUSTED * cards.max())
     centres = quads.mean(axis=1)
     distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    orders = np.argsort(distance, axis=1)
     out = []
-    for j, corners in enumerate(quads_xy):
-        order = np.argsort(distance[j])
+    for j, (corners, order) in enumerate(zip(quads_xy, orders)):
         near = order[(order != j) & trusted[order]][:_REFIT_NEIGHBOURS]
         if len(near) >= 2 and not like[j, near].any() and _paper_like_near(frame_bgr, corners, quads[near]):
             refitted = refit_quad(frame_bgr, corners, planes[near], aspect)
@@ -407,7 +408,6 @@ def _paper_colours(frame_bgr: NDArray[np.uint8], quads: NDArray) -> NDArray[np.f
 
 def _inside_points(c: NDArray[np.float64]) -> NDArray[np.float64]:
     """A 7 x 10 grid of points inside each quad (..., 4, 2), short side first: (..., 70, 2)."""
-    u, v = np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10))
-    u, v = u.ravel()[:, None], v.ravel()[:, None]
+    u, v = _INSIDE_U, _INSIDE_V
     corner = [c[..., k, None, :] for k in range(4)]
     return (1 - v) * ((1 - u) * corner[0] + u * corner[1]) + v * ((1 - u) * corner[3] + u * corner[2])
