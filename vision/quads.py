@@ -82,6 +82,14 @@ def skew_deg(corners: NDArray[np.float32]) -> float:
     return max(angles)
 
 
+def _skew_pairs(corners: NDArray[np.float32]) -> tuple[float, float]:
+    """The angles (degrees) by which the first and third side, and the second and fourth,
+    of a quadrilateral (4, 2) are off parallel, as ``square_up`` measures them."""
+    points = corners.tolist()
+    heading = [math.degrees(math.atan2(q[1] - p[1], q[0] - p[0])) for p, q in zip(points, points[1:] + points[:1])]
+    return abs((heading[0] - heading[2]) % 360 - 180), abs((heading[1] - heading[3]) % 360 - 180)
+
+
 def sides(corners: NDArray[np.float32]) -> tuple[float, float]:
     """The mean of the first and third side, and of the second and fourth."""
     a, b, c, d = corners.tolist()
@@ -262,6 +270,11 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     -------
     ndarray (4, 2) float32, clockwise with a short side first (:func:`order_corners`)
     """
+    # Most quads have neither pair or both pairs skewed: told apart in plain floats first (numpy's
+    # per-call cost dominates at four corners), leaving only those near the limit to numpy below.
+    least, most = sorted(_skew_pairs(corners_xy))
+    if most < _SKEW_DEG - 1e-6 or least > _SKEW_DEG + 1e-6:
+        return corners_xy
     c = corners_xy.astype(np.float64)
     edges = np.roll(c, -1, axis=0) - c  # edge k runs from corner k to corner k + 1
     heading = np.degrees(np.arctan2(edges[:, 1], edges[:, 0]))

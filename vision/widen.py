@@ -46,6 +46,7 @@ _OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
 # least _REFIT_ADDED[1] of that is its paper.
 _REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.6, 0.5, (0.14, 0.3)
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+_INSIDE_U, _INSIDE_V = (w.ravel()[:, None] for w in np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10)))
 
 
 def measure_in_neighbours(quads_xy: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -91,13 +92,25 @@ def _sides_in(h: NDArray[np.float64], quads: NDArray, aspects: NDArray) -> tuple
     (N, K, 3, 3, image onto a unit square) taken as cards of each of ``aspects`` (A,), in
     card short and long sides."""
     points = np.concatenate([quads, np.ones((len(quads), 4, 1))], axis=2).astype(np.float64)  # (N, 4, 3)
-    mapped = np.einsum("nkij,nmj->nkmi", h, points)
+    return _sides_of(_mapped(h, points[:, None]), aspects)
+
+
+def _sides_of(mapped: NDArray[np.float64], aspects: NDArray) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``_sides_in`` from the quads' corners mapped by the planes (N, K, 4, 3), homogeneous."""
     plane = mapped[..., :2] / mapped[..., 2:]  # (N, K, 4, 2) in the neighbour's unit square
     edges = np.roll(plane, -1, axis=2) - plane
     # Under aspect a the unit square's y stretches by a: lengths (N, K, 4, A).
     lengths = np.sqrt(edges[..., 0, None] ** 2 + edges[..., 1, None] ** 2 * aspects**2)
     first, second = (lengths[:, :, 0] + lengths[:, :, 2]) / 2, (lengths[:, :, 1] + lengths[:, :, 3]) / 2
     return np.minimum(first, second), np.maximum(first, second) / aspects
+
+
+def _mapped(h: NDArray[np.float64], points: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Homogeneous points (..., M, 3) mapped by homographies (..., 3, 3): (..., M, 3), as
+    ``np.einsum("...ij,...mj->...mi")`` takes them (its sum in its order: the first and last
+    terms, then the middle one), at a fraction of its cost on broadcast planes."""
+    h, points = h[..., None, :, :], points[..., :, None, :]
+    return (h[..., 0] * points[..., 0] + h[..., 2] * points[..., 2]) + h[..., 1] * points[..., 1]
 
 
 def _to_unit_square(quads: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -249,9 +262,10 @@ def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
     trusted = cards >= max(2, _TRUSTED * cards.max())
     centres = quads.mean(axis=1)
     distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    orders = np.argsort(distance, axis=1)
     out = []
-    for j, corners in enumerate(quads_xy):
-        near = [m for m in np.argsort(distance[j]) if m != j and trusted[m]][:_REFIT_NEIGHBOURS]
+    for j, (corners, order) in enumerate(zip(quads_xy, orders)):
+        near = order[(order != j) & trusted[order]][:_REFIT_NEIGHBOURS]
         if len(near) >= 2 and not like[j, near].any() and _paper_like_near(frame_bgr, corners, quads[near]):
             refitted = refit_quad(frame_bgr, corners, planes[near], aspect)
             corners = corners if refitted is corners else _snapped(frame_bgr, refitted)
@@ -283,12 +297,12 @@ def _card_like(quads: NDArray[np.float32], planes: NDArray[np.float64], aspect: 
     ``planes`` (N, K, 3, 3, the image onto a unit square): corners within ``_OFF_ANGLE_DEG``
     of right angles, side pairs within ``_OFF_SIZE`` (log) of the card's: (N, K)."""
     points = np.concatenate([quads, np.ones((len(quads), 4, 1))], axis=2).astype(np.float64)
-    mapped = np.einsum("nkij,nmj->nkmi", planes, points)
+    mapped = _mapped(planes, points[:, None])
     plane = mapped[..., :2] / mapped[..., 2:] * np.array([1.0, aspect])  # (N, K, 4, 2)
     edges = np.roll(plane, -1, axis=2) - plane
     edges /= np.maximum(np.linalg.norm(edges, axis=3, keepdims=True), 1e-9)
     cos = np.abs((edges * np.roll(edges, 1, axis=2)).sum(axis=3)).max(axis=2)
-    short, long = _sides_in(planes, quads, np.array([aspect]))
+    short, long = _sides_of(mapped, np.array([aspect]))
     size = np.maximum(np.abs(np.log(short[..., 0])), np.abs(np.log(long[..., 0])))
     return (cos <= np.sin(np.radians(_OFF_ANGLE_DEG))) & (size <= _OFF_SIZE)
 
@@ -296,14 +310,14 @@ def _card_like(quads: NDArray[np.float32], planes: NDArray[np.float64], aspect: 
 def _on_planes(corners_xy: NDArray, planes: NDArray[np.float64], aspect: float) -> NDArray[np.float64]:
     """Points (M, 2) on each of ``planes`` (K, 3, 3), in card short sides: (K, M, 2)."""
     points = np.concatenate([corners_xy, np.ones((len(corners_xy), 1))], axis=1).astype(np.float64)
-    mapped = np.einsum("kij,mj->kmi", planes, points)
+    mapped = _mapped(planes, points[None])
     return mapped[..., :2] / mapped[..., 2:] * np.array([1.0, aspect])
 
 
 def _off_planes(points: NDArray[np.float64], planes: NDArray[np.float64], aspect: float) -> NDArray[np.float64]:
     """Points (K, M, 2) on each of ``planes`` (K, 3, 3), in card short sides, back in the image: (K, M, 2)."""
     unit_square = np.concatenate([points / np.array([1.0, aspect]), np.ones(points.shape[:2] + (1,))], axis=2)
-    mapped = np.einsum("kij,kmj->kmi", np.linalg.inv(planes), unit_square)
+    mapped = _mapped(np.linalg.inv(planes), unit_square)
     return mapped[..., :2] / mapped[..., 2:]
 
 
@@ -394,7 +408,6 @@ def _paper_colours(frame_bgr: NDArray[np.uint8], quads: NDArray) -> NDArray[np.f
 
 def _inside_points(c: NDArray[np.float64]) -> NDArray[np.float64]:
     """A 7 x 10 grid of points inside each quad (..., 4, 2), short side first: (..., 70, 2)."""
-    u, v = np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10))
-    u, v = u.ravel()[:, None], v.ravel()[:, None]
+    u, v = _INSIDE_U, _INSIDE_V
     corner = [c[..., k, None, :] for k in range(4)]
     return (1 - v) * ((1 - u) * corner[0] + u * corner[1]) + v * ((1 - u) * corner[3] + u * corner[2])

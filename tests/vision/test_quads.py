@@ -133,3 +133,17 @@ def test_a_quad_cut_across_and_found_short_is_squared_up_once_it_reaches_the_out
     short[3] = cut[0] + 0.92 * (cut[3] - cut[0])
     assert np.array_equal(square_up(frame, short, frame_level(frame)), short)
     assert _corner_error(_onto_outlines(frame, [short])[0], TRUE) < 4
+
+
+def test_the_skew_told_in_plain_floats_is_numpy_s_to_the_bit() -> None:
+    # square_up leaves a quad alone on the plain-float skews, well clear of the limit, and
+    # measures the rest with numpy: both must agree, or output would depend on the path.
+    from vision.quads import _skew_pairs
+
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        corners = (np.array([[0, 0], [60, 0], [60, 90], [0, 90]]) + rng.normal(0, 6, (4, 2)) + rng.uniform(0, 1900, 2)).astype(np.float32)
+        c = corners.astype(np.float64)
+        edges = np.roll(c, -1, axis=0) - c
+        heading = np.degrees(np.arctan2(edges[:, 1], edges[:, 0]))
+        assert _skew_pairs(corners) == tuple(abs((heading[k] - heading[k + 2]) % 360 - 180) for k in (0, 1))
