@@ -22,6 +22,7 @@ judged in seconds, stretched to a few frame times when frames come slowly (4/s).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -562,9 +563,5 @@ def rows_of(cards: Sequence[TrackedCard], seats: Sequence[Seat] | None, size_wh:
     laid left to right, so the cards after it wait for it, and each is laid in its place."""
     known = [card for card in cards if (card.is_settled or card.waiting) and card.criteria is not None]
     placed = arrange_rows([card.corners_xy for card in known], seats, size_wh)
-    rows = {}
-    for row in placed:
-        cards_in_row = [known[k] for k in row.cards]
-        ends = [k for k, card in enumerate(cards_in_row) if not card.is_settled]
-        rows[row.player] = tuple(cards_in_row[:ends[0]] if ends else cards_in_row)
-    return rows
+    return {row.player: tuple(itertools.takewhile(lambda card: card.is_settled, (known[k] for k in row.cards)))
+            for row in placed}

@@ -144,16 +144,16 @@ def test_the_committed_clip_served_as_an_mjpeg_stream_is_refereed_along_its_time
     rates = [float(r) for r in re.findall(r"([0-9.]+) frames/s", captured.err)]
     looked = f"the referee looked at {rates} frames/s of the {server.fps:g} fps stream"
     slowest = min(rates) if rates else server.fps
+    clip_t = lambda event: event["frame"] / server.fps  # noqa: E731
     if slowest < SLOWEST_FPS:
         # Too few frames for the tracker (see SLOWEST_FPS): cards settle late, or not at all
         # below 4 frames/s (a 0.25 s gap between sightings restarts a card's stillness).
         try:
-            check_outcome(events, truth, lambda event: event["frame"] / server.fps)
+            check_outcome(events, truth, clip_t)
         except AssertionError as error:
             pytest.skip(f"this machine is too busy to referee a live 720p stream: {looked} (below {SLOWEST_FPS}); "
                         f"the log then differs: {str(error).splitlines()[0] if str(error) else 'AssertionError'}")
         return
-    clip_t = lambda event: event["frame"] / server.fps  # noqa: E731
     on_time = slowest >= ON_TIME_SHARE * server.fps
     try:
         if on_time:
