@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.blobs import _CROSS, _FAINT_DOUBT, _HOLED, _MIN_EXTENT, Blob, _filled, _measure_blob
+from vision.blobs import _CROSS, _FAINT_DOUBT, _HOLED, _MIN_EXTENT, _SMALL_DOUBT, Blob, _filled, _measure_blob
 from vision.colours import bgr_to_lab, classify_colours, label_pixels
 from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, WASHED, _closed, _faint_marks
@@ -67,6 +67,10 @@ _CLEAR_FIT = 0.3
 # added false symbols, 0.9 lost some).
 HIDDEN = "a symbol joined to something over the edge, of unknown shape"
 _HIDDEN_COLOUR_FIT = 0.8
+# A piece near the size limit (but at least _SMALL_HIDDEN_EXTENT of the short side) is such a
+# symbol too when it fits a print colour this well: what stands out from under a cover is
+# only part of a symbol, smaller than any whole one.
+_SMALL_HIDDEN_COLOUR_FIT, _SMALL_HIDDEN_EXTENT = 0.9, 0.09
 # A mark cut off by the image's edge, joined to nothing, is a symbol of unknown shape (HIDDEN)
 # when at least this solid and this plainly of a print colour (0-1; on fresh hard renders
 # the symbols so cut fit 0.88-0.99 and were 0.9-0.99 solid).
@@ -216,9 +220,15 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             blobs.extend(found)
     if overlaps and shade and blobs:  # (no symbol elsewhere: a strip of table, not a face in shadow)
         blobs.extend(_in_shade(card, short, blobs, overlaps))
-    for blob in hidden if blobs else ():  # (its shape is taken from the card's other symbols)
-        if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs):
-            blobs.append(replace(blob, doubt=(HIDDEN,)))
+    # (its shape is taken from the card's other symbols); the largest first: pieces nearer
+    # each other than the larger one's extent (or a symbol's, _STRAY_EXTENT, when that
+    # is larger: a piece holding more than a symbol) are one symbol, cut in two by its cover
+    kept: list[Blob] = []
+    for blob in sorted(hidden, key=lambda piece: -piece.extent) if blobs else ():
+        if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs) \
+                and all(math.dist(blob.center_xy, other.center_xy) >= min(other.extent, _STRAY_EXTENT) * short for other in kept):
+            kept.append(replace(blob, doubt=(HIDDEN,)))
+    blobs.extend(kept)
     washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt)
     blobs.extend(washed)
     if faint_left:
@@ -497,9 +507,14 @@ def _sort_pieces(pieces: list[Blob]) -> tuple[list[Blob], list[Blob]]:
     unknown, its colour and count are not). Others are neither."""
     clear, hidden = [], []
     for blob in pieces:
-        if blob.doubt or blob.fill < _HOLED:  # (a piece near the size limit is doubted as small)
+        small = blob.doubt == (_SMALL_DOUBT,)
+        if (blob.doubt and not small) or blob.fill < _HOLED:
             continue
         colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
+        if small:
+            if colour_fit >= _SMALL_HIDDEN_COLOUR_FIT and blob.extent >= _SMALL_HIDDEN_EXTENT:
+                hidden.append(blob)
+            continue
         shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
         if shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT:
             clear.append(blob)
