@@ -683,6 +683,25 @@ def test_a_symbol_half_under_a_finger_is_counted_and_doubted(card_art, cover):
     assert reading.confidence < 0.5, reading
 
 
+@pytest.mark.parametrize(("shape", "cover_bgr", "corner_xy"), [
+    ("triangle", (120, 150, 205), (32, 48)),
+    ("triangle", (40, 60, 90), (34, 56)),
+    ("circle", (120, 150, 205), (36, 52)),
+], ids=["triangle-finger", "triangle-sleeve", "circle-finger"])
+def test_a_symbol_mostly_under_a_cover_is_counted_once(card_art, shape, cover_bgr, corner_xy):
+    # A hand or a sleeve over the card's corner hides most of a blue symbol: only a tip
+    # smaller than any whole symbol stands out beside it (or a bent strip of a circle that
+    # the cut breaks in two). It is still counted, once, in its colour, and doubted.
+    syms = [card_art.Sym("circle", "red", 0.7, 0.3, 0.25), card_art.Sym("triangle", "green", 0.7, 0.85, 0.25),
+            card_art.Sym("square", "red", 0.7, 1.2, 0.25, 10.0), card_art.Sym(shape, "blue", 0.3, 0.6, 0.22)]
+    image = card_art.draw(syms, short_px=100)
+    cv2.rectangle(image, (0, corner_xy[1]), (corner_xy[0], image.shape[0]), cover_bgr, -1)
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert reading.criteria is not None and reading.criteria.symbols == 4, reading.reason
+    assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red", "red"], reading.reason
+    assert reading.confidence < 0.5, reading
+
+
 @pytest.mark.parametrize("with_symbols", [True, False], ids=["face", "blank"])
 def test_a_dim_card_with_amplified_sensor_noise_is_still_read(card_art, with_symbols):
     # A card at a third of the light: once balanced, the camera's noise is amplified past
