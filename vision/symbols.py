@@ -75,6 +75,10 @@ _SMALL_HIDDEN_COLOUR_FIT, _SMALL_HIDDEN_EXTENT = 0.9, 0.09
 # when at least this solid and this plainly of a print colour (0-1; on fresh hard renders
 # the symbols so cut fit 0.88-0.99 and were 0.9-0.99 solid).
 _CUT_SOLIDITY, _CUT_COLOUR_FIT = 0.9, 0.9
+# A star the image's side cuts at an arm's tip is far less solid: a mark reaching in at least
+# _CUT_WHOLE of its length along the side (most of a symbol in view) needs only
+# _CUT_STAR_SOLIDITY (a blurred star whole is about 0.7; on fresh hard renders one cut so, 0.76).
+_CUT_STAR_SOLIDITY, _CUT_WHOLE = 0.75, 0.8
 # A pixel is of a print colour when it fits it this well (0-1, as a symbol's mean colour).
 _PIXEL_FIT = 0.5
 # A symbol joined to a cover stands mostly on paper: at least this share of a ring from
@@ -299,18 +303,20 @@ def _cut_symbol(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np
                 box: tuple[int, int, int, int], band: int, short: int, low8: int, high8: int) -> list[Blob]:
     """A symbol cut off by the card image's edge, nothing joined to it: a solid, nearly
     convex mark of a print colour reaching in from one side only, no larger than a symbol
-    (a quad cut short, or a cover's edge running just beside the symbol). Its shape is
+    (a quad cut short, or a cover's edge running just beside the symbol), or one mostly
+    in view, less solid (a star cut at an arm's tip). Its shape is
     unknown, its colour and count are not; a stripe of table, a shadow or a hand along
     the side is longer, paler or not of a print colour."""
     height, width = low.shape
     along = _along_one_side(box, band, width, height)
     if along is None or max(box[2:]) > _STRAY_EXTENT * short or along[0] - band < _CUT_DEPTH * short:
         return []
+    solidity = _CUT_STAR_SOLIDITY if along[0] >= _CUT_WHOLE * along[1] else _CUT_SOLIDITY
     hull = cv2.contourArea(cv2.convexHull(outline))
-    if cv2.contourArea(outline) < _CUT_SOLIDITY * hull:  # (the cheap check first: measuring costs more)
+    if cv2.contourArea(outline) < solidity * hull:  # (the cheap check first: measuring costs more)
         return []
     found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, [], [])
-    if len(found) != 1 or found[0].doubt or found[0].fill < _HOLED or found[0].features.solidity < _CUT_SOLIDITY:
+    if len(found) != 1 or found[0].doubt or found[0].fill < _HOLED or found[0].features.solidity < solidity:
         return []
     colour_fit = float(classify_colours(bgr_to_lab(found[0].mean_bgr[None]))[2][0])
     return found if colour_fit >= _CUT_COLOUR_FIT else []

@@ -645,6 +645,22 @@ def test_a_symbol_cut_by_the_image_side_is_counted_and_doubted(card_art, shape, 
     assert reading.confidence < 0.5, reading
 
 
+@pytest.mark.parametrize(("angle", "cut"), [(0.0, 0.1), (10.0, 0.05), (36.0, 0.1)])
+def test_a_blurred_star_cut_at_an_arm_by_the_image_side_is_counted_and_doubted(card_art, angle, cut):
+    # A quad cut short (a finger's edge beside the card) runs through a star's arm: the
+    # rest of the star reaches in from the side, far less solid than a cut square or
+    # circle, but mostly in view and plainly green. It is counted, and doubted.
+    syms = [card_art.Sym("triangle", "blue", 0.3, 0.3, 0.25), card_art.Sym("circle", "red", 0.35, 0.9, 0.25),
+            card_art.Sym("star", "green", 0.75, 0.6, 0.25, angle)]
+    image = card_art.draw(syms, short_px=100)
+    green = np.nonzero((image[:, :, 2] < 150).any(axis=0) & (np.arange(image.shape[1]) > 50))[0]
+    right = int(green.max() - cut * (green.max() - green.min()))
+    reading = read_card(card_art.light(np.ascontiguousarray(image[:, :right]), noise=2.0, blur=1.5))
+    assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
+    assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red"], reading.reason
+    assert reading.confidence < 0.5, reading
+
+
 @pytest.mark.parametrize("shade", [0.0, 0.5], ids=["sharp", "shadowed"])
 @pytest.mark.parametrize("sleeve_bgr", [(40, 50, 70), (30, 30, 150)], ids=["dark", "red"])
 def test_a_symbol_joined_to_a_cover_of_another_colour_is_counted_and_doubted(card_art, sleeve_bgr, shade):
