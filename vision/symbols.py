@@ -514,11 +514,11 @@ def _sort_pieces(pieces: list[Blob]) -> tuple[list[Blob], list[Blob]]:
     clear, hidden = [], []
     for blob in pieces:
         small = blob.doubt == (_SMALL_DOUBT,)
-        if (blob.doubt and not small) or blob.fill < _HOLED:
+        if (blob.doubt and not small) or blob.fill < _HOLED or (small and blob.extent < _SMALL_HIDDEN_EXTENT):
             continue
         colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
         if small:
-            if colour_fit >= _SMALL_HIDDEN_COLOUR_FIT and blob.extent >= _SMALL_HIDDEN_EXTENT:
+            if colour_fit >= _SMALL_HIDDEN_COLOUR_FIT:
                 hidden.append(blob)
             continue
         shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
