@@ -28,6 +28,7 @@ _MAX_EXTENT, _DOUBT_MAX_EXTENT = 0.82, 0.74
 _MEASURE_PX = 40.0
 # A blob whose ink stays just below the strong threshold may be a washed-out symbol.
 _FAINT_DOUBT = "faint blob near the ink threshold"
+_SMALL_DOUBT = "small blob near the size limit"
 # A blob with less of its outline inked than this has a hole (glare, or a printed digit).
 _HOLED = 0.9
 _BITTEN = 0.2  # a symbol cut at half its ink level is about as convex as its outline, unless a glow bit into it
@@ -220,7 +221,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             continue
         reasons: list[str] = []
         if extent < _DOUBT_EXTENT:
-            reasons.append("small blob near the size limit")
+            reasons.append(_SMALL_DOUBT)
         if extent > _DOUBT_MAX_EXTENT:
             reasons.append("large blob near the size limit")
         cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.blobs import _CROSS, _FAINT_DOUBT, _HOLED, _MIN_EXTENT, Blob, _filled, _measure_blob
+from vision.blobs import _CROSS, _FAINT_DOUBT, _HOLED, _MIN_EXTENT, _SMALL_DOUBT, Blob, _filled, _measure_blob
 from vision.colours import bgr_to_lab, classify_colours, label_pixels
 from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, WASHED, _closed, _faint_marks
@@ -67,10 +67,18 @@ _CLEAR_FIT = 0.3
 # added false symbols, 0.9 lost some).
 HIDDEN = "a symbol joined to something over the edge, of unknown shape"
 _HIDDEN_COLOUR_FIT = 0.8
+# A piece near the size limit (but at least _SMALL_HIDDEN_EXTENT of the short side) is such a
+# symbol too when it fits a print colour this well: what stands out from under a cover is
+# only part of a symbol, smaller than any whole one.
+_SMALL_HIDDEN_COLOUR_FIT, _SMALL_HIDDEN_EXTENT = 0.9, 0.09
 # A mark cut off by the image's edge, joined to nothing, is a symbol of unknown shape (HIDDEN)
 # when at least this solid and this plainly of a print colour (0-1; on fresh hard renders
 # the symbols so cut fit 0.88-0.99 and were 0.9-0.99 solid).
 _CUT_SOLIDITY, _CUT_COLOUR_FIT = 0.9, 0.9
+# A star the image's side cuts at an arm's tip is far less solid: a mark reaching in at least
+# _CUT_WHOLE of its length along the side (most of a symbol in view) needs only
+# _CUT_STAR_SOLIDITY (a blurred star whole is about 0.7; on fresh hard renders one cut so, 0.76).
+_CUT_STAR_SOLIDITY, _CUT_WHOLE = 0.75, 0.8
 # A pixel is of a print colour when it fits it this well (0-1, as a symbol's mean colour).
 _PIXEL_FIT = 0.5
 # A symbol joined to a cover stands mostly on paper: at least this share of a ring from
@@ -216,9 +224,15 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             blobs.extend(found)
     if overlaps and shade and blobs:  # (no symbol elsewhere: a strip of table, not a face in shadow)
         blobs.extend(_in_shade(card, short, blobs, overlaps))
-    for blob in hidden if blobs else ():  # (its shape is taken from the card's other symbols)
-        if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs):
-            blobs.append(replace(blob, doubt=(HIDDEN,)))
+    # (its shape is taken from the card's other symbols); the largest first: pieces nearer
+    # each other than the larger one's extent (or a symbol's, _STRAY_EXTENT, when that
+    # is larger: a piece holding more than a symbol) are one symbol, cut in two by its cover
+    kept: list[Blob] = []
+    for blob in sorted(hidden, key=lambda piece: -piece.extent) if blobs else ():
+        if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs) \
+                and all(math.dist(blob.center_xy, other.center_xy) >= min(other.extent, _STRAY_EXTENT) * short for other in kept):
+            kept.append(replace(blob, doubt=(HIDDEN,)))
+    blobs.extend(kept)
     washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt)
     blobs.extend(washed)
     if faint_left:
@@ -289,18 +303,20 @@ def _cut_symbol(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np
                 box: tuple[int, int, int, int], band: int, short: int, low8: int, high8: int) -> list[Blob]:
     """A symbol cut off by the card image's edge, nothing joined to it: a solid, nearly
     convex mark of a print colour reaching in from one side only, no larger than a symbol
-    (a quad cut short, or a cover's edge running just beside the symbol). Its shape is
+    (a quad cut short, or a cover's edge running just beside the symbol), or one mostly
+    in view, less solid (a star cut at an arm's tip). Its shape is
     unknown, its colour and count are not; a stripe of table, a shadow or a hand along
     the side is longer, paler or not of a print colour."""
     height, width = low.shape
     along = _along_one_side(box, band, width, height)
     if along is None or max(box[2:]) > _STRAY_EXTENT * short or along[0] - band < _CUT_DEPTH * short:
         return []
+    solidity = _CUT_STAR_SOLIDITY if along[0] >= _CUT_WHOLE * along[1] else _CUT_SOLIDITY
     hull = cv2.contourArea(cv2.convexHull(outline))
-    if cv2.contourArea(outline) < _CUT_SOLIDITY * hull:  # (the cheap check first: measuring costs more)
+    if cv2.contourArea(outline) < solidity * hull:  # (the cheap check first: measuring costs more)
         return []
     found = _measure_blob(card, low, smoothed, outline, box, short, low8, high8, [], [])
-    if len(found) != 1 or found[0].doubt or found[0].fill < _HOLED or found[0].features.solidity < _CUT_SOLIDITY:
+    if len(found) != 1 or found[0].doubt or found[0].fill < _HOLED or found[0].features.solidity < solidity:
         return []
     colour_fit = float(classify_colours(bgr_to_lab(found[0].mean_bgr[None]))[2][0])
     return found if colour_fit >= _CUT_COLOUR_FIT else []
@@ -497,9 +513,14 @@ def _sort_pieces(pieces: list[Blob]) -> tuple[list[Blob], list[Blob]]:
     unknown, its colour and count are not). Others are neither."""
     clear, hidden = [], []
     for blob in pieces:
-        if blob.doubt or blob.fill < _HOLED:  # (a piece near the size limit is doubted as small)
+        small = blob.doubt == (_SMALL_DOUBT,)
+        if (blob.doubt and not small) or blob.fill < _HOLED or (small and blob.extent < _SMALL_HIDDEN_EXTENT):
             continue
         colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
+        if small:
+            if colour_fit >= _SMALL_HIDDEN_COLOUR_FIT:
+                hidden.append(blob)
+            continue
         shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
         if shape_fit >= _CLEAR_FIT and colour_fit >= _CLEAR_FIT:
             clear.append(blob)

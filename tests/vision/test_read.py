@@ -645,6 +645,22 @@ def test_a_symbol_cut_by_the_image_side_is_counted_and_doubted(card_art, shape, 
     assert reading.confidence < 0.5, reading
 
 
+@pytest.mark.parametrize(("angle", "cut"), [(0.0, 0.1), (10.0, 0.05), (36.0, 0.1)])
+def test_a_blurred_star_cut_at_an_arm_by_the_image_side_is_counted_and_doubted(card_art, angle, cut):
+    # A quad cut short (a finger's edge beside the card) runs through a star's arm: the
+    # rest of the star reaches in from the side, far less solid than a cut square or
+    # circle, but mostly in view and plainly green. It is counted, and doubted.
+    syms = [card_art.Sym("triangle", "blue", 0.3, 0.3, 0.25), card_art.Sym("circle", "red", 0.35, 0.9, 0.25),
+            card_art.Sym("star", "green", 0.75, 0.6, 0.25, angle)]
+    image = card_art.draw(syms, short_px=100)
+    green = np.nonzero((image[:, :, 2] < 150).any(axis=0) & (np.arange(image.shape[1]) > 50))[0]
+    right = int(green.max() - cut * (green.max() - green.min()))
+    reading = read_card(card_art.light(np.ascontiguousarray(image[:, :right]), noise=2.0, blur=1.5))
+    assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
+    assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red"], reading.reason
+    assert reading.confidence < 0.5, reading
+
+
 @pytest.mark.parametrize("shade", [0.0, 0.5], ids=["sharp", "shadowed"])
 @pytest.mark.parametrize("sleeve_bgr", [(40, 50, 70), (30, 30, 150)], ids=["dark", "red"])
 def test_a_symbol_joined_to_a_cover_of_another_colour_is_counted_and_doubted(card_art, sleeve_bgr, shade):
@@ -680,6 +696,25 @@ def test_a_symbol_half_under_a_finger_is_counted_and_doubted(card_art, cover):
     reading = read_card(card_art.light(image, noise=2.0))
     assert reading.criteria == Criteria(colours=3, shapes=3, symbols=4), reading
     assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red", "red"]
+    assert reading.confidence < 0.5, reading
+
+
+@pytest.mark.parametrize(("shape", "cover_bgr", "corner_xy"), [
+    ("triangle", (120, 150, 205), (32, 48)),
+    ("triangle", (40, 60, 90), (34, 56)),
+    ("circle", (120, 150, 205), (36, 52)),
+], ids=["triangle-finger", "triangle-sleeve", "circle-finger"])
+def test_a_symbol_mostly_under_a_cover_is_counted_once(card_art, shape, cover_bgr, corner_xy):
+    # A hand or a sleeve over the card's corner hides most of a blue symbol: only a tip
+    # smaller than any whole symbol stands out beside it (or a bent strip of a circle that
+    # the cut breaks in two). It is still counted, once, in its colour, and doubted.
+    syms = [card_art.Sym("circle", "red", 0.7, 0.3, 0.25), card_art.Sym("triangle", "green", 0.7, 0.85, 0.25),
+            card_art.Sym("square", "red", 0.7, 1.2, 0.25, 10.0), card_art.Sym(shape, "blue", 0.3, 0.6, 0.22)]
+    image = card_art.draw(syms, short_px=100)
+    cv2.rectangle(image, (0, corner_xy[1]), (corner_xy[0], image.shape[0]), cover_bgr, -1)
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert reading.criteria is not None and reading.criteria.symbols == 4, reading.reason
+    assert sorted(s.colour.value for s in reading.symbols) == ["blue", "green", "red", "red"], reading.reason
     assert reading.confidence < 0.5, reading
 
 
