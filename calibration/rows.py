@@ -33,6 +33,9 @@ MAX_ROW = 8  # an eighth card is a rules error, but it lies in the row
 # sides in from the table's edge (a row's cards lie about one in, pool cards two or more).
 _ROW_DEPTH, _LONE_DEPTH = 0.5, 0.6
 _ROW_INSET, _LONE_INSET = 1.6, 1.3
+# Players lay their rows in a band along the table's edge: a lone card lying more than this
+# many of its long sides further in from the edge than every card of a longer row is a pool card.
+_LONE_BEYOND_ROWS = 1.0
 # A card faces the edge when the edge ahead along its length (either way) is at most _FACING
 # times as far as the nearest edge (so it is turned at most about 33 degrees from it). Without
 # the table top the photo's border stands in for the table's edge, which may lie well inside
@@ -213,7 +216,8 @@ def row_chains(
 
     A row lies out from the middle: its cards at least ``_ROW_DEPTH`` of the way from the
     table's middle to its edge, or near the edge (``_ROW_INSET``); a lone card further out
-    still (``_LONE_DEPTH``, ``_LONE_INSET``), facing the edge (``_FACING``). Without the
+    still (``_LONE_DEPTH``, ``_LONE_INSET``), facing the edge (``_FACING``), and no more
+    than ``_LONE_BEYOND_ROWS`` further in than the longer rows' cards. Without the
     table top, a card facing the photo's border is one from ``_FACING_DEPTH`` out. Nearer
     the middle (where a table top's outline reaching too far out puts a row), only
     ``_INNER_ROW`` cards side by side or more make a row.
@@ -254,4 +258,8 @@ def row_chains(
     pieces += [piece for chain in inner_chains for piece in _cut_into_rows(chain, geo) if len(piece) >= _INNER_ROW]
     if frame_bgr is not None:
         pieces = _join_hidden(pieces, geo, np.asarray(centre_xy, np.float64), table_look(frame_bgr))
-    return [piece for piece in pieces if len(piece) >= 2 or may_be_lone_row[piece[0]]]
+    # A lone card far further in than every longer row lies in the pool, not in front of a player.
+    in_rows = [k for piece in pieces if len(piece) >= 2 for k in piece]
+    deepest = float(np.max(inset[in_rows])) if in_rows else np.inf
+    return [piece for piece in pieces
+            if len(piece) >= 2 or (may_be_lone_row[piece[0]] and inset[piece[0]] <= deepest + _LONE_BEYOND_ROWS)]

@@ -249,3 +249,25 @@ def test_four_cards_side_by_side_are_a_row_even_nearer_the_middle_than_rows_lie(
     # may be the pool's, but the pool is a heap, not four cards on one line.
     quads = row(380, count, y=300.0)
     assert sorted(sorted(r) for r in row_chains(quads, SHALLOW_TABLE.mean(axis=0), SHALLOW_TABLE)) == expected
+
+
+# A large table top: six of a card's long sides from its middle to the top and bottom edges.
+LARGE_TABLE = np.array([(0, 0), (1400, 0), (1400, 1200), (0, 1200)], np.float64)
+
+
+@pytest.mark.parametrize(
+    "quads, expected",
+    [
+        (row(500, 3, y=1110.0) + [card(700.0, 228.0)], [[0, 1, 2]]),
+        (row(500, 3, y=1110.0) + [card(700.0, 90.0)], [[0, 1, 2], [3]]),
+        ([card(700.0, 228.0)], [[0]]),
+    ],
+    ids=["a lone card two and a half lengths in, a row one in", "a lone card as far in as the row",
+         "a lone card two and a half lengths in, no longer row"],
+)
+def test_a_lone_card_far_further_in_from_the_edge_than_every_longer_row_is_no_row(quads, expected) -> None:
+    # Well out from the middle (0.62 of the way to the edge) and facing the edge, but players
+    # lay their rows in a band along the edge: one lying a card's length and more further in
+    # than the other rows is a pool card.
+    found = row_chains(quads, LARGE_TABLE.mean(axis=0), LARGE_TABLE)
+    assert sorted(sorted(r) for r in found) == expected
