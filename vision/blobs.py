@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.shapes import ShapeFeatures, angular_harmonics, measure_shape, shape_scores
+from vision.shapes import ShapeFeatures, harmonics_of_moments, measure_shape, raw_moments, shape_scores
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
 # Sizes as fractions of the card's short side (the spec: symbols span 15% to 70%).
@@ -206,7 +206,8 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             mark = np.where(near > 0, weights, 0.0)
         else:
             mark = weights
-        harmonics = angular_harmonics(mark)
+        moments = raw_moments(mark)  # (the harmonics and the spread from one set of moments)
+        harmonics = harmonics_of_moments(moments)
         features = measure_shape(part, inradius, harmonics, hulled[1] if hulled and hulled[0] is part else None)
         if features is None:
             continue
@@ -249,7 +250,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             symbol_core = core if len(parts) == 1 else cv2.bitwise_and(core, symbol)
             through = _through_glare(card, low, symbol, symbol_core, (x0, y0))
         blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill, through,
-                          _spread(mark)))
+                          _spread_of_moments(moments)))
     return blobs
 
 
@@ -258,6 +259,15 @@ def _spread(weights: NDArray) -> tuple[float, float, float]:
     m = cv2.moments(np.asarray(weights, np.float32))
     total = max(m["m00"], 1e-9)
     return (m["mu20"] / total, m["mu02"] / total, m["mu11"] / total)
+
+
+def _spread_of_moments(m: NDArray[np.float64]) -> tuple[float, float, float]:
+    """:func:`_spread` from the weights' :func:`vision.shapes.raw_moments` (exact to the
+    2nd order for whole-number weights, where ``cv2.moments`` of float32 rounds)."""
+    m00, m10, m01 = float(m[0]), float(m[1]), float(m[6])
+    cx, cy = (m10 / m00, m01 / m00) if m00 > 0.0 else (0.0, 0.0)
+    total = max(m00, 1e-9)
+    return ((float(m[2]) - m10 * cx) / total, (float(m[12]) - m01 * cy) / total, (float(m[7]) - m10 * cy) / total)
 
 
 def _unclipped(paper: list[float], typical: list[float], clipped: list[bool], restore: list[bool], diffuse: float,

@@ -83,13 +83,24 @@ def angular_harmonics(weights: NDArray[np.floating]) -> tuple[float, float, floa
     -------
     (c3, c4, c5), each about 0 (a disc) to 1
     """
+    return harmonics_of_moments(raw_moments(weights))
+
+
+def raw_moments(weights: NDArray[np.floating]) -> NDArray[np.float64]:
+    """The raw moments ``m[p * 6 + q] = sum w y^p x^q`` of a mark up to the 5th order, (36,)
+    float64: ``weights`` (h, w), at most 256 px a side, as in :func:`angular_harmonics`.
+    Those up to the 2nd order are exact for whole-number weights up to 255."""
     h, w = weights.shape
     if h > _POWER_TABLE.shape[1] or w > _POWER_TABLE.shape[1]:
         raise ValueError(f"weights must be at most {_POWER_TABLE.shape[1]} px a side, got {w}x{h}")
-    # Raw moments m[p, q] = sum w y^p x^q up to the 5th order in two small products, then
-    # the complex moments sum w z^j (z = x + iy) and, about the centroid c,
+    # Two small products.
+    return (_POWER_TABLE[:, :h] @ np.asarray(weights, dtype=np.float64) @ _POWER_TABLE_T[:w]).ravel()
+
+
+def harmonics_of_moments(m: NDArray[np.float64]) -> tuple[float, float, float]:
+    """:func:`angular_harmonics` of a mark from its :func:`raw_moments`."""
+    # The complex moments sum w z^j (z = x + iy) and, about the centroid c,
     # sum w (z - c)^k = sum_j C(k, j) (-c)^(k - j) sum w z^j.
-    m = (_POWER_TABLE[:, :h] @ np.asarray(weights, dtype=np.float64) @ _POWER_TABLE_T[:w]).ravel()
     total = float(m[0])
     if total <= 0.0:
         return (0.0, 0.0, 0.0)

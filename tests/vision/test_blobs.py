@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.blobs import _inradius, _spread
+from vision.blobs import _inradius, _spread, _spread_of_moments
+from vision.shapes import angular_harmonics, harmonics_of_moments, raw_moments
 
 
 def _whole_max(mask: np.ndarray) -> float:
@@ -54,3 +55,24 @@ def test_spread_of_an_ellipse(axes, angle, expected):
     var_x, var_y, cov_xy = _spread(weights)
     assert var_x / var_y == pytest.approx(expected[0], rel=0.03)
     assert 2 * cov_xy / (var_x + var_y) == pytest.approx(expected[1], abs=0.01)
+
+
+@pytest.mark.parametrize("shape_hw", [(30, 24), (130, 2), (2, 120), (1, 1), (90, 90)], ids=str)
+def test_spread_from_the_raw_moments_is_exact(shape_hw):
+    # Whole-number ink weights, as a blob's are: the spread from the moments the harmonics
+    # take is their variances and covariance to the last bits (float32 moments round:
+    # a mark two pixels wide came out with a negative variance).
+    rng = np.random.default_rng(sum(shape_hw))
+    weights = rng.integers(0, 256, shape_hw).astype(np.uint8)
+    weights[rng.random(shape_hw) < 0.3] = 0
+    y, x = np.mgrid[0:shape_hw[0], 0:shape_hw[1]].astype(np.float64)
+    total = max(float(weights.sum()), 1e-9)
+    mx, my = (weights * x).sum() / total, (weights * y).sum() / total
+    expected = ((weights * (x - mx) ** 2).sum() / total, (weights * (y - my) ** 2).sum() / total,
+                (weights * (x - mx) * (y - my)).sum() / total)
+    assert _spread_of_moments(raw_moments(weights)) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert harmonics_of_moments(raw_moments(weights)) == angular_harmonics(weights)
+
+
+def test_spread_from_the_raw_moments_of_no_ink():
+    assert _spread_of_moments(raw_moments(np.zeros((5, 7), np.uint8))) == (0.0, 0.0, 0.0)
