@@ -5,8 +5,12 @@ of :func:`vision.symbols.find_blobs` missed; so does the light a mark absorbs ag
 paper closed around it, for a symbol the paper field took for paper. A faint mark on
 paper that glare brightened is read as a symbol when its outline fits a shape and its
 restored colour a print colour, or, with no shape it fits (``SHAPELESS``), when glare
-clipped the camera right beside it. Whether a faint symbol-sized mark is still left
-unread is reported too, so that the reader can doubt the count.
+clipped the camera right beside it. Glare washes a symbol unevenly: where the faint cut
+keeps only an edge strip of it, the pale region the strip bounds is the symbol, counted
+with its shape and colour unknown. On a card that glare covers nearly all over, the glare
+is the typical paper itself, and faint marks are searched for everywhere on it. Whether
+a faint symbol-sized mark is still left unread is reported too, so that the reader can
+doubt the count.
 """
 
 from __future__ import annotations
@@ -92,7 +96,8 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
         free = cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2))
         # Glare over most of the paper is the card's typical paper itself: no cell is brighter.
         wash = card.wash if card.glare < _WIDE_GLARE else np.maximum(card.wash, _WASHED_WASH)
-        bright = cv2.resize(cv2.compare(wash, _WASHED_WASH, cv2.CMP_GE), (width, height), interpolation=cv2.INTER_NEAREST)
+        bright = cv2.resize(cv2.compare(wash, _WASHED_WASH, cv2.CMP_GE), (width, height),
+                            interpolation=cv2.INTER_NEAREST)
         maps = [(card.ink, _WASHED_INK)]
         broken: list[tuple[Blob, tuple[int, int, int, int]]] = []
         strips: list[tuple[NDArray[np.uint8], NDArray[np.int32], tuple[int, int, int, int]]] = []
@@ -239,8 +244,8 @@ def _grown_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np
     inside = cv2.subtract(filled, cv2.dilate(strip, _CROSS))
     if cv2.countNonZero(inside) == 0 or cv2.mean(soft[y0:y1, x0:x1], inside)[0] < _GROWN_INK * PAPER_LEVEL * card.noise:
         return None
-    features = measure_shape(hull - np.array([[x0, y0]], np.int32), cv2.minMaxLoc(cv2.distanceTransform(filled, cv2.DIST_L2, 3))[1],
-                             angular_harmonics(filled))
+    inradius = cv2.minMaxLoc(cv2.distanceTransform(filled, cv2.DIST_L2, 3))[1]
+    features = measure_shape(hull - np.array([[x0, y0]], np.int32), inradius, angular_harmonics(filled))
     if features is None:
         return None
     extent = features.long_side / short
@@ -286,8 +291,9 @@ def _is_washed_symbol(blob: Blob) -> bool:
 def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, int, int], short: int,
                          others: list[Blob]) -> bool:
     """Is a washed-out mark that fits no shape still a symbol: glare clipped the camera
-    right beside it, or over most of the card (which is what broke its outline), its colour fits a print colour, and
-    it stands apart from every symbol read (not a piece of one's halo)?"""
+    right beside it or over most of the card (which is what broke its outline), its colour
+    fits a print colour, and it stands apart from every symbol read (not a piece of one's
+    halo)?"""
     x, y, w, h = box
     near = card.source[max(0, y - 2):y + h + 2, max(0, x - 2):x + w + 2] if card.source is not None else None
     # (glare over most of the paper clipped it to white: the card keeps no source then)
