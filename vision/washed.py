@@ -67,6 +67,7 @@ _GLARE_SHARE = 0.02
 # Glare (clipped or brightened paper) over at least this share of the paper sets the
 # typical paper's own level: every faint mark on such a card lies on glare.
 _WIDE_GLARE = 0.5
+_CLIPPED_SHARE = 0.01
 _LINEAR = ((np.arange(256, dtype=np.float32) / 255.0) ** _GAMMA).reshape(1, 256)
 
 
@@ -89,7 +90,7 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
     washed: list[Blob] = []
     faint_left = _has_faint_mark(card.ink, band, short, blobs)
     glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
-    if glare and (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card):
+    if glare and (faint_left or faint_seen or card.blind > 0.0 or card.clipped >= _CLIPPED_SHARE) and _may_hide_washed(card):
         # The edge's ink as it is, not filled: a printed frame would enclose every mark.
         used = cv2.subtract(low, _off_edge(low, band))
         cv2.drawContours(used, taken, -1, 255, -1)
