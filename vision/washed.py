@@ -67,6 +67,8 @@ _GLARE_SHARE = 0.02
 # Glare (clipped or brightened paper) over at least this share of the paper sets the
 # typical paper's own level: every faint mark on such a card lies on glare.
 _WIDE_GLARE = 0.5
+# ... and so are cards where the camera clipped at least this share (a symbol's worth): on
+# near-white paper glare clips the paper hardly brighter than the card's typical paper.
 _CLIPPED_SHARE = 0.01
 _LINEAR = ((np.arange(256, dtype=np.float32) / 255.0) ** _GAMMA).reshape(1, 256)
 
@@ -84,13 +86,15 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
     paper field took a washed-out symbol for paper (the ink map then loses it), it is
     looked for again on the light it absorbs against the paper around it
     (:func:`_absorbed`). Searched only where there is a sign of one (``faint_seen``: the
-    segmentation met a faint blob; a faint mark left unread; or glare clipped a channel),
+    segmentation met a faint blob; a faint mark left unread; or glare clipped a channel
+    over a symbol's worth of the card),
     which spares most cards with glare."""
     height, width = card.ink.shape
     washed: list[Blob] = []
     faint_left = _has_faint_mark(card.ink, band, short, blobs)
     glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
-    if glare and (faint_left or faint_seen or card.blind > 0.0 or card.clipped >= _CLIPPED_SHARE) and _may_hide_washed(card):
+    sign = faint_left or faint_seen or card.blind > 0.0 or card.clipped >= _CLIPPED_SHARE
+    if glare and sign and _may_hide_washed(card):
         # The edge's ink as it is, not filled: a printed frame would enclose every mark.
         used = cv2.subtract(low, _off_edge(low, band))
         cv2.drawContours(used, taken, -1, 255, -1)

@@ -429,6 +429,18 @@ def test_a_symbol_washed_pale_by_glare_over_the_whole_card_is_read(card_art, sha
     assert reading.confidence < 0.5
 
 
+@pytest.mark.parametrize("colour", ["yellow", "red"])
+def test_a_symbol_washed_pale_where_glare_clipped_paper_no_brighter_than_typical_is_counted(card_art, colour):
+    # On near-white paper a small glare spot clips the paper white while it stays hardly
+    # brighter than the card's typical paper: the pale bar in it is still counted, doubted.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym("bar", colour, 0.5, 0.95, 0.22, 10.0)]
+    image = _added_glare(card_art.draw(syms, paper=(238, 243, 246)), 0.5, 0.95 / 1.45, 0.15, 0.8)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
+    assert reading.confidence < 0.5
+
+
 def _warm_glare(image, x, y, radius, amount, tint=(0.35, 0.7, 1.0)):
     """Glare of a warm lamp on a card lit mostly by daylight: warm light (B, G, R shares
     ``tint``) added in linear units, clipping to white once encoded."""
