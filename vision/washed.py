@@ -87,8 +87,7 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
     looked for again on the light it absorbs against the paper around it
     (:func:`_absorbed`). Searched only where there is a sign of one (``faint_seen``: the
     segmentation met a faint blob; a faint mark left unread; or glare clipped a channel
-    over a symbol's worth of the card),
-    which spares most cards with glare."""
+    over a symbol's worth of the card), which spares cards with mild glare."""
     height, width = card.ink.shape
     washed: list[Blob] = []
     faint_left = _has_faint_mark(card.ink, band, short, blobs)
