@@ -5,8 +5,12 @@ of :func:`vision.symbols.find_blobs` missed; so does the light a mark absorbs ag
 paper closed around it, for a symbol the paper field took for paper. A faint mark on
 paper that glare brightened is read as a symbol when its outline fits a shape and its
 restored colour a print colour, or, with no shape it fits (``SHAPELESS``), when glare
-clipped the camera right beside it. Whether a faint symbol-sized mark is still left
-unread is reported too, so that the reader can doubt the count.
+clipped the camera right beside it. Glare washes a symbol unevenly: where the faint cut
+keeps only an edge strip of it, the pale region the strip bounds is the symbol, counted
+with its shape and colour unknown. On a card that glare covers nearly all over, the glare
+is the typical paper itself, and faint marks are searched for everywhere on it. Whether
+a faint symbol-sized mark is still left unread is reported too, so that the reader can
+doubt the count.
 """
 
 from __future__ import annotations
@@ -52,9 +56,20 @@ _CLIPPED, _SHAPELESS_COLOUR_FIT, _SHAPELESS_APART = 250, 0.3, 0.08
 # read fewer washed-out symbols, 0.24 or a span of 0.4-0.5 fewer on dev120/hard, an ellipse
 # closing (10 times slower) no more.
 _ABSORBED_INK, _CLOSE_SPAN = 0.2, 0.3
+# An edge strip of a washed-out symbol (failing the faint cut's solidity) grows into the
+# pale region it bounds, its convex hull, when the hull is at least _GROWN_SOLID of its box,
+# the strip at least _STRIP_SHARE of the hull, and the hull's inside stands above the paper
+# by _GROWN_INK times the paper's noise on average.
+_GROWN_SOLID, _STRIP_SHARE, _GROWN_INK = 0.3, 0.4, 1.0
 # Cards with more glare than this share of the paper (or blind spots) are searched for
 # washed-out symbols: the cards read.py doubts for glare.
 _GLARE_SHARE = 0.02
+# Glare (clipped or brightened paper) over at least this share of the paper sets the
+# typical paper's own level: every faint mark on such a card lies on glare.
+_WIDE_GLARE = 0.5
+# ... and so are cards where the camera clipped at least this share (a symbol's worth): on
+# near-white paper glare clips the paper hardly brighter than the card's typical paper.
+_CLIPPED_SHARE = 0.01
 _LINEAR = ((np.arange(256, dtype=np.float32) / 255.0) ** _GAMMA).reshape(1, 256)
 
 
@@ -71,20 +86,25 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
     paper field took a washed-out symbol for paper (the ink map then loses it), it is
     looked for again on the light it absorbs against the paper around it
     (:func:`_absorbed`). Searched only where there is a sign of one (``faint_seen``: the
-    segmentation met a faint blob; a faint mark left unread; or glare clipped a channel),
-    which spares most cards with glare."""
+    segmentation met a faint blob; a faint mark left unread; or glare clipped a channel
+    over a symbol's worth of the card), which spares cards with mild glare."""
     height, width = card.ink.shape
     washed: list[Blob] = []
     faint_left = _has_faint_mark(card.ink, band, short, blobs)
     glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
-    if glare and (faint_left or faint_seen or card.blind > 0.0) and _may_hide_washed(card):
+    sign = faint_left or faint_seen or card.blind > 0.0 or card.clipped >= _CLIPPED_SHARE
+    if glare and sign and _may_hide_washed(card):
         # The edge's ink as it is, not filled: a printed frame would enclose every mark.
         used = cv2.subtract(low, _off_edge(low, band))
         cv2.drawContours(used, taken, -1, 255, -1)
         free = cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2))
-        bright = cv2.resize(cv2.compare(card.wash, _WASHED_WASH, cv2.CMP_GE), (width, height), interpolation=cv2.INTER_NEAREST)
+        # Glare over most of the paper is the card's typical paper itself: no cell is brighter.
+        wash = card.wash if card.glare < _WIDE_GLARE else np.maximum(card.wash, _WASHED_WASH)
+        bright = cv2.resize(cv2.compare(wash, _WASHED_WASH, cv2.CMP_GE), (width, height),
+                            interpolation=cv2.INTER_NEAREST)
         maps = [(card.ink, _WASHED_INK)]
         broken: list[tuple[Blob, tuple[int, int, int, int]]] = []
+        strips: list[tuple[NDArray[np.uint8], NDArray[np.int32], tuple[int, int, int, int]]] = []
         if card.source is not None:
             maps.append((_absorbed(card, short), _ABSORBED_INK))
         for ink, level in maps:
@@ -98,9 +118,13 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
                 x, y, w, h = box = cv2.boundingRect(outline)
                 if not _MIN_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short:
                     continue
-                if cv2.contourArea(outline) < 0.3 * w * h or cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
+                if cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
                     continue
                 if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs + washed):
+                    continue
+                if cv2.contourArea(outline) < 0.3 * w * h:
+                    # (an edge strip of a symbol glare washed out unevenly: the pale region it bounds)
+                    strips.append((soft, outline, box))
                     continue
                 blob = _washed_blob(card, soft, outline, box, short)
                 if blob is None:
@@ -113,6 +137,13 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
         for blob, box in broken:
             if _is_shapeless_symbol(card, blob, box, short, blobs + washed):
                 washed.append(replace(blob, doubt=blob.doubt + (SHAPELESS,)))
+        for soft, outline, box in strips if blobs else ():
+            x, y, w, h = box
+            if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in washed):
+                continue
+            blob = _grown_blob(card, soft, outline, box, short)
+            if blob is not None and _is_grown_symbol(blob, short, blobs + washed):
+                washed.append(blob)
         if washed:
             faint_left = _has_faint_mark(card.ink, band, short, blobs + washed)
     return washed, faint_left
@@ -200,6 +231,47 @@ def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[n
                 float(extent), (WASHED,), spread_xy=tuple(v / scale ** 2 for v in _spread(solid)))
 
 
+def _grown_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],
+                box: tuple[int, int, int, int], short: int) -> Blob | None:
+    """A symbol glare washed out unevenly, of which the faint cut keeps only an edge strip
+    (its side away from the glare's core): the pale region the strip bounds, its convex
+    hull, is the symbol when the strip makes up a good share of it and the hull's inside
+    is paler than the paper too (``None`` otherwise: a glare spot's or a shadow's rim
+    bounds paper as bright as the paper outside it). Its shape cannot be told from a
+    strip (``SHAPELESS``); its colour is read from the strip's most inked part."""
+    hull = cv2.convexHull(outline)
+    hull_area = cv2.contourArea(hull)
+    if hull_area < _GROWN_SOLID * box[2] * box[3] or cv2.contourArea(outline) < _STRIP_SHARE * hull_area:
+        return None
+    filled, (x0, y0, x1, y1) = _filled(hull, box, 2, soft.shape)
+    strip, _ = _filled(outline, box, 2, soft.shape)
+    inside = cv2.subtract(filled, cv2.dilate(strip, _CROSS))
+    if cv2.countNonZero(inside) == 0 or cv2.mean(soft[y0:y1, x0:x1], inside)[0] < _GROWN_INK * PAPER_LEVEL * card.noise:
+        return None
+    inradius = cv2.minMaxLoc(cv2.distanceTransform(filled, cv2.DIST_L2, 3))[1]
+    features = measure_shape(hull - np.array([[x0, y0]], np.int32), inradius, angular_harmonics(filled))
+    if features is None:
+        return None
+    extent = features.long_side / short
+    if not _MIN_EXTENT <= extent <= _MAX_EXTENT:
+        return None
+    weights = cv2.bitwise_and(soft[y0:y1, x0:x1], strip)
+    core = cv2.threshold(weights, 0.6 * cv2.minMaxLoc(weights)[1], 255, cv2.THRESH_BINARY)[1]
+    mean = cv2.mean(card.balanced_bgr[y0:y1, x0:x1], core)
+    cx, cy = x0 + features.center_xy[0], y0 + features.center_xy[1]
+    return Blob((float(cx), float(cy)), features, _unwashed(np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)),
+                float(extent), (WASHED, SHAPELESS), spread_xy=_spread(filled))
+
+
+def _is_grown_symbol(blob: Blob, short: int, others: list[Blob]) -> bool:
+    """Is a washed-out mark grown from its edge strip a symbol: of a print colour, apart
+    from every symbol read (not a piece of one's halo)?"""
+    if float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) < _SHAPELESS_COLOUR_FIT:
+        return False
+    return all(math.dist(blob.center_xy, other.center_xy) - 0.5 * (blob.extent + other.extent) * short
+               >= _SHAPELESS_APART * short for other in others)
+
+
 def _unwashed(mean_bgr: NDArray[np.float32]) -> NDArray[np.float32]:
     """A washed-out ink's balanced colour restored. Glare adds light, so in linear light
     the ink's absorption ``1 - b`` per channel shrinks by one common factor and keeps its
@@ -223,11 +295,14 @@ def _is_washed_symbol(blob: Blob) -> bool:
 def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, int, int], short: int,
                          others: list[Blob]) -> bool:
     """Is a washed-out mark that fits no shape still a symbol: glare clipped the camera
-    right beside it (which is what broke its outline), its colour fits a print colour, and
-    it stands apart from every symbol read (not a piece of one's halo)?"""
+    right beside it or over most of the card (which is what broke its outline), its colour
+    fits a print colour, and it stands apart from every symbol read (not a piece of one's
+    halo)?"""
     x, y, w, h = box
     near = card.source[max(0, y - 2):y + h + 2, max(0, x - 2):x + w + 2] if card.source is not None else None
-    if near is None or int(near.max()) < _CLIPPED:
+    # (glare over most of the paper clipped it to white: the card keeps no source then)
+    clipped = card.glare >= _WIDE_GLARE if near is None else int(near.max()) >= _CLIPPED
+    if not clipped:
         return False
     if float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) < _SHAPELESS_COLOUR_FIT:
         return False

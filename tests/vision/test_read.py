@@ -404,6 +404,43 @@ def test_a_symbol_half_clipped_by_glare_is_counted_as_a_shape_and_colour_the_car
     assert "unknown shape" in reading.reason and reading.confidence < 0.5
 
 
+@pytest.mark.parametrize("shape, colour, dx", [("circle", "green", -0.04), ("triangle", "black", -0.08)])
+def test_a_symbol_glare_washed_to_an_edge_strip_is_counted_with_shape_and_colour_doubted(card_art, shape, colour, dx):
+    # Glare centred beside a symbol washes it unevenly: only its far edge (a crescent, a
+    # triangle's side) stays above the faint cut, too thin a strip for a symbol's area;
+    # the pale region it bounds is one symbol, counted, its shape and colour unknown.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym(shape, colour, 0.5, 0.95, 0.28, 10.0)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5 + dx, 0.95 / 1.45, 0.12, 1.5)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
+    assert "unknown shape" in reading.reason and reading.confidence < 0.5
+
+
+@pytest.mark.parametrize("shape, colour", [("triangle", "red"), ("bar", "red"), ("circle", "green")])
+def test_a_symbol_washed_pale_by_glare_over_the_whole_card_is_read(card_art, shape, colour):
+    # Glare clipping most of the card's paper to white is the card's typical paper: no
+    # part of it is brighter than that, yet a pale symbol on it is still washed out.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym(shape, colour, 0.5, 0.95, 0.25, 10.0)]
+    image = _added_glare(card_art.draw(syms, paper=(235, 240, 243)), 0.5, 0.85 / 1.45, 0.5, 0.6)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
+@pytest.mark.parametrize("colour", ["yellow", "red"])
+def test_a_symbol_washed_pale_where_glare_clipped_paper_no_brighter_than_typical_is_counted(card_art, colour):
+    # On near-white paper a small glare spot clips the paper white while it stays hardly
+    # brighter than the card's typical paper: the pale bar in it is still counted, doubted.
+    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym("bar", colour, 0.5, 0.95, 0.22, 10.0)]
+    image = _added_glare(card_art.draw(syms, paper=(238, 243, 246)), 0.5, 0.95 / 1.45, 0.15, 0.8)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
+    assert reading.confidence < 0.5
+
+
 def _warm_glare(image, x, y, radius, amount, tint=(0.35, 0.7, 1.0)):
     """Glare of a warm lamp on a card lit mostly by daylight: warm light (B, G, R shares
     ``tint``) added in linear units, clipping to white once encoded."""
