@@ -365,13 +365,19 @@ def _added_glare(image, x, y, radius, amount):
     return np.clip(255.0 * np.minimum(linear + spot[..., None], 1.0) ** (1 / 2.2) + 0.5, 0, 255).astype(np.uint8)
 
 
+def _symbol_below_a_bar_and_a_star(card_art, shape, colour, size, angle=10.0):
+    """A card's symbols for the glare tests: a green bar and a yellow star at the top, and
+    the symbol under test (``shape``, ``colour``, ``size``) low in the middle."""
+    return [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
+            card_art.Sym(shape, colour, 0.5, 0.95, size, angle)]
+
+
 @pytest.mark.parametrize("shape, colour, amount", [("circle", "black", 1.0), ("circle", "blue", 1.0), ("square", "red", 0.6),
                                                    ("star", "black", 0.6)])
 def test_a_symbol_washed_pale_by_glare_is_read(card_art, shape, colour, amount):
     # A glare spot centred on one symbol washes it to a pale shape (below the ink
     # thresholds) that a person still sees: it is read, shape and colour, but doubted.
-    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
-            card_art.Sym(shape, colour, 0.5, 0.95, 0.32, 10.0)]
+    syms = _symbol_below_a_bar_and_a_star(card_art, shape, colour, 0.32)
     image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.95 / 1.45, 0.2, amount)
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
@@ -382,8 +388,7 @@ def test_a_symbol_washed_pale_by_glare_is_read(card_art, shape, colour, amount):
 def test_a_symbol_washed_pale_by_glare_inside_a_printed_frame_is_read(card_art, shape, colour):
     # A printed frame's ring, reaching the card's edge band, once hid every faint mark
     # inside it from the search for washed-out symbols.
-    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
-            card_art.Sym(shape, colour, 0.5, 0.95, 0.22, 10.0)]
+    syms = _symbol_below_a_bar_and_a_star(card_art, shape, colour, 0.22)
     image = _added_glare(card_art.draw(syms, paper=(215, 222, 228), border=(90, 90, 90)), 0.5, 0.95 / 1.45, 0.12, 0.6)
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
@@ -409,8 +414,7 @@ def test_a_symbol_glare_washed_to_an_edge_strip_is_counted_with_shape_and_colour
     # Glare centred beside a symbol washes it unevenly: only its far edge (a crescent, a
     # triangle's side) stays above the faint cut, too thin a strip for a symbol's area;
     # the pale region it bounds is one symbol, counted, its shape and colour unknown.
-    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
-            card_art.Sym(shape, colour, 0.5, 0.95, 0.28, 10.0)]
+    syms = _symbol_below_a_bar_and_a_star(card_art, shape, colour, 0.28)
     image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5 + dx, 0.95 / 1.45, 0.12, 1.5)
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
@@ -421,8 +425,7 @@ def test_a_symbol_glare_washed_to_an_edge_strip_is_counted_with_shape_and_colour
 def test_a_symbol_washed_pale_by_glare_over_the_whole_card_is_read(card_art, shape, colour):
     # Glare clipping most of the card's paper to white is the card's typical paper: no
     # part of it is brighter than that, yet a pale symbol on it is still washed out.
-    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
-            card_art.Sym(shape, colour, 0.5, 0.95, 0.25, 10.0)]
+    syms = _symbol_below_a_bar_and_a_star(card_art, shape, colour, 0.25)
     image = _added_glare(card_art.draw(syms, paper=(235, 240, 243)), 0.5, 0.85 / 1.45, 0.5, 0.6)
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
@@ -433,8 +436,7 @@ def test_a_symbol_washed_pale_by_glare_over_the_whole_card_is_read(card_art, sha
 def test_a_symbol_washed_pale_where_glare_clipped_paper_no_brighter_than_typical_is_counted(card_art, colour):
     # On near-white paper a small glare spot clips the paper white while it stays hardly
     # brighter than the card's typical paper: the pale bar in it is still counted, doubted.
-    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
-            card_art.Sym("bar", colour, 0.5, 0.95, 0.22, 10.0)]
+    syms = _symbol_below_a_bar_and_a_star(card_art, "bar", colour, 0.22)
     image = _added_glare(card_art.draw(syms, paper=(238, 243, 246)), 0.5, 0.95 / 1.45, 0.15, 0.8)
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
@@ -457,8 +459,7 @@ def test_a_symbol_under_warm_glare_keeps_its_colour(card_art, colour):
     # A warm lamp's glare over a symbol (clipping the paper's red around it) leaves a black
     # symbol pale and lamp-coloured once divided by the paper: read as yellow before its
     # colour was taken from the light it absorbs against the paper around it.
-    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
-            card_art.Sym("square", colour, 0.5, 0.95, 0.3, 10.0)]
+    syms = _symbol_below_a_bar_and_a_star(card_art, "square", colour, 0.3)
     image = _warm_glare(card_art.draw(syms, paper=(190, 200, 205)), 0.5, 0.95 / 1.45, 0.25, 0.5)
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
@@ -505,8 +506,7 @@ def test_a_symbol_under_warm_glare_that_clipped_the_papers_red_keeps_its_colour(
 def test_a_symbol_clipped_white_by_glare_is_not_counted(card_art):
     # Where the glare clipped the paper and the symbol alike to white nothing is left to
     # read: no symbol is made up there, and the reading is doubted.
-    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
-            card_art.Sym("circle", "blue", 0.5, 0.95, 0.3)]
+    syms = _symbol_below_a_bar_and_a_star(card_art, "circle", "blue", 0.3, angle=0.0)
     image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.95 / 1.45, 0.12, 20.0)
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert _names(reading) == [("bar", "green"), ("star", "yellow")], reading.reason
@@ -555,8 +555,7 @@ def test_a_symbol_the_paper_field_took_for_paper_under_glare_is_read(card_art, s
     # A small glare spot washes a symbol so close to the paper that the paper field follows
     # it and the ink map loses it; against the paper closed over it, the light it absorbs
     # still shows its outline: it is read, and doubted.
-    syms = [card_art.Sym("bar", "green", 0.3, 0.3, 0.3, 60.0), card_art.Sym("star", "yellow", 0.72, 0.3, 0.3),
-            card_art.Sym(shape, colour, 0.5, 0.95, 0.22, 10.0)]
+    syms = _symbol_below_a_bar_and_a_star(card_art, shape, colour, 0.22)
     image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.95 / 1.45, 0.12, 0.6)
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
