@@ -120,7 +120,7 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
                     continue
                 if cv2.countNonZero(bright[y:y + h, x:x + w]) == 0:
                     continue
-                if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs + washed):
+                if _holds_a_centre(box, blobs + washed):
                     continue
                 if cv2.contourArea(outline) < 0.3 * w * h:
                     # (an edge strip of a symbol glare washed out unevenly: the pale region it bounds)
@@ -138,8 +138,7 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
             if _is_shapeless_symbol(card, blob, box, short, blobs + washed):
                 washed.append(replace(blob, doubt=blob.doubt + (SHAPELESS,)))
         for soft, outline, box in strips if blobs else ():
-            x, y, w, h = box
-            if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in washed):
+            if _holds_a_centre(box, washed):
                 continue
             blob = _grown_blob(card, soft, outline, box, short)
             if blob is not None and _is_grown_symbol(blob, short, blobs + washed):
@@ -231,6 +230,12 @@ def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[n
                 float(extent), (WASHED,), spread_xy=tuple(v / scale ** 2 for v in _spread(solid)))
 
 
+def _holds_a_centre(box: tuple[int, int, int, int], blobs: list[Blob]) -> bool:
+    """Does the box (x, y, w, h) hold the centre of one of the blobs (a symbol read)?"""
+    x, y, w, h = box
+    return any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs)
+
+
 def _grown_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],
                 box: tuple[int, int, int, int], short: int) -> Blob | None:
     """A symbol glare washed out unevenly, of which the faint cut keeps only an edge strip
@@ -264,8 +269,8 @@ def _grown_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np
 
 
 def _is_grown_symbol(blob: Blob, short: int, others: list[Blob]) -> bool:
-    """Is a washed-out mark grown from its edge strip a symbol: of a print colour, apart
-    from every symbol read (not a piece of one's halo)?"""
+    """Is a washed-out mark of unknown shape (grown from its edge strip, or shapeless) a
+    symbol: of a print colour, apart from every symbol read (not a piece of one's halo)?"""
     if float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) < _SHAPELESS_COLOUR_FIT:
         return False
     return all(math.dist(blob.center_xy, other.center_xy) - 0.5 * (blob.extent + other.extent) * short
@@ -302,12 +307,7 @@ def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, in
     near = card.source[max(0, y - 2):y + h + 2, max(0, x - 2):x + w + 2] if card.source is not None else None
     # (glare over most of the paper clipped it to white: the card keeps no source then)
     clipped = card.glare >= _WIDE_GLARE if near is None else int(near.max()) >= _CLIPPED
-    if not clipped:
-        return False
-    if float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0]) < _SHAPELESS_COLOUR_FIT:
-        return False
-    return all(math.dist(blob.center_xy, other.center_xy) - 0.5 * (blob.extent + other.extent) * short
-               >= _SHAPELESS_APART * short for other in others)
+    return bool(clipped) and _is_grown_symbol(blob, short, others)
 
 
 def _absorbed(card: BalancedCard, short: int) -> NDArray[np.uint8]:
