@@ -56,6 +56,28 @@ def test_touching_rows_of_neighbours_are_cut_apart_and_a_row_is_kept_whole(quads
     assert rows_of(quads) == expected
 
 
+
+def scattered_row(start: float, count: int, seed: int) -> list[np.ndarray]:
+    """``count`` cards as a player lays them: each up to 0.04 long sides off the row's line
+    (seeded), about the scatter of a row's cards seen in the photos."""
+    rng = np.random.default_rng(seed)
+    return [card(start + k * SHORT * 1.2, 700.0 + float(rng.uniform(-0.04, 0.04)) * LONG) for k in range(count)]
+
+
+@pytest.mark.parametrize(
+    "quads, expected",
+    [
+        (row(150, 4) + row(150 + 4 * SHORT * 1.2, 4, y=700 - 0.13 * LONG), [[0, 1, 2, 3], [4, 5, 6, 7]]),
+        (scattered_row(150, 8, seed=3), [[0, 1, 2, 3, 4, 5, 6, 7]]),
+        (scattered_row(150, 8, seed=11), [[0, 1, 2, 3, 4, 5, 6, 7]]),
+    ],
+    ids=["two neighbours' rows end to end, an eighth of a long side apart", "one row's cards scattered",
+         "another row's cards scattered"],
+)
+def test_neighbours_rows_end_to_end_are_told_apart_by_their_lines_not_by_a_rows_own_scatter(quads, expected) -> None:
+    # The gap where the rows meet is no wider than a row's own: only the two lines tell them apart.
+    assert rows_of(quads) == expected
+
 def hand_over(quad: np.ndarray) -> np.ndarray:
     """A hand and arm over a card, reaching in from the bottom edge."""
     x = quad.mean(axis=0)[0]
