@@ -100,6 +100,26 @@ def test_neighbours_rows_a_card_apart_over_bare_table_stay_apart() -> None:
     assert rows_of(seen) == [[0, 1], [2, 3]]  # without the photo, pieces are never joined
 
 
+
+def hand_over_cards(first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """A hand and arm over the cards from ``first`` to ``last`` side by side, reaching in from the bottom edge."""
+    left, right = first[0, 0] - 0.1 * SHORT, last[1, 0] + 0.1 * SHORT
+    return np.array([[left, first[0, 1] - 10], [right, first[0, 1] - 10], [right, SIZE_WH[1]], [left, SIZE_WH[1]]])
+
+
+@pytest.mark.parametrize(
+    "covered, expected",
+    [(3, [[0, 1, 2, 3, 4]]), (2, [[0, 1], [2, 3, 4]])],
+    ids=["all three hidden cards under a hand", "a hand over two, the third card's room bare table"],
+)
+def test_a_gap_with_room_for_three_cards_joins_a_row_only_where_each_may_hide_one(covered, expected) -> None:
+    # Eight cards in a row, the third to fifth unseen: a hand over all three is one player's
+    # row; bare table where the fifth would lie is two players' rows, the hand a neighbour's.
+    whole = row(200, 8, gap=0.1)
+    seen = whole[:2] + whole[5:]
+    hand = hand_over_cards(whole[2], whole[1 + covered])
+    assert rows_of(seen, photo(seen, [hand])) == expected
+
 def test_a_card_seen_in_the_gap_of_a_row_joined_across_it_is_in_that_row() -> None:
     # Six cards: the fourth under a hand, the third turned too far to chain with its
     # neighbours. The pieces either side are joined across both; the turned card between
