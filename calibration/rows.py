@@ -5,9 +5,10 @@ links them). A chain may hold two neighbours' rows that touch on one table edge:
 cut where its pieces look most like rows of their own, each on its own straight line,
 with no gap wider than a row has. Pieces of one row parted by a card under a hand (or
 one the finder missed) are joined again when they lie on one line and what lies in the
-gap is not the bare table; a piece seen in that gap, on the line, is the row's too. Rows
-lie out from the middle, near the table's edge, where the pool is not; a player's lone
-card lies with its length towards them, facing the edge, where a pool card lies every way.
+gap is not the bare table (nor, where it has room for more cards, any one card's slot of
+it); a piece seen in that gap, on the line, is the row's too. Rows lie out from the
+middle, near the table's edge, where the pool is not; a player's lone card lies with its
+length towards them, facing the edge, where a pool card lies every way.
 """
 
 from __future__ import annotations
@@ -48,11 +49,12 @@ _INNER_ROW = 4
 _OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's error)
 # Cutting a chain into rows: each row costs _NEW_ROW; a card off its row's straight line
 # costs its offset squared over twice _LINE_SPREAD squared (in long sides: a row's cards
-# lie within a few hundredths of one, neighbours' rows a tenth or more apart); a gap
+# scatter about 0.024 of one from its line, the root mean square over whole rows seen on
+# the dev photos; two neighbours' rows on one edge lie a few hundredths or more apart); a gap
 # between neighbours wider than _ROW_GAP (in short sides; a row's gaps are at most half a
 # card) costs _GAP_COST per short side more.
 _NEW_ROW = 6.0
-_LINE_SPREAD = 0.03
+_LINE_SPREAD = 0.024
 _ROW_GAP, _GAP_COST = 0.55, 40.0
 # Joining two pieces across a hidden card: the gap leaves room for one or two cards
 # (in short sides), the pieces point the same way and lie on one line (in long sides),
@@ -64,6 +66,9 @@ _BRIDGE_TURN_DEG = 15.0
 _BRIDGE_ACROSS = 0.25
 _HIDDEN_TABLE = 0.35
 _ON_LINE, _HIDDEN_TABLE_ON_LINE = 0.15, 0.5
+# Where the gap has room for two cards or more, each card's slot of it on its own: a slot at
+# least this share like the bare table hides no card.
+_BARE_SLOT = 0.5
 
 
 def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
@@ -153,7 +158,7 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
     second = sorted(second, key=lambda k: float(geo.centres[k] @ axis))
     a, b = first[-1], second[0]
     gap = separation(geo.quads[a], geo.quads[b]) / short
-    if not _BRIDGE_GAP[0] <= gap <= _BRIDGE_GAP[1] or len(cards) + max(1, round(gap / 1.15)) > MAX_ROW:
+    if not _BRIDGE_GAP[0] <= gap <= _BRIDGE_GAP[1] or len(cards) + _hidden_count(gap) > MAX_ROW:
         return None
     # The gap against the bare table just inside the row, beside all its cards (a hand
     # reaching over the row comes from the player's side, and the pool lies further in).
@@ -165,7 +170,24 @@ def _joined(p: list[int], q: list[int], geo: CardGeometry, centre_xy: NDArray[np
                 for k in cards]
     share = table_share(look, gap_xy, table_xy)
     hidden = _HIDDEN_TABLE_ON_LINE if len(cards) >= 3 and across <= _ON_LINE else _HIDDEN_TABLE
-    return first + second if share is not None and share < hidden else None
+    if share is None or share >= hidden:
+        return None
+    # A gap with room for two cards or more hides each in a slot of its own: a slot that looks
+    # mostly like the bare table hides none, and the row ends there (the rest of the gap is
+    # covered by a neighbour's hand over their own row, or by a pool card).
+    bounds = np.linspace(end_a, start_b, _hidden_count(gap) + 1)
+    if len(bounds) > 2:
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            slot_xy = _rectangle(axis, (lo + 0.1 * short, hi - 0.1 * short), (line - 0.4 * long, line + 0.4 * long))
+            bare = table_share(look, slot_xy, table_xy)
+            if bare is not None and bare >= _BARE_SLOT:
+                return None
+    return first + second
+
+
+def _hidden_count(gap: float) -> int:
+    """How many cards a gap in a row (in short sides) hides: at least one, each a card and a row's gap wide."""
+    return max(1, round(gap / 1.15))
 
 
 def _join_hidden(pieces: list[list[int]], geo: CardGeometry, centre_xy: NDArray[np.float64], look: TableLook) -> list[list[int]]:

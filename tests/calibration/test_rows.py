@@ -56,6 +56,28 @@ def test_touching_rows_of_neighbours_are_cut_apart_and_a_row_is_kept_whole(quads
     assert rows_of(quads) == expected
 
 
+
+def scattered_row(start: float, count: int, seed: int) -> list[np.ndarray]:
+    """``count`` cards as a player lays them: each up to 0.04 long sides off the row's line
+    (seeded), about the scatter of a row's cards seen in the photos."""
+    rng = np.random.default_rng(seed)
+    return [card(start + k * SHORT * 1.2, 700.0 + float(rng.uniform(-0.04, 0.04)) * LONG) for k in range(count)]
+
+
+@pytest.mark.parametrize(
+    "quads, expected",
+    [
+        (row(150, 4) + row(150 + 4 * SHORT * 1.2, 4, y=700 - 0.13 * LONG), [[0, 1, 2, 3], [4, 5, 6, 7]]),
+        (scattered_row(150, 8, seed=3), [[0, 1, 2, 3, 4, 5, 6, 7]]),
+        (scattered_row(150, 8, seed=11), [[0, 1, 2, 3, 4, 5, 6, 7]]),
+    ],
+    ids=["two neighbours' rows end to end, an eighth of a long side apart", "one row's cards scattered",
+         "another row's cards scattered"],
+)
+def test_neighbours_rows_end_to_end_are_told_apart_by_their_lines_not_by_a_rows_own_scatter(quads, expected) -> None:
+    # The gap where the rows meet is no wider than a row's own: only the two lines tell them apart.
+    assert rows_of(quads) == expected
+
 def hand_over(quad: np.ndarray) -> np.ndarray:
     """A hand and arm over a card, reaching in from the bottom edge."""
     x = quad.mean(axis=0)[0]
@@ -77,6 +99,26 @@ def test_neighbours_rows_a_card_apart_over_bare_table_stay_apart() -> None:
     assert rows_of(seen, photo(seen)) == [[0, 1], [2, 3]]
     assert rows_of(seen) == [[0, 1], [2, 3]]  # without the photo, pieces are never joined
 
+
+
+def hand_over_cards(first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """A hand and arm over the cards from ``first`` to ``last`` side by side, reaching in from the bottom edge."""
+    left, right = first[0, 0] - 0.1 * SHORT, last[1, 0] + 0.1 * SHORT
+    return np.array([[left, first[0, 1] - 10], [right, first[0, 1] - 10], [right, SIZE_WH[1]], [left, SIZE_WH[1]]])
+
+
+@pytest.mark.parametrize(
+    "covered, expected",
+    [(3, [[0, 1, 2, 3, 4]]), (2, [[0, 1], [2, 3, 4]])],
+    ids=["all three hidden cards under a hand", "a hand over two, the third card's room bare table"],
+)
+def test_a_gap_with_room_for_three_cards_joins_a_row_only_where_each_may_hide_one(covered, expected) -> None:
+    # Eight cards in a row, the third to fifth unseen: a hand over all three is one player's
+    # row; bare table where the fifth would lie is two players' rows, the hand a neighbour's.
+    whole = row(200, 8, gap=0.1)
+    seen = whole[:2] + whole[5:]
+    hand = hand_over_cards(whole[2], whole[1 + covered])
+    assert rows_of(seen, photo(seen, [hand])) == expected
 
 def test_a_card_seen_in_the_gap_of_a_row_joined_across_it_is_in_that_row() -> None:
     # Six cards: the fourth under a hand, the third turned too far to chain with its
