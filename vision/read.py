@@ -91,6 +91,12 @@ STRETCHED = "the card's symbols look stretched (its outline may be off)"
 # A mark measured again is the same mark when their centres lie within this share of its extent.
 _SAME_MARK = 0.25
 
+# A partly hidden piece read as a bar that fits a bar this well (``classify_shapes``'s fit)
+# is one: straight-sided, square-ended, of a bar's proportions (a bar cut short). On fresh
+# renders the pieces so read that fitted 0.33-0.96 were bars but for a triangle's cut base
+# (0.52) and a piece of no symbol; of those fitting less, a quarter were bars.
+_PLAIN_BAR = 0.3
+
 # Confidence of a reading flagged for each kind of doubt.
 _DOUBT_CONFIDENCE = {
     "small blob near the size limit": 0.35,
@@ -312,9 +318,10 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card))
     # A symbol partly hidden keeps the shape it shows, unless a bar: a piece cut off along a
     # cover's edge looks like one, whatever it was (on fresh renders, 9 pieces read right so
-    # for 2 read wrong, of 71 whose shape the card's other symbols had decided).
-    unknown = tuple(SHAPELESS in blob.doubt or (HIDDEN in blob.doubt and shape is Shape.BAR)
-                    for blob, shape in zip(seg.blobs, shapes))
+    # for 2 read wrong, of 71 whose shape the card's other symbols had decided); but not
+    # when plainly one (_PLAIN_BAR).
+    unknown = tuple(SHAPELESS in blob.doubt or (HIDDEN in blob.doubt and shape is Shape.BAR and bar_fit < _PLAIN_BAR)
+                    for blob, shape, bar_fit in zip(seg.blobs, shapes, fit))
     scores = shape_scores(features, sizes)
     if any(unknown):
         shapes = _as_shown(seg, shapes, scores, SHAPE_ORDER, list(unknown))
