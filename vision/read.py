@@ -288,10 +288,8 @@ class _Look:
     shape_fit: NDArray[np.float64]
     score: float
     problem: str = ""
-    # Which marks' shapes are unknown (taken from the card's other symbols) and every
-    # mark's score of each shape in ``SHAPE_ORDER`` (N, 5), for when shapes are read again.
+    # Which marks' shapes are unknown (taken from the card's other symbols).
     unknown: tuple[bool, ...] = ()
-    shape_scores: NDArray[np.float64] | None = None
 
 
 def _no_paper(scale_xy: tuple[float, float]) -> _Look:
@@ -322,11 +320,10 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     # when plainly one (_PLAIN_BAR).
     unknown = tuple(SHAPELESS in blob.doubt or (HIDDEN in blob.doubt and shape is Shape.BAR and bar_fit < _PLAIN_BAR)
                     for blob, shape, bar_fit in zip(seg.blobs, shapes, fit))
-    scores = shape_scores(features, sizes)
     if any(unknown):
-        shapes = _as_shown(seg, shapes, scores, SHAPE_ORDER, list(unknown))
+        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, list(unknown))
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
-    return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score, unknown=unknown, shape_scores=scores)
+    return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score, unknown=unknown)
 
 
 def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64], order: tuple[Any, ...],
@@ -418,22 +415,23 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
     card, back = _unstretched(best.card, _unstretch_map(stretch))
     seen = _look(card, best.scale_xy)
     shapes, confidence, fit = list(best.shapes), best.shape_conf.copy(), best.shape_fit.copy()
-    unknown, scores = list(best.unknown), best.shape_scores.copy()
+    unknown, measured = list(best.unknown), list(best.seg.blobs)
     for k, blob in enumerate(seen.seg.blobs):
         x, y = back @ (*blob.center_xy, 1.0)
         same = [i for i, mark in enumerate(best.seg.blobs)
                 if math.hypot(x - mark.center_xy[0], y - mark.center_xy[1]) < _SAME_MARK * mark.extent * best.short]
         if len(same) == 1:
             shapes[same[0]], confidence[same[0]], fit[same[0]] = seen.shapes[k], seen.shape_conf[k], seen.shape_fit[k]
-            unknown[same[0]], scores[same[0]] = seen.unknown[k], seen.shape_scores[k]
+            unknown[same[0]], measured[same[0]] = seen.unknown[k], blob
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
     if score > best.score:
         # A mark of unknown shape takes one the others show as now read (a mark not found
         # again took one they showed stretched).
         if any(unknown):
+            scores = shape_scores(np.stack([mark.features.as_array() for mark in measured]),
+                                  np.array([mark.extent for mark in measured]))
             shapes = _as_shown(best.seg, shapes, scores, SHAPE_ORDER, unknown)
-        best = replace(best, shapes=shapes, shape_conf=confidence, shape_fit=fit, score=score, unknown=tuple(unknown),
-                       shape_scores=scores)
+        best = replace(best, shapes=shapes, shape_conf=confidence, shape_fit=fit, score=score, unknown=tuple(unknown))
     if math.hypot(*stretch) < _STRETCH_DOUBT:
         return best
     return replace(best, seg=replace(best.seg, doubt=best.seg.doubt + (STRETCHED,)))
