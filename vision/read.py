@@ -91,6 +91,12 @@ STRETCHED = "the card's symbols look stretched (its outline may be off)"
 # A mark measured again is the same mark when their centres lie within this share of its extent.
 _SAME_MARK = 0.25
 
+# A partly hidden piece read as a bar that fits a bar this well (``classify_shapes``'s fit)
+# is one: straight-sided, square-ended, of a bar's proportions (a bar cut short). On fresh
+# renders the pieces so read that fitted 0.33-0.96 were bars but for a triangle's cut base
+# (0.52) and a piece of no symbol; of those fitting less, a quarter were bars.
+_PLAIN_BAR = 0.3
+
 # Confidence of a reading flagged for each kind of doubt.
 _DOUBT_CONFIDENCE = {
     "small blob near the size limit": 0.35,
@@ -282,6 +288,8 @@ class _Look:
     shape_fit: NDArray[np.float64]
     score: float
     problem: str = ""
+    # Which marks' shapes are unknown (taken from the card's other symbols).
+    unknown: tuple[bool, ...] = ()
 
 
 def _no_paper(scale_xy: tuple[float, float]) -> _Look:
@@ -308,13 +316,14 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card))
     # A symbol partly hidden keeps the shape it shows, unless a bar: a piece cut off along a
     # cover's edge looks like one, whatever it was (on fresh renders, 9 pieces read right so
-    # for 2 read wrong, of 71 whose shape the card's other symbols had decided).
-    unknown = [SHAPELESS in blob.doubt or (HIDDEN in blob.doubt and shape is Shape.BAR)
-               for blob, shape in zip(seg.blobs, shapes)]
+    # for 2 read wrong, of 71 whose shape the card's other symbols had decided); but not
+    # when plainly one (_PLAIN_BAR).
+    unknown = tuple(SHAPELESS in blob.doubt or (HIDDEN in blob.doubt and shape is Shape.BAR and bar_fit < _PLAIN_BAR)
+                    for blob, shape, bar_fit in zip(seg.blobs, shapes, fit))
     if any(unknown):
-        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, unknown)
+        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, list(unknown))
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
-    return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score)
+    return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score, unknown=unknown)
 
 
 def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64], order: tuple[Any, ...],
@@ -406,15 +415,23 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
     card, back = _unstretched(best.card, _unstretch_map(stretch))
     seen = _look(card, best.scale_xy)
     shapes, confidence, fit = list(best.shapes), best.shape_conf.copy(), best.shape_fit.copy()
+    unknown, measured = list(best.unknown), list(best.seg.blobs)
     for k, blob in enumerate(seen.seg.blobs):
         x, y = back @ (*blob.center_xy, 1.0)
         same = [i for i, mark in enumerate(best.seg.blobs)
                 if math.hypot(x - mark.center_xy[0], y - mark.center_xy[1]) < _SAME_MARK * mark.extent * best.short]
         if len(same) == 1:
             shapes[same[0]], confidence[same[0]], fit[same[0]] = seen.shapes[k], seen.shape_conf[k], seen.shape_fit[k]
+            unknown[same[0]], measured[same[0]] = seen.unknown[k], blob
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
     if score > best.score:
-        best = replace(best, shapes=shapes, shape_conf=confidence, shape_fit=fit, score=score)
+        # A mark of unknown shape takes one the others show as now read (a mark not found
+        # again took one they showed stretched).
+        if any(unknown):
+            scores = shape_scores(np.stack([mark.features.as_array() for mark in measured]),
+                                  np.array([mark.extent for mark in measured]))
+            shapes = _as_shown(best.seg, shapes, scores, SHAPE_ORDER, unknown)
+        best = replace(best, shapes=shapes, shape_conf=confidence, shape_fit=fit, score=score, unknown=tuple(unknown))
     if math.hypot(*stretch) < _STRETCH_DOUBT:
         return best
     return replace(best, seg=replace(best.seg, doubt=best.seg.doubt + (STRETCHED,)))

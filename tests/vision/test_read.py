@@ -823,3 +823,33 @@ def test_a_symbol_partly_under_a_finger_keeps_the_shape_it_shows(card_art, shape
     reading = read_card(card_art.light(image, noise=2.0))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
     assert reading.confidence < 0.5
+
+
+@pytest.mark.parametrize(("angle", "factor"), [(0.0, 1.4), (0.0, 1.5), (10.0, 1.4), (20.0, 1.5)])
+def test_a_symbol_cut_off_a_stretched_card_takes_a_shape_the_others_show_unstretched(card_art, angle, factor):
+    # A quad with a corner off stretches a card of black squares (some then read as bars)
+    # and cuts one off at the image's side: that piece's shape is unknown, so it takes one
+    # the others show. Read again with the stretch taken off, the others are all squares, and
+    # so is the piece, though it is cut differently there and not matched to itself.
+    syms = [card_art.Sym("square", "black", x, y, 0.16) for x, y in [(0.25, 0.3), (0.5, 0.3), (0.25, 0.7), (0.5, 0.7),
+                                                                      (0.25, 1.1), (0.5, 1.1), (0.78, 0.7)]]
+    image, _ = _stretched_along(card_art.draw(syms), angle, factor)
+    right = int(np.nonzero((image[:, :, 0] < 150).any(axis=0))[0].max() - 0.3 * 0.16 * 80)
+    reading = read_card(card_art.light(np.ascontiguousarray(image[:, :right]), noise=3.0, blur=1.0))
+    assert _names(reading) == [("square", "black")] * 7, reading.reason
+    assert reading.confidence < 0.5, reading
+
+
+@pytest.mark.parametrize(("angle", "cut"), [(0.0, 0.15), (0.0, 0.25), (8.0, 0.15), (8.0, 0.35)])
+def test_a_bar_cut_short_by_the_image_side_is_still_a_bar(card_art, angle, cut):
+    # A quad cut short runs through a black bar's end: what is left is a shorter bar,
+    # straight-sided and square-ended, fitting a bar well. It is read as a bar, a shape no
+    # other symbol of the card shows, not as one of theirs; it is counted and doubted.
+    syms = [card_art.Sym("circle", "blue", 0.3, 0.3, 0.25), card_art.Sym("triangle", "green", 0.3, 0.8, 0.25),
+            card_art.Sym("square", "red", 0.3, 1.2, 0.25, 10.0), card_art.Sym("bar", "black", 0.78, 0.8, 0.3, angle, 4.0)]
+    image = card_art.draw(syms, short_px=100)
+    black = np.nonzero((image.max(axis=2) < 80).any(axis=0))[0]
+    right = int(black.max() - cut * (black.max() - black.min()))
+    reading = read_card(card_art.light(np.ascontiguousarray(image[:, :right]), noise=2.0))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5, reading
