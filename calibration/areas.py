@@ -87,7 +87,8 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
     scale = min(1.0, _WORK_WIDTH / width)
     small = cv2.resize(frame_bgr, (max(8, round(width * scale)), max(8, round(height * scale))), interpolation=cv2.INTER_AREA)
     # Brightest channel: a saturated cloth is as bright as a grey one; blurred over stripes, grain and cards.
-    brightest = cv2.max(cv2.max(small[:, :, 0], small[:, :, 1]), small[:, :, 2])  # as small.max(axis=2), faster
+    b, g, r = cv2.split(small)  # (channel slices would each be copied to pass them to OpenCV)
+    brightest = cv2.max(cv2.max(b, g), r)  # as small.max(axis=2), faster
     level = cv2.GaussianBlur(cv2.medianBlur(brightest, 5), (0, 0), 2.0)
     quads = [np.asarray(c, np.float64).reshape(4, 2) * scale for c in card_corners]
     # The threshold parts the top from the room, so the white cards are left out of it: with
@@ -98,7 +99,7 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
     if rest.size < 16:
         return None
     threshold, _ = cv2.threshold(rest.reshape(1, -1), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    mask = np.where((level > threshold) | (cards > 0), np.uint8(255), np.uint8(0))
+    mask = cv2.bitwise_or(cv2.threshold(level, threshold, 255, cv2.THRESH_BINARY)[1], cards)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     if count < 2:
@@ -113,7 +114,7 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
     if stats[best, cv2.CC_STAT_AREA] < _MIN_TABLE_SHARE * mask.size:
         return None
     # The region's outline has the hull of all its pixels, in far fewer points.
-    outline, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    outline, _ = cv2.findContours(cv2.compare(labels, best, cv2.CMP_EQ), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     points = np.vstack([c.reshape(-1, 2) for c in outline]).astype(np.float64)
     if quads:
         points = np.vstack([points, *quads])

@@ -52,10 +52,16 @@ def table_look(frame_bgr: NDArray[np.uint8]) -> TableLook:
     return TableLook(cv2.GaussianBlur(small, (0, 0), 1.0), scale)
 
 
+def _in_look(look: TableLook, polygons_xy: Sequence[NDArray[np.float64]]) -> list[NDArray[np.int32]]:
+    """Polygons (N, 2) in frame pixels as whole pixels of the look's copy, rounded all at once."""
+    points = np.round(np.concatenate(polygons_xy) * look.scale).astype(np.int32)
+    return np.split(points, np.cumsum([len(polygon) for polygon in polygons_xy])[:-1])
+
+
 def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: int,
             exclude_xy: Sequence[NDArray[np.float64]] = ()) -> NDArray[np.float32]:
     # Only the polygons' bounding box is masked (in row-major order, as over the whole frame).
-    polygons = [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in polygons_xy]
+    polygons = _in_look(look, polygons_xy)
     points = np.concatenate(polygons)
     height, width = look.blurred_bgr.shape[:2]
     (x0, y0), (x1, y1) = points.min(axis=0).tolist(), (points.max(axis=0) + 1).tolist()
@@ -65,12 +71,13 @@ def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: in
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillPoly(mask, polygons, 255, offset=(-x0, -y0))
     if len(exclude_xy):
-        cv2.fillPoly(mask, [np.round(polygon_xy * look.scale).astype(np.int32) for polygon_xy in exclude_xy], 0,
-                     offset=(-x0, -y0))
-    pixels = look.blurred_bgr[y0:y1, x0:x1][mask > 0]
-    pixels = pixels[:: max(1, len(pixels) // samples)]
-    if len(pixels) == 0:
+        cv2.fillPoly(mask, _in_look(look, exclude_xy), 0, offset=(-x0, -y0))
+    # Only the pixels sampled are gathered: every so many of the masked ones, in row-major order.
+    inside = np.flatnonzero(mask)
+    if len(inside) == 0:
         return np.empty((0, 3), np.float32)
+    rows, cols = np.divmod(inside[:: max(1, len(inside) // samples)], x1 - x0)
+    pixels = look.blurred_bgr[rows + y0, cols + x0]
     # (Lab per pixel: the same values as converting the whole copy)
     return cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
 
@@ -98,6 +105,7 @@ def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDA
     if len(gap) < 10 or len(table) < 10:
         return None
     # Squared distances of every pair as |g|^2 + |t|^2 - 2 g.t: one matrix product, not a (gaps, table, 3) array.
-    g, t = gap.astype(np.float64), table.astype(np.float64)
+    # (Lab of 8-bit pixels is whole numbers up to 255: every term is a whole number below 2^24, exact in float32.)
+    g, t = gap, table
     squared = (g * g).sum(axis=1)[:, None] + (t * t).sum(axis=1)[None, :] - 2.0 * (g @ t.T)
     return float(np.mean((squared < _ALIKE**2).mean(axis=1) >= _COMMON))

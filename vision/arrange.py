@@ -153,7 +153,11 @@ def find_chains(corners: Sequence[NDArray]) -> list[list[int]]:
     links to at most one neighbour on each side: the nearest, the one off its line
     counting as further away (where two players' rows overlap, their cards compete).
     """
-    geo = _geometry(corners)
+    return _chains(_geometry(corners))
+
+
+def _chains(geo: CardGeometry) -> list[list[int]]:
+    """``find_chains`` of the cards' settled geometry (``_geometry``)."""
     n = len(geo.centres)
     misfits = _misfits(geo)
     links: dict[int, dict[int, tuple[float, int]]] = {i: {} for i in range(n)}
@@ -211,7 +215,7 @@ def arrange_rows(
     if len(corners) == 0:
         return []
     geo = _geometry(corners)
-    chains = find_chains(corners)
+    chains = _chains(geo)
     if seats:
         return _rows_for_seats(geo, chains, seats, image_size_wh)
     return _rows_without_seats(geo, chains, image_size_wh)
@@ -222,11 +226,12 @@ def _rows_for_seats(
 ) -> list[PlacedRow]:
     centre = np.array(table_centre(seats, image_size_wh))
     positions = np.array([s.position_xy for s in seats], np.float64)
-    chains = _join_across_gaps(geo, chains, positions)
+    nearest = _nearest_seats(positions, geo.centres)
+    chains = _join_across_gaps(geo, chains, positions, nearest)
     # A chain whose cards are nearest to several seats may hold players' rows touching
     # along one edge: it is cut into a piece for each (see _share_chain).
     candidates: dict[int, list[tuple[float, int, list[int]]]] = {}
-    owners = [sorted({_nearest(positions, geo.centres[k]) for k in chain}) for chain in chains]
+    owners = [sorted({nearest[k] for k in chain}) for chain in chains]
     for chain_id, chain in enumerate(chains):
         for seat, piece in _share_chain(geo, chain, owners[chain_id], positions).items():
             if _faces_seat(geo, piece, positions[seat], centre):
@@ -248,7 +253,7 @@ def _rows_for_seats(
                     rows[seat] = pieces[seat]
                 else:
                     del rows[seat]
-    rows = _bridge_gaps(geo, chains, rows, positions)
+    rows = _bridge_gaps(geo, chains, rows, positions, nearest)
     placed = []
     for index, seat in enumerate(seats):
         if index in rows:
@@ -258,7 +263,8 @@ def _rows_for_seats(
     return placed
 
 
-def _join_across_gaps(geo: CardGeometry, chains: list[list[int]], positions: NDArray[np.float64]) -> list[list[int]]:
+def _join_across_gaps(geo: CardGeometry, chains: list[list[int]], positions: NDArray[np.float64],
+                      nearest: list[int]) -> list[list[int]]:
     """Chains joined where one continues another beyond one card's room, both hold cards
     nearest one player (two or more in one of them), and that player sits off the middle
     of either part but near the middle of the two together.
@@ -268,9 +274,9 @@ def _join_across_gaps(geo: CardGeometry, chains: list[list[int]], positions: NDA
     they look like no row of their player's. Joined, the chain is cut where each player
     sits (``_share_chain``). A player whose row is whole on one side of a gap (two rows
     with room between them), or a pool card in line with a row, leaves the chains apart.
+    ``nearest`` is each card's nearest seat (``_nearest_seats``).
     """
     chains = [list(chain) for chain in chains]
-    nearest = {k: _nearest(positions, geo.centres[k]) for chain in chains for k in chain}
     owners = [{nearest[k] for k in chain} for chain in chains]
     joined = True
     while joined:
@@ -308,7 +314,8 @@ def _nearer_joined(geo: CardGeometry, parts: list[list[int]], seat_xy: NDArray[n
 
 
 def _bridge_gaps(
-    geo: CardGeometry, chains: list[list[int]], rows: dict[int, list[int]], positions: NDArray[np.float64]
+    geo: CardGeometry, chains: list[list[int]], rows: dict[int, list[int]], positions: NDArray[np.float64],
+    nearest: list[int],
 ) -> dict[int, list[int]]:
     """Rows with the pieces that continue them beyond a gap of one card (a card missed, or under a hand).
 
@@ -316,6 +323,7 @@ def _bridge_gaps(
     row's player, it lies on the row's line, one card's room beyond one of its ends,
     and the player still sits near the middle of the row it makes.
     The row is then still wrong, but its cards before the gap are refereed as laid.
+    ``nearest`` is each card's nearest seat (``_nearest_seats``).
     """
     rows = {seat: list(cards) for seat, cards in rows.items()}
     taken = {k for cards in rows.values() for k in cards}
@@ -329,7 +337,7 @@ def _bridge_gaps(
             off_middle = max(_SEAT_OFF, _seat_offset(geo, row, positions[seat]))
             for chain in free:
                 if (
-                    all(_nearest(positions, geo.centres[k]) == seat for k in chain)
+                    all(nearest[k] == seat for k in chain)
                     and _continues(geo, row, chain)
                     and _seat_offset(geo, row + chain, positions[seat]) <= off_middle
                 ):
@@ -365,8 +373,9 @@ def _seat_offset(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float6
     return abs(float(along.mean() - seat_xy @ axis)) / extent
 
 
-def _nearest(positions: NDArray[np.float64], point: NDArray[np.float64]) -> int:
-    return int(np.argmin(np.linalg.norm(positions - point, axis=1)))
+def _nearest_seats(positions: NDArray[np.float64], points: NDArray[np.float64]) -> list[int]:
+    """The nearest seat (an index into ``positions`` (S, 2)) of each point (N, 2)."""
+    return np.argmin(np.linalg.norm(positions[None, :, :] - points[:, None, :], axis=2), axis=1).tolist()
 
 
 def _share_chain(
@@ -396,6 +405,8 @@ def _share_chain(
     # Each piece's costs are worked out once, in plain floats: the cuts tried share pieces.
     at = along.tolist()
     shorts = geo.shorts[cards].tolist()
+    xs, ys = geo.centres[cards].T.tolist()
+    offsets = across.tolist()
     seat_at = {seat: float(positions[seat] @ axis) for seat in seats}
     pieces: dict[tuple[int, int, int], float] = {}
     lines: dict[tuple[int, int], float] = {}
@@ -407,17 +418,18 @@ def _share_chain(
             extent = at[b - 1] - at[a] + sum(shorts[a:b]) / count
             offset = abs(sum(at[a:b]) / count - seat_at[seat]) / extent
             if (a, b) not in lines:
-                lines[a, b] = _LINE_WEIGHT * off_line(geo.centres[cards[a:b]], across[a:b], long)
+                lines[a, b] = _LINE_WEIGHT * _off_line(xs[a:b], ys[a:b], offsets[a:b], long)
             pieces[a, b, seat] = _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF) + lines[a, b]
         return pieces[a, b, seat]
 
     best_cost, best = math.inf, {}
+    links = sum(link)
     # A player may get no piece (their own row is elsewhere, or was not seen), at a price.
     for k in range(min(len(seats), 3, n), 0, -1):
         for sharers in itertools.combinations(seats, k):
             for cuts in itertools.combinations(range(1, n), k - 1):
                 bounds = [0, *cuts, n]
-                cost = sum(link) - sum(link[cut - 1] for cut in cuts) + _LEFT_OUT_COST * (len(seats) - k)
+                cost = links - sum(link[cut - 1] for cut in cuts) + _LEFT_OUT_COST * (len(seats) - k)
                 for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers):
                     cost += piece_costs(a, b, seat)
                 if cost < best_cost:
@@ -442,12 +454,15 @@ def off_line(centres: NDArray[np.float64], across: NDArray[np.float64], long: fl
     photo); shorter ones keep to the chain's direction (``across``, in long sides).
     """
     # In plain floats: a piece has a few cards, and numpy's per-call cost is larger than the arithmetic.
-    if len(centres) < 3:
-        offsets = across.tolist()
-        mean = sum(offsets) / len(offsets)
-        return sum((v - mean) ** 2 for v in offsets)
+    return _off_line(centres[:, 0].tolist(), centres[:, 1].tolist(), across.tolist(), long)
+
+
+def _off_line(xs: list[float], ys: list[float], across: list[float], long: float) -> float:
+    """``off_line`` of centres and offsets given as plain floats."""
+    if len(xs) < 3:
+        mean = sum(across) / len(across)
+        return sum((v - mean) ** 2 for v in across)
     # The smaller eigenvalue of the centred scatter matrix: the smallest singular value, squared.
-    xs, ys = centres[:, 0].tolist(), centres[:, 1].tolist()
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     sxx = sum((x - mx) ** 2 for x in xs)
     syy = sum((y - my) ** 2 for y in ys)

@@ -82,7 +82,7 @@ def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None,
     quads = find_cards(frame_bgr, within, small_bgr)
     cards = [card for quad in quads if (card := read_quad(frame_bgr, quad, profile)) is not None]
     cards = without_dark_papers(cards)
-    return sorted(cards, key=lambda card: (card.center_xy[1], card.center_xy[0]))
+    return sorted(cards, key=lambda card: card.center_xy[::-1])  # (y, x): top to bottom, then left to right
 
 
 def without_dark_papers(cards: list[DetectedCard]) -> list[DetectedCard]:

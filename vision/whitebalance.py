@@ -157,6 +157,17 @@ def _grid_field(card_bgr: NDArray[np.uint8], mask: NDArray[np.uint8], grid_wh: t
     return (blurred[..., :3] * 255.0 + _PRIOR * fallback) / (blurred[..., 3:] + _PRIOR)
 
 
+def _channels_min(image: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``image.min(axis=2)`` of an (h, w, 3) image, several times faster: numpy reduces a
+    last axis of three in small buffered steps."""
+    return np.minimum(np.minimum(image[..., 0], image[..., 1]), image[..., 2])
+
+
+def _channels_max(image: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``image.max(axis=2)`` of an (h, w, 3) image (see ``_channels_min``)."""
+    return np.maximum(np.maximum(image[..., 0], image[..., 1]), image[..., 2])
+
+
 def _bump(level: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32] | None]:
     """How far each cell's paper rises above a plane through the card's paper level (in
     logs, fitted on the darker 60% of the cells): a glare spot is a bump, light falling off
@@ -272,12 +283,14 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
 
     # Pass 2: of those, only what is close to the local field (drops dark ink in shadows),
     # on a grid twice as fine so that the field follows a glare spot or a shadow edge.
-    grid_val = (grid * np.float32(gains[:3])).min(axis=2)
+    grid_val = _channels_min(grid * np.float32(gains[:3]))
     local = cv2.resize(np.minimum(np.maximum(grid_val * 0.8, 0), 255).astype(np.uint8), half.shape[1::-1],
                        interpolation=cv2.INTER_LINEAR)
     # The darkest channel, not the brightest: a symbol washed out by glare stays darker
     # than the paper around it in some channel, and must not become part of the field.
-    darkest = cv2.min(cv2.min(gained[..., 0], gained[..., 1]), gained[..., 2])
+    # (split: channel slices would each be copied to pass them to OpenCV)
+    gained_b, gained_g, gained_r = cv2.split(gained)
+    darkest = cv2.min(cv2.min(gained_b, gained_g), gained_r)
     paper_mask = cv2.bitwise_and(mask, cv2.compare(darkest, local, cv2.CMP_GT))
     if cv2.countNonZero(paper_mask) < min_paper * paper_mask.size:
         return None
@@ -293,7 +306,7 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     cells = fine.reshape(-1, 3)
     typical = np.partition(cells, cells.shape[0] // 2, axis=0)[cells.shape[0] // 2]
     relative = fine * (1.0 / np.maximum(typical, 1.0))
-    wash, plane = _bump(relative.max(axis=2))
+    wash, plane = _bump(_channels_max(relative))
     glare_colour = None if plane is None else _glare_colour(relative, plane, wash, fine)
     b, g, r = cv2.split(balanced)
     ink_base = cv2.min(cv2.min(b, g), r)
@@ -313,7 +326,8 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
         clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255))) / max(cv2.countNonZero(paper_mask), 1)
         glare = max(min(clipped, 1.0) if clipped >= _GLARE_CLIPPED else 0.0, hot)
         # Where glare clipped a channel, an ink dark only in that channel is gone for good.
-        brightest = cv2.max(cv2.max(half[..., 0], half[..., 1]), half[..., 2])
+        half_b, half_g, half_r = cv2.split(half)
+        brightest = cv2.max(cv2.max(half_b, half_g), half_r)
         clipped_cells = cv2.resize(cv2.inRange(brightest, 250, 255), wash.shape[::-1], interpolation=cv2.INTER_AREA)
         blind = np.count_nonzero((wash > _BLIND_WASH) & (clipped_cells > 0)) / wash.size
         inner = brightest[margin:-margin, margin:-margin]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vision.whitebalance import balance_card
+from vision.whitebalance import _channels_max, _channels_min, balance_card
 
 _PAPER_BGR = (170, 185, 205)
 
@@ -31,3 +31,11 @@ def test_glare_colour_is_read_relative_to_the_paper(tint_bgr):
 
 def test_a_card_without_glare_has_no_glare_colour():
     assert balance_card(_card_with_glare((1.0, 1.0, 1.0), 0.0)).glare_bgr is None
+
+
+def test_channels_min_and_max_are_numpys_reductions_over_the_channels():
+    grid = np.random.default_rng(3).normal(100.0, 60.0, (12, 8, 3)).astype(np.float32)
+    grid[0, 0] = (-0.0, 0.0, 5.0)  # ties and signed zeros come out as numpy's
+    np.testing.assert_array_equal(_channels_min(grid), grid.min(axis=2))
+    np.testing.assert_array_equal(_channels_max(grid), grid.max(axis=2))
+    assert _channels_min(grid).dtype == np.float32 and _channels_min(grid).shape == (12, 8)
