@@ -42,7 +42,7 @@ _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 _PARTLY_FILL = 0.35  # a card half in a shadow or under a finger at every level fills this much of its quadrilateral
-_PARTLY_SEEN = 0.25  # and shows its outline along three sides, this share of each (a card held in a hand, along two)
+_PARTLY_SEEN = 0.3  # and shows its outline along three sides, a third of each (a card held in a hand, along two)
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,

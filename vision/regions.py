@@ -109,11 +109,11 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
             counts[index[k]] += 1
         for k in np.flatnonzero(~matched):
             fitted = _fit(shapes[k], float(box[k, 4]), min_side, min_fill)
-            if fitted is not None and not fitted[2]:
-                partly.append(Region(fitted[0], fitted[1], level, 0))
+            if fitted is not None and fitted[1] < MIN_FILL:
+                partly.append(Region(*fitted, level, 0))
             elif fitted is not None:
                 index[k] = len(regions)
-                regions.append(Region(fitted[0], fitted[1], level))
+                regions.append(Region(*fitted, level))
                 counts.append(1)
         before, before_index = box, index
     return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)] + partly
@@ -169,16 +169,16 @@ def _percentiles(values: NDArray[np.uint8], percents: tuple[float, ...]) -> list
 
 
 def _fit(contour: NDArray, area: float, min_side: float,
-         min_fill: float = MIN_FILL) -> tuple[NDArray[np.float32], float, bool] | None:
-    """The card-shaped quadrilateral of a region, its fill, and whether it is a card seen
-    at all (it fills ``MIN_FILL``); None for no card, or one filling less than ``min_fill``."""
+         min_fill: float = MIN_FILL) -> tuple[NDArray[np.float32], float] | None:
+    """The card-shaped quadrilateral of a region and its fill, or None for no card (or
+    for one filling less than ``min_fill``)."""
     _, (w, h), _ = cv2.minAreaRect(contour)
     if area < 0.9 * min_fill * w * h or min(w, h) < min_side or max(w, h) > 2.6 * min(w, h):
         return None  # far from a card: skip the finer fit
     quad, fill = fit_quad(contour)
-    if quad is None or fill < min_fill:
-        return None
-    return quad, fill, fill >= MIN_FILL and area >= 0.9 * MIN_FILL * w * h
+    if quad is None or fill < min_fill or (fill >= MIN_FILL and area < 0.9 * MIN_FILL * w * h):
+        return None  # (the quadrilateral of a region that far from its rectangle leaves part of it out)
+    return quad, fill
 
 
 def choose_cards(regions: list[Region], clean_fill: float = 0.92, white: NDArray[np.float32] | None = None) -> list[Region]:

@@ -338,6 +338,20 @@ def test_a_card_whose_paper_runs_into_a_pale_thing_through_a_narrow_gap_in_its_e
     assert match(found, [card], image.shape[:2])[0] > 0.9
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_card_with_a_finger_over_its_upper_half_is_found_whole(seed) -> None:
+    # A dark finger lies over the middle of the card from beyond its top edge to past its
+    # middle: at every level its paper is a U around the finger, filling about half of the
+    # card's quadrilateral, too little to be chosen; its outline is seen along three sides.
+    cards = [card_corners((120, 150), (80, 120), 5), card_corners((480, 160), (80, 120), -4)]
+    covered = card_corners((300, 200), (80, 120), 0)
+    image = scene(cards + [covered], table_bgr=(40, 110, 50), seed=seed)
+    cv2.line(image, (300, 40), (303, 220), (90, 120, 170), 40, cv2.LINE_AA)
+    found = find_cards(image)
+    assert len(found) == 3
+    assert min(match(found, cards + [covered], image.shape[:2])) > 0.9
+
+
 def paint_big_symbols(image, corners) -> None:
     """A card of the clear cards' paper with six big dark dots: a fifth of it is ink."""
     cv2.fillConvexPoly(image, corners.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
