@@ -43,6 +43,8 @@ _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table 
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 _PARTLY_FILL = 0.35  # a card half in a shadow or under a finger at every level fills this much of its quadrilateral
 _PARTLY_SEEN = 0.3  # and shows its outline along three sides, a third of each (a card held in a hand, along two)
+_PARTLY_TINT = 14.0  # and its paper's tint (a, b) lies this near the cards' found (a pale cloth's is a colour)
+_PAPER_SHARE = 0.8  # of a region of paper, this share is plain paper (the rest, symbols)
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -127,7 +129,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
     again = _look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area)
     quads += _quads_of(again, scale)
-    quads += _quads_of(_partly_seen(partly, chosen + again, white, span), scale)
+    quads += _quads_of(_partly_seen(partly, chosen + again, white, span, lab), scale)
     search_px = 1.0 / scale + 2.0
     snapped = snap_all_corners(_gray_near(frame_bgr, quads, search_px + 2.0), [quad.corners_xy for quad in quads], search_px)
     # A region may have taken in a pale stripe of cloth beside a card: such sides move in
@@ -183,14 +185,16 @@ def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[t
 
 
 def _partly_seen(partly: list[Region], done: list[Region], white: NDArray[np.float32],
-                 span: tuple[float, float]) -> list[Region]:
+                 span: tuple[float, float], lab: NDArray[np.uint8]) -> list[Region]:
     """The cards of the first sweep's regions filling too little of their quadrilateral to
     be chosen (``partly``), apart from the cards found (``done``) and of their size.
 
     A card half in a hand's shadow, or with fingers over it, is no card-shaped region at
     any level: only its lit or its uncovered part stands out, and the quadrilateral around
     that part is the card's. Such a region counts where the card's outline is seen along
-    three of its sides (a card held in a hand, its fingers across it, shows two).
+    three of its sides (a card held in a hand, its fingers across it, shows two), and where
+    what it shows is card paper: the whitest part of it, as large as the region, has the
+    tint of the cards found (``lab``: the frame in Lab, as ``white`` was read off it).
     """
     if not partly or len(done) < 2:
         return []
@@ -200,7 +204,27 @@ def _partly_seen(partly: list[Region], done: list[Region], white: NDArray[np.flo
     if not kept:
         return []
     seen = np.sort(_outline_seen(white, np.array([r.corners_xy for r in kept], np.float32), span[1] - span[0]), axis=1)
-    return [r for r, sides in zip(kept, seen) if sides[1] >= _PARTLY_SEEN]
+    kept = [r for r, sides in zip(kept, seen) if sides[1] >= _PARTLY_SEEN]
+    if not kept:
+        return []
+    paper = np.median([_whitest_tint(lab, white, r.corners_xy, _PAPER_SHARE * r.fill) for r in done], axis=0)
+    return [r for r in kept if np.hypot(*(_whitest_tint(lab, white, r.corners_xy, _PAPER_SHARE * r.fill) - paper)) < _PARTLY_TINT]
+
+
+def _whitest_tint(lab: NDArray[np.uint8], white: NDArray[np.float32], quad_xy: NDArray[np.float32],
+                  share: float) -> NDArray[np.float64]:
+    """The median tint (a, b) of the whitest ``share`` of a quadrilateral (4, 2) of ``lab``
+    (H, W, 3) uint8, whiteness read from ``white`` (H, W): its paper's, where paper fills that share."""
+    h, w = white.shape
+    x0, y0 = np.maximum(np.floor(quad_xy.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(quad_xy.max(axis=0)).astype(int) + 1, (w, h))
+    inside = np.zeros((max(y1 - y0, 0), max(x1 - x0, 0)), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad_xy - (x0, y0)).astype(np.int32), 1)
+    values = white[y0:y1, x0:x1][inside > 0]
+    if values.size == 0:
+        return np.zeros(2)
+    tints = lab[y0:y1, x0:x1, 1:][inside > 0]
+    return np.median(tints[values >= np.quantile(values, 1.0 - min(share, 1.0))], axis=0).astype(np.float64)
 
 
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:
