@@ -352,6 +352,21 @@ def test_a_card_with_a_finger_over_its_upper_half_is_found_whole(seed) -> None:
     assert min(match(found, cards + [covered], image.shape[:2])) > 0.9
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_card_sized_patch_of_pale_green_cloth_under_a_finger_is_no_card(seed) -> None:
+    # The same scene as a card with a finger over its upper half, but the patch under the
+    # finger is pale green cloth (Lab a -12, b +12), not the cards' paper: its U of pale
+    # cloth fills about half its quadrilateral and shows an outline along three sides.
+    cards = [card_corners((120, 150), (80, 120), 5), card_corners((480, 160), (80, 120), -4)]
+    patch = card_corners((300, 200), (80, 120), 0)
+    image = scene(cards, table_bgr=(40, 110, 50), seed=seed)
+    cv2.fillConvexPoly(image, patch.astype(np.int32), (215, 245, 225), lineType=cv2.LINE_AA)
+    cv2.line(image, (300, 40), (303, 220), (90, 120, 170), 40, cv2.LINE_AA)
+    found = find_cards(image)
+    assert len(found) == 2
+    assert min(match(found, cards, image.shape[:2])) > 0.9
+
+
 def paint_big_symbols(image, corners) -> None:
     """A card of the clear cards' paper with six big dark dots: a fifth of it is ink."""
     cv2.fillConvexPoly(image, corners.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
