@@ -44,6 +44,8 @@ _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a s
 _PARTLY_FILL = 0.35  # a card half in a shadow or under a finger at every level fills this much of its quadrilateral
 _PARTLY_SEEN = 0.3  # and shows its outline along three sides, a third of each (a card held in a hand, along two)
 _PARTLY_TINT = 14.0  # and its paper's tint (a, b) lies this near the cards' found (a pale cloth's is a colour)
+_TINT_REACH = 0.08  # paper's chromaticity this far from the cards' is no longer like it at all
+_DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as no paper
 _PAPER_SHARE = 0.8  # of a region of paper, this share is plain paper (the rest, symbols)
 
 
@@ -130,6 +132,8 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     again = _look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area)
     quads += _quads_of(again, scale)
     quads += _quads_of(_partly_seen(partly, chosen + again, white, span, lab), scale)
+    quads += _quads_of(_of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
+                                      _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     search_px = 1.0 / scale + 2.0
     snapped = snap_all_corners(_gray_near(frame_bgr, quads, search_px + 2.0), [quad.corners_xy for quad in quads], search_px)
     # A region may have taken in a pale stripe of cloth beside a card: such sides move in
@@ -225,6 +229,42 @@ def _whitest_tint(lab: NDArray[np.uint8], white: NDArray[np.float32], quad_xy: N
         return np.zeros(2)
     tints = lab[y0:y1, x0:x1, 1:][inside > 0]
     return np.median(tints[values >= np.quantile(values, 1.0 - min(share, 1.0))], axis=0).astype(np.float64)
+
+
+def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], done: list[Region], found: list[CardQuad],
+                   min_short_px: float, max_area: float) -> list[Region]:
+    """The cards whose paper has the tint of the cards found, in light or in shadow.
+
+    A shadow's soft edge across a card, or a whole card in an arm's shadow on a pale
+    cloth, leaves it no whiter than the table at any level; a shadow darkens paper but
+    keeps its chromaticity (its share of blue, green and red). The frame's likeness to
+    the cards' paper chromaticity (lightness aside, what is nearly black left out) is
+    swept as the whiteness is; a region counts apart from the cards found, of their
+    size, with its outline seen.
+    """
+    if len(done) < 2:
+        return []
+    bgr = small_bgr.astype(np.float32) + 1.0
+    chroma = bgr / bgr.sum(axis=2, keepdims=True)
+    middles = np.zeros(small_bgr.shape[:2], np.uint8)
+    for region in done:
+        centre = region.corners_xy.mean(axis=0)
+        cv2.fillConvexPoly(middles, np.round(centre + 0.7 * (region.corners_xy - centre)).astype(np.int32), 1)
+    light = small_lab[..., 0]
+    inside = middles > 0
+    paper = inside & (light >= np.percentile(light[inside], 60))
+    if not paper.any():
+        return []
+    distance = np.linalg.norm(chroma - np.median(chroma[paper], axis=0), axis=2)
+    like = (np.clip(255.0 - distance * (255.0 / _TINT_REACH), 0.0, 255.0) * (light > _DARK_L)).astype(np.float32)
+    white_u8 = blurred_whiteness(like)
+    span = sweep_span(white_u8[::4, ::4])
+    regions = [r for r in card_regions(like, min_short_px, span=span, max_area=max_area, white_u8=white_u8) if r.fill >= _AGAIN_MIN_FILL]
+    if not regions:
+        return []
+    corners = np.array([q.corners_xy for q in found], np.float32)
+    done_all = [Region(q.corners_xy, q.fill, 0) for q in found]
+    return _fitting(regions, [span[1] - span[0]] * len(regions), done_all, corners, found, like)
 
 
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:
