@@ -41,12 +41,9 @@ _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
-_PARTLY_FILL = 0.35  # a card half in a shadow or under a finger at every level fills this much of its quadrilateral
-_PARTLY_SEEN = 0.3  # and shows its outline along three sides, a third of each (a card held in a hand, along two)
-_PARTLY_TINT = 14.0  # and its paper's tint (a, b) lies this near the cards' found (a pale cloth's is a colour)
-_TINT_REACH = 0.08  # paper's chromaticity this far from the cards' is no longer like it at all
+_TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
 _DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as no paper
-_PAPER_SHARE = 0.8  # of a region of paper, this share is plain paper (the rest, symbols)
+_TINT_OVERLAP = 0.1  # a card found by its tint lies over no card found by more than this share of itself
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -58,9 +55,9 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
     region per card is kept, of the size of the cards around it; where bright paper is
     left unexplained, it is looked at again (shadows taken out, finer steps, fainter
     edges; see ``_look_again``), after a row of cards lying edge to edge with no edge
-    seen between them is split by the cards' size; a card seen only in part at every
-    level (half in a shadow, under a finger) is taken last (see ``_partly_seen``). The
-    corners are then moved onto each card's outline at full resolution.
+    seen between them is split by the cards' size; a card in a shadow no whiter than the
+    table is looked for by its paper's tint (see ``_of_paper_tint``). The corners are then
+    moved onto each card's outline at full resolution.
 
     Parameters
     ----------
@@ -106,7 +103,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     small = _shrink(frame_bgr, scale) if small is None else small
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     white, cast_ab = lab_whiteness(lab, cast_ab)
-    span, regions, chosen, partly = _sweep(white, scale, max_area)
+    span, regions, chosen = _sweep(white, scale, max_area)
     # On a pale table (cream, pale wood) the brightest tenth is mostly table, and paper of
     # another tint is no whiter than it: hardly a card stands out. Paper is still the
     # brightest thing on the table; the frame is swept again under the cast of its
@@ -115,7 +112,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         paler = lab_whiteness(lab, light_cast(small, _PALE_TABLE_SHARE, lab))
         again = _sweep(paler[0], scale, max_area)
         if len(again[2]) > len(chosen):
-            (white, cast_ab), (span, regions, chosen, partly) = paler, again
+            (white, cast_ab), (span, regions, chosen) = paler, again
     # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
     # of that is table, and then paper, greyer than the table, looks coloured: a card in a
     # shadow is as dull as the table. The faces found show the paper's own cast; where it is
@@ -124,14 +121,13 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         faces = faces_cast(small, np.array([r.corners_xy for r in chosen], np.float32))
         if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) > _CAST_OFF:
             white, _ = lab_whiteness(lab, faces)
-            span, regions, chosen, partly = _sweep(white, scale, max_area)
+            span, regions, chosen = _sweep(white, scale, max_area)
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
     again = _look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area)
     quads += _quads_of(again, scale)
-    quads += _quads_of(_partly_seen(partly, chosen + again, white, span, lab), scale)
     quads += _quads_of(_of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
                                       _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     search_px = 1.0 / scale + 2.0
@@ -176,59 +172,13 @@ def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float
     return refit_off_cards(frame_bgr, widened)
 
 
-def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region], list[Region]]:
+def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region]]:
     """The first sweep of the whiteness of a frame worked on at ``scale``: its span, its
-    card-shaped regions, those chosen as cards, and the regions filling less of their
-    quadrilateral than a card seen at all (down to ``_PARTLY_FILL``)."""
+    card-shaped regions and those chosen as cards."""
     white_u8 = blurred_whiteness(white)
     span = sweep_span(white_u8[::4, ::4])
-    found = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area, white_u8=white_u8,
-                         min_fill=_PARTLY_FILL)
-    regions = [r for r in found if r.levels]
-    return span, regions, choose_cards(regions, _CLEAN_FILL, white), [r for r in found if not r.levels]
-
-
-def _partly_seen(partly: list[Region], done: list[Region], white: NDArray[np.float32],
-                 span: tuple[float, float], lab: NDArray[np.uint8]) -> list[Region]:
-    """The cards of the first sweep's regions filling too little of their quadrilateral to
-    be chosen (``partly``), apart from the cards found (``done``) and of their size.
-
-    A card half in a hand's shadow, or with fingers over it, is no card-shaped region at
-    any level: only its lit or its uncovered part stands out, and the quadrilateral around
-    that part is the card's. Such a region counts where the card's outline is seen along
-    three of its sides (a card held in a hand, its fingers across it, shows two), and where
-    what it shows is card paper: the whitest part of it, as large as the region, has the
-    tint of the cards found (``lab``: the frame in Lab, as ``white`` was read off it).
-    """
-    if not partly or len(done) < 2:
-        return []
-    corners = np.array([r.corners_xy for r in done], np.float32)
-    quads = [CardQuad(c, r.fill) for c, r in zip(corners, done)]
-    kept = _fitting(partly, [span[1] - span[0]] * len(partly), done, corners, quads, white, min_seen=0.0)
-    if not kept:
-        return []
-    seen = np.sort(_outline_seen(white, np.array([r.corners_xy for r in kept], np.float32), span[1] - span[0]), axis=1)
-    kept = [r for r, sides in zip(kept, seen) if sides[1] >= _PARTLY_SEEN]
-    if not kept:
-        return []
-    paper = np.median([_whitest_tint(lab, white, r.corners_xy, _PAPER_SHARE * r.fill) for r in done], axis=0)
-    return [r for r in kept if np.hypot(*(_whitest_tint(lab, white, r.corners_xy, _PAPER_SHARE * r.fill) - paper)) < _PARTLY_TINT]
-
-
-def _whitest_tint(lab: NDArray[np.uint8], white: NDArray[np.float32], quad_xy: NDArray[np.float32],
-                  share: float) -> NDArray[np.float64]:
-    """The median tint (a, b) of the whitest ``share`` of a quadrilateral (4, 2) of ``lab``
-    (H, W, 3) uint8, whiteness read from ``white`` (H, W): its paper's, where paper fills that share."""
-    h, w = white.shape
-    x0, y0 = np.maximum(np.floor(quad_xy.min(axis=0)).astype(int), 0)
-    x1, y1 = np.minimum(np.ceil(quad_xy.max(axis=0)).astype(int) + 1, (w, h))
-    inside = np.zeros((max(y1 - y0, 0), max(x1 - x0, 0)), np.uint8)
-    cv2.fillConvexPoly(inside, np.round(quad_xy - (x0, y0)).astype(np.int32), 1)
-    values = white[y0:y1, x0:x1][inside > 0]
-    if values.size == 0:
-        return np.zeros(2)
-    tints = lab[y0:y1, x0:x1, 1:][inside > 0]
-    return np.median(tints[values >= np.quantile(values, 1.0 - min(share, 1.0))], axis=0).astype(np.float64)
+    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area, white_u8=white_u8)
+    return span, regions, choose_cards(regions, _CLEAN_FILL, white)
 
 
 def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], done: list[Region], found: list[CardQuad],
@@ -240,7 +190,7 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     keeps its chromaticity (its share of blue, green and red). The frame's likeness to
     the cards' paper chromaticity (lightness aside, what is nearly black left out) is
     swept as the whiteness is; a region counts apart from the cards found, of their
-    size, with its outline seen.
+    size, lying over none of them, with its outline seen.
     """
     if len(done) < 2:
         return []
@@ -263,8 +213,11 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     if not regions:
         return []
     corners = np.array([q.corners_xy for q in found], np.float32)
-    done_all = [Region(q.corners_xy, q.fill, 0) for q in found]
-    return _fitting(regions, [span[1] - span[0]] * len(regions), done_all, corners, found, like)
+    kept = _fitting(regions, [span[1] - span[0]] * len(regions), [Region(q.corners_xy, q.fill, 0) for q in found],
+                    corners, found, like)
+    # Apart means apart: a card beside the cards found lies over none of them.
+    return [r for r in kept if max(cv2.intersectConvexConvex(r.corners_xy, c)[0] for c in corners)
+            < _TINT_OVERLAP * cv2.contourArea(r.corners_xy)]
 
 
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:

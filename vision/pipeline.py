@@ -12,7 +12,6 @@ from numpy.typing import NDArray
 from vision.find import CardQuad, find_cards, warp_card
 from vision.read import WORK_SHORT_SIDE, read_card
 from vision.records import CardReading, SymbolReading
-from vision.regions import MIN_FILL
 
 __all__ = ["DetectedCard", "read_frame", "read_quad", "without_dark_papers"]
 
@@ -20,10 +19,6 @@ __all__ = ["DetectedCard", "read_frame", "read_quad", "without_dark_papers"]
 # in the frame: on dev renders a card in the deepest shadow, where the light also falls off,
 # kept 0.30; the coffee in a mug, read as a card's paper after balancing, 0.19-0.24.
 _DARKEST_PAPER = 0.27
-# Symbols read this surely (no doubt about them) show a card's face where only part of the
-# card was seen: a patch of cloth gives doubtful marks, a quad across two cards one symbol.
-_CLEAN_SYMBOL = 0.8
-_PARTLY_CLEAN = 2  # that many
 
 
 @dataclass(frozen=True)
@@ -48,16 +43,10 @@ class DetectedCard:
 
 
 def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None) -> DetectedCard | None:
-    """Read the card inside one quadrilateral; ``None`` when it is no symbol card's face.
-
-    A quad found around part of a card (its paper filling less than ``MIN_FILL`` of it:
-    fingers, a shadow over the rest) is a face only where two symbols are read without doubt.
-    """
+    """Read the card inside one quadrilateral; ``None`` when it is no symbol card's face."""
     card_bgr = warp_card(frame_bgr, quad.corners_xy, short_side=WORK_SHORT_SIDE)
     reading = read_card(card_bgr, profile)
     if not reading.is_face:
-        return None
-    if quad.fill < MIN_FILL and sum(symbol.confidence >= _CLEAN_SYMBOL for symbol in reading.symbols) < _PARTLY_CLEAN:
         return None
     height, width = card_bgr.shape[:2]
     card_corners = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32)

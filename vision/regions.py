@@ -36,8 +36,7 @@ class Region:
     ``corners_xy`` is (4, 2) float32 in the pixels of the image swept, clockwise, first
     edge a short side; ``fill`` the share of the quadrilateral the region covers;
     ``level`` the index of the lowest level it stands at (higher is brighter), ``levels``
-    at how many levels it stands unchanged (nought for a region filling less than a card
-    seen at all, which ``card_regions`` lists only when asked, see its ``min_fill``).
+    at how many levels it stands unchanged.
     """
 
     corners_xy: NDArray[np.float32]
@@ -53,7 +52,7 @@ class Region:
 def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[float, float] = (_EDGE_LOW, _EDGE_HIGH),
                  levels: int = LEVELS, span: tuple[float, float] | None = None,
                  max_area: float | None = None, opening: int = 0,
-                 white_u8: NDArray[np.uint8] | None = None, min_fill: float = MIN_FILL) -> list[Region]:
+                 white_u8: NDArray[np.uint8] | None = None) -> list[Region]:
     """Every card-shaped region brighter than one of a sweep of levels, cut along edges.
 
     Parameters
@@ -68,9 +67,6 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
     opening : the side of the square each level's paper is opened with (nought: none);
         it parts a card from a thin bright thing touching it
     white_u8 : ndarray (H, W) uint8, ``white`` as swept (``blurred_whiteness``), when at hand
-    min_fill : below ``MIN_FILL``, regions filling this much of their quadrilateral are
-        listed too, after the others and with ``levels`` nought (a card half under a
-        finger or half in a shadow at every level); the others are as without them
 
     Returns
     -------
@@ -86,7 +82,6 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
     min_side = 0.7 * min_short_px
     regions: list[Region] = []
     counts: list[int] = []
-    partly: list[Region] = []  # filling less than MIN_FILL: no region the levels above are matched with
     before = np.zeros((0, 5), np.float32)  # the last level's regions: box (x0, y0, x1, y1) and area
     before_index = np.zeros(0, int)  # and which region each is, -1 for none
     for level, threshold in enumerate(np.linspace(low, high, levels + 1)[:-1]):
@@ -108,15 +103,13 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
         for k in np.flatnonzero(index >= 0):
             counts[index[k]] += 1
         for k in np.flatnonzero(~matched):
-            fitted = _fit(shapes[k], float(box[k, 4]), min_side, min_fill)
-            if fitted is not None and fitted[1] < MIN_FILL:
-                partly.append(Region(*fitted, level, 0))
-            elif fitted is not None:
+            fitted = _fit(shapes[k], float(box[k, 4]), min_side)
+            if fitted is not None:
                 index[k] = len(regions)
                 regions.append(Region(*fitted, level))
                 counts.append(1)
         before, before_index = box, index
-    return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)] + partly
+    return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)]
 
 
 def blurred_whiteness(white: NDArray[np.float32]) -> NDArray[np.uint8]:
@@ -168,17 +161,13 @@ def _percentiles(values: NDArray[np.uint8], percents: tuple[float, ...]) -> list
     return result
 
 
-def _fit(contour: NDArray, area: float, min_side: float,
-         min_fill: float = MIN_FILL) -> tuple[NDArray[np.float32], float] | None:
-    """The card-shaped quadrilateral of a region and its fill, or None for no card (or
-    for one filling less than ``min_fill``)."""
+def _fit(contour: NDArray, area: float, min_side: float) -> tuple[NDArray[np.float32], float] | None:
+    """The card-shaped quadrilateral of a region and its fill, or None for no card."""
     _, (w, h), _ = cv2.minAreaRect(contour)
-    if area < 0.9 * min_fill * w * h or min(w, h) < min_side or max(w, h) > 2.6 * min(w, h):
+    if area < 0.9 * MIN_FILL * w * h or min(w, h) < min_side or max(w, h) > 2.6 * min(w, h):
         return None  # far from a card: skip the finer fit
     quad, fill = fit_quad(contour)
-    if quad is None or fill < min_fill or (fill >= MIN_FILL and area < 0.9 * MIN_FILL * w * h):
-        return None  # (the quadrilateral of a region that far from its rectangle leaves part of it out)
-    return quad, fill
+    return (quad, fill) if quad is not None and fill >= MIN_FILL else None
 
 
 def choose_cards(regions: list[Region], clean_fill: float = 0.92, white: NDArray[np.float32] | None = None) -> list[Region]:

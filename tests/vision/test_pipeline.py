@@ -9,8 +9,7 @@ import pytest
 from referee.cli import main
 from vision.bench import Tally, score_photo
 from vision.images import load_image
-from vision.find import CardQuad
-from vision.pipeline import DetectedCard, _medians_of_others, read_quad, without_dark_papers
+from vision.pipeline import DetectedCard, _medians_of_others, without_dark_papers
 from vision.records import CardReading, Criteria
 
 PHOTOS = Path(__file__).resolve().parents[2] / "fixtures" / "photos"
@@ -76,35 +75,6 @@ def test_a_face_far_darker_than_the_others_is_dropped_and_one_in_shadow_is_kept(
     assert [card.corners_xy[0, 0] for card in kept] == [20, 100, 180, 260, 420]
     # Two faces alone say nothing of what the frame's paper looks like.
     assert len(without_dark_papers([lit[0], coffee])) == 2
-
-
-def _card_with_marks(clean: bool) -> np.ndarray:
-    """A card on green felt with a ragged red splotch of no symbol shape, and with a clean
-    blue circle above it when ``clean``."""
-    import cv2
-
-    frame = np.full((300, 400, 3), (40, 110, 50), np.uint8)
-    cv2.fillConvexPoly(frame, PARTLY_SEEN.astype(np.int32), (235, 242, 245))
-    for k in range(3):
-        cv2.ellipse(frame, (192 + 8 * k, 135 + 6 * (k % 2)), (14 - 3 * k, 6 + 2 * k), 25 * k, 0, 360, (60, 60, 170), -1)
-    if clean:
-        cv2.circle(frame, (200, 95), 12, (160, 90, 30), -1, cv2.LINE_AA)
-    return frame
-
-
-PARTLY_SEEN = np.array([[150, 60], [250, 60], [250, 210], [150, 210]], np.float32)
-
-
-@pytest.mark.parametrize(
-    ("fill", "clean", "is_face"),
-    [(1.0, False, True), (0.5, False, False), (0.5, True, True)],
-    ids=["whole card, doubtful mark", "part of a card, doubtful mark", "part of a card, a clean symbol"],
-)
-def test_a_quad_around_part_of_a_card_is_a_face_only_with_a_symbol_read_without_doubt(fill, clean, is_face) -> None:
-    # A quad found around the uncovered part of a card (its paper filling half of it) may be
-    # a patch of cloth or a quad across two cards: a mark that fits no shape proves no face.
-    card = read_quad(_card_with_marks(clean), CardQuad(PARTLY_SEEN, fill))
-    assert (card is not None) == is_face
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 9, 10], ids=lambda n: f"{n} faces")
