@@ -128,15 +128,20 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
     again = _look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area)
     quads += _quads_of(again, scale)
-    quads += _quads_of(_of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
+    tinted = _quads_of(_of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
                                       _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     search_px = 1.0 / scale + 2.0
-    snapped = snap_all_corners(_gray_near(frame_bgr, quads, search_px + 2.0), [quad.corners_xy for quad in quads], search_px)
+    snapped = snap_all_corners(_gray_near(frame_bgr, quads + tinted, search_px + 2.0),
+                               [quad.corners_xy for quad in quads + tinted], search_px)
     # A region may have taken in a pale stripe of cloth beside a card: such sides move in
     # first. Any card may have been found only inside its printed border, or short of a part
     # in a shadow or under glare: its sides move out to the outline where one is clearly seen.
-    if snapped:
+    # The cards found by their tint move among the others, but move none of them.
+    if tinted:
+        snapped = _onto_outlines(frame_bgr, snapped[:len(quads)]) + _onto_outlines(frame_bgr, snapped)[len(quads):]
+    elif snapped:
         snapped = _onto_outlines(frame_bgr, snapped)
+    quads += tinted
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 
