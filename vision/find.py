@@ -194,13 +194,14 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     cloth, leaves it no whiter than the table at any level; a shadow darkens paper but
     keeps its chromaticity (its share of blue, green and red). The frame's likeness to
     the cards' paper chromaticity (lightness aside, what is nearly black left out) is
-    swept as the whiteness is; a region counts apart from the cards found, of their
-    size, lying over none of them, with its outline seen.
+    swept as the whiteness is, in boxes around what no card found explains; a region
+    counts apart from the cards found, of their size, lying over none of them, with its
+    outline seen.
     """
     if len(done) < 2:
         return []
     bgr = small_bgr.astype(np.float32) + 1.0
-    chroma = bgr / bgr.sum(axis=2, keepdims=True)
+    total = cv2.transform(bgr, np.ones((1, 3), np.float32))  # (OpenCV's sums over channels: numpy's are slow)
     middles = np.zeros(small_bgr.shape[:2], np.uint8)
     for region in done:
         centre = region.corners_xy.mean(axis=0)
@@ -210,14 +211,31 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     paper = inside & (light >= np.percentile(light[inside], 60))
     if not paper.any():
         return []
-    distance = np.linalg.norm(chroma - np.median(chroma[paper], axis=0), axis=2)
-    like = (np.clip(255.0 - distance * (255.0 / _TINT_REACH), 0.0, 255.0) * (light > _DARK_L)).astype(np.float32)
+    tint = np.median(bgr[paper] / total[paper][:, None], axis=0).astype(np.float32)
+    # The distance of each pixel's chromaticity from the paper's: |bgr - tint * total| / total.
+    off = cv2.transform(bgr, np.eye(3, dtype=np.float32) - tint[:, None] * np.ones((1, 3), np.float32))
+    distance = cv2.divide(cv2.sqrt(cv2.transform(cv2.multiply(off, off), np.ones((1, 3), np.float32))), total)
+    like = np.maximum(255.0 - distance * np.float32(255.0 / _TINT_REACH), 0.0).astype(np.float32)
+    like[light <= _DARK_L] = 0.0
     white_u8 = blurred_whiteness(like)
     span = sweep_span(white_u8[::4, ::4])
-    regions = [r for r in card_regions(like, min_short_px, span=span, max_area=max_area, white_u8=white_u8) if r.fill >= _AGAIN_MIN_FILL]
+    # Only the paper-like parts no card found explains are swept, in boxes around them.
+    corners = np.array([q.corners_xy for q in found], np.float32)
+    explained = np.zeros(like.shape, np.uint8)
+    cv2.fillPoly(explained, list(np.round(grow(corners, 2.0)).astype(np.int32)), 255)
+    paperlike = cv2.threshold(white_u8, (span[0] + span[1]) / 2, 255, cv2.THRESH_BINARY)[1]
+    left = cv2.morphologyEx(cv2.subtract(paperlike, explained), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    pieces, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    short, long = np.median([q.size_wh for q in found], axis=0)
+    regions = []
+    for x0, y0, x1, y1 in _boxes_around(pieces, left.shape, 0.3 * short * long, int(0.3 * long)):
+        offset = np.array([x0, y0], np.float32)
+        regions += [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
+                    for r in card_regions(like[y0:y1, x0:x1], min_short_px, span=span, max_area=max_area,
+                                          white_u8=white_u8[y0:y1, x0:x1])
+                    if r.fill >= _AGAIN_MIN_FILL]
     if not regions:
         return []
-    corners = np.array([q.corners_xy for q in found], np.float32)
     kept = _fitting(regions, [span[1] - span[0]] * len(regions), [Region(q.corners_xy, q.fill, 0) for q in found],
                     corners, found, like)
     # Apart means apart: a card beside the cards found lies over none of them.
