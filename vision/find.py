@@ -41,6 +41,9 @@ _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
+_TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
+_DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as no paper
+_TINT_OVERLAP = 0.1  # a card found by its tint lies over no card found by more than this share of itself
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -52,8 +55,9 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
     region per card is kept, of the size of the cards around it; where bright paper is
     left unexplained, it is looked at again (shadows taken out, finer steps, fainter
     edges; see ``_look_again``), after a row of cards lying edge to edge with no edge
-    seen between them is split by the cards' size. The corners are then moved onto each
-    card's outline at full resolution.
+    seen between them is split by the cards' size; a card in a shadow no whiter than the
+    table is looked for by its paper's tint (see ``_of_paper_tint``). The corners are then
+    moved onto each card's outline at full resolution.
 
     Parameters
     ----------
@@ -122,14 +126,22 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
-    quads += _quads_of(_look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), scale)
+    again = _look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area)
+    quads += _quads_of(again, scale)
+    tinted = _quads_of(_of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
+                                      _MIN_SHORT_SIDE_PX * scale, max_area), scale)
     search_px = 1.0 / scale + 2.0
-    snapped = snap_all_corners(_gray_near(frame_bgr, quads, search_px + 2.0), [quad.corners_xy for quad in quads], search_px)
+    snapped = snap_all_corners(_gray_near(frame_bgr, quads + tinted, search_px + 2.0),
+                               [quad.corners_xy for quad in quads + tinted], search_px)
     # A region may have taken in a pale stripe of cloth beside a card: such sides move in
     # first. Any card may have been found only inside its printed border, or short of a part
     # in a shadow or under glare: its sides move out to the outline where one is clearly seen.
-    if snapped:
+    # The cards found by their tint move among the others, but move none of them.
+    if tinted:
+        snapped = _onto_outlines(frame_bgr, snapped[:len(quads)]) + _onto_outlines(frame_bgr, snapped)[len(quads):]
+    elif snapped:
         snapped = _onto_outlines(frame_bgr, snapped)
+    quads += tinted
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
 
@@ -172,6 +184,63 @@ def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[t
     span = sweep_span(white_u8[::4, ::4])
     regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area, white_u8=white_u8)
     return span, regions, choose_cards(regions, _CLEAN_FILL, white)
+
+
+def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], done: list[Region], found: list[CardQuad],
+                   min_short_px: float, max_area: float) -> list[Region]:
+    """The cards whose paper has the tint of the cards found, in light or in shadow.
+
+    A shadow's soft edge across a card, or a whole card in an arm's shadow on a pale
+    cloth, leaves it no whiter than the table at any level; a shadow darkens paper but
+    keeps its chromaticity (its share of blue, green and red). The frame's likeness to
+    the cards' paper chromaticity (lightness aside, what is nearly black left out) is
+    swept as the whiteness is, in boxes around what no card found explains; a region
+    counts apart from the cards found, of their size, lying over none of them, with its
+    outline seen.
+    """
+    if len(done) < 2:
+        return []
+    bgr = small_bgr.astype(np.float32) + 1.0
+    total = cv2.transform(bgr, np.ones((1, 3), np.float32))  # (OpenCV's sums over channels: numpy's are slow)
+    middles = np.zeros(small_bgr.shape[:2], np.uint8)
+    for region in done:
+        centre = region.corners_xy.mean(axis=0)
+        cv2.fillConvexPoly(middles, np.round(centre + 0.7 * (region.corners_xy - centre)).astype(np.int32), 1)
+    light = small_lab[..., 0]
+    inside = middles > 0
+    paper = inside & (light >= np.percentile(light[inside], 60))
+    if not paper.any():
+        return []
+    tint = np.median(bgr[paper] / total[paper][:, None], axis=0).astype(np.float32)
+    # The distance of each pixel's chromaticity from the paper's: |bgr - tint * total| / total.
+    off = cv2.transform(bgr, np.eye(3, dtype=np.float32) - tint[:, None] * np.ones((1, 3), np.float32))
+    distance = cv2.divide(cv2.sqrt(cv2.transform(cv2.multiply(off, off), np.ones((1, 3), np.float32))), total)
+    like = np.maximum(255.0 - distance * np.float32(255.0 / _TINT_REACH), 0.0).astype(np.float32)
+    like[light <= _DARK_L] = 0.0
+    white_u8 = blurred_whiteness(like)
+    span = sweep_span(white_u8[::4, ::4])
+    # Only the paper-like parts no card found explains are swept, in boxes around them.
+    corners = np.array([q.corners_xy for q in found], np.float32)
+    explained = np.zeros(like.shape, np.uint8)
+    cv2.fillPoly(explained, list(np.round(grow(corners, 2.0)).astype(np.int32)), 255)
+    paperlike = cv2.threshold(white_u8, (span[0] + span[1]) / 2, 255, cv2.THRESH_BINARY)[1]
+    left = cv2.morphologyEx(cv2.subtract(paperlike, explained), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    pieces, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    short, long = np.median([q.size_wh for q in found], axis=0)
+    regions = []
+    for x0, y0, x1, y1 in _boxes_around(pieces, left.shape, 0.3 * short * long, int(0.3 * long)):
+        offset = np.array([x0, y0], np.float32)
+        regions += [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
+                    for r in card_regions(like[y0:y1, x0:x1], min_short_px, span=span, max_area=max_area,
+                                          white_u8=white_u8[y0:y1, x0:x1])
+                    if r.fill >= _AGAIN_MIN_FILL]
+    if not regions:
+        return []
+    kept = _fitting(regions, [span[1] - span[0]] * len(regions), [Region(q.corners_xy, q.fill, 0) for q in found],
+                    corners, found, like)
+    # Apart means apart: a card beside the cards found lies over none of them.
+    return [r for r in kept if max(cv2.intersectConvexConvex(r.corners_xy, c)[0] for c in corners)
+            < _TINT_OVERLAP * cv2.contourArea(r.corners_xy)]
 
 
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:

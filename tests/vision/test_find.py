@@ -338,6 +338,28 @@ def test_a_card_whose_paper_runs_into_a_pale_thing_through_a_narrow_gap_in_its_e
     assert match(found, [card], image.shape[:2])[0] > 0.9
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_card_in_an_arms_shadow_on_a_pale_cloth_is_found_by_its_papers_tint(seed) -> None:
+    # Four cards on a pale green cloth; a soft shadow (half the light) falls across the
+    # third and the edge of the fourth. The third card is no whiter than the lit cloth at
+    # any level, but its paper keeps the other cards' chromaticity in the shadow.
+    rng = np.random.default_rng(seed)
+    cards = [card_corners((80 + 160 * k, 200), (80, 120), 3 - 2 * k) for k in range(4)]
+    image = np.empty((400, 640, 3), np.float32)
+    image[:] = (185, 215, 185)
+    image += rng.normal(0, 6, (400, 640, 1))
+    for corners in cards:
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (225, 235, 240), lineType=cv2.LINE_AA)
+        cv2.circle(image, tuple(corners.mean(axis=0).astype(int)), 7, (40, 40, 160), -1, cv2.LINE_AA)
+    light = np.ones((400, 640), np.float32)
+    cv2.fillConvexPoly(light, np.array([[380, 0], [520, 0], [560, 400], [420, 400]], np.int32), 0.5)
+    image = image * cv2.GaussianBlur(light, (0, 0), 8)[..., None] + rng.normal(0, 2, image.shape)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    found = find_cards(image)
+    assert len(found) == 4
+    assert min(match(found, cards[:3], image.shape[:2])) > 0.9  # the fourth, its edge in the shadow, as found without it
+
+
 def paint_big_symbols(image, corners) -> None:
     """A card of the clear cards' paper with six big dark dots: a fifth of it is ink."""
     cv2.fillConvexPoly(image, corners.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
