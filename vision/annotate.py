@@ -27,17 +27,38 @@ _DOUBT_BGR = (0, 140, 255)
 
 
 def draw_label(image: NDArray[np.uint8], text: str, origin_xy: tuple[int, int], scale: float,
-               colour_bgr: tuple[int, int, int] = (255, 255, 255), background_bgr: tuple[int, int, int] = (0, 0, 0)) -> None:
+               colour_bgr: tuple[int, int, int] = (255, 255, 255), background_bgr: tuple[int, int, int] = (0, 0, 0),
+               taken: list[tuple[int, int, int, int]] | None = None) -> tuple[int, int, int, int]:
     """Text on a filled box, centred on ``origin_xy`` but kept inside the image (a row's
-    reason under a card at the edge is read whole); draws into ``image``."""
+    reason under a card at the edge is read whole); draws into ``image``. With ``taken``
+    (the boxes of labels drawn before), the label moves up or down by its own height, a
+    step at a time, to the nearest place where it covers none of them, and its box is
+    added. Returns its box (x0, y0, x1, y1)."""
     thickness = max(1, round(scale * 2))
     (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
     pad = max(2, round(4 * scale))
     height, width = image.shape[:2]
     x = int(min(max(origin_xy[0] - w / 2, pad), max(pad, width - 1 - w - pad)))
-    y = int(min(max(origin_xy[1] + h / 2, h + pad), max(h + pad, height - 1 - base - pad // 2)))
-    cv2.rectangle(image, (x - pad, y - h - pad), (x + w + pad, y + base + pad // 2), background_bgr, -1)
-    cv2.putText(image, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour_bgr, thickness, cv2.LINE_AA)
+
+    def box_at(y_wanted: float) -> tuple[int, int, int, int]:
+        y = int(min(max(y_wanted + h / 2, h + pad), max(h + pad, height - 1 - base - pad // 2)))
+        return x - pad, y - h - pad, x + w + pad, y + base + pad // 2
+
+    box = box_at(origin_xy[1])
+    if taken:
+        step = box[3] - box[1] + 1
+        tries = [box_at(origin_xy[1] + k * step) for k in (0, 1, -1, 2, -2, 3, -3, 4, -4)]
+        box = next((b for b in tries if not any(_overlap(b, other) for other in taken)), box)
+    if taken is not None:
+        taken.append(box)
+    cv2.rectangle(image, box[:2], box[2:], background_bgr, -1)
+    cv2.putText(image, text, (box[0] + pad, box[3] - base - pad // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, colour_bgr,
+                thickness, cv2.LINE_AA)
+    return box
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def draw_cards(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ids: Sequence[int] | None = None) -> NDArray[np.uint8]:
@@ -95,13 +116,18 @@ class RowOverlay:
     hidden: tuple[NDArray[np.float64], ...] = ()  # places (4, 2) where a card of the row may lie hidden
 
 
-def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArray[np.uint8]:
+def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay],
+              labels: list[tuple[int, int, int, int]] | None = None) -> NDArray[np.uint8]:
     """A copy with each row in its player's colour, positions numbered, the first error boxed.
 
     Removed cards (from the first error on) are dimmed; a row whose verdict rests on a
     doubtful reading is marked "check!"; a place where a card of the row may lie hidden
-    (under a hand at its end, in a gap) is outlined and asked about: "card?".
+    (under a hand at its end, in a gap) is outlined and asked about: "card?". A row's
+    title and its error's reason keep clear of the labels drawn before them. The boxes
+    (x0, y0, x1, y1) of all labels drawn are added to ``labels`` when given (a panel
+    drawn next can keep off them).
     """
+    labels = [] if labels is None else labels
     out = image_bgr.copy()
     dim = np.zeros(out.shape[:2], np.uint8)
     for row in rows:
@@ -118,12 +144,14 @@ def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArr
             is_error = position == row.error_index
             cv2.polylines(out, [pts], True, _ERROR_BGR if is_error else colour, thickness * (2 if is_error else 1), cv2.LINE_AA)
             centre = corners.mean(axis=0)
-            draw_label(out, str(position + 1), (int(centre[0]), int(centre[1])), scale * 1.2,
-                       background_bgr=_ERROR_BGR if is_error else colour, colour_bgr=(0, 0, 0) if not is_error else (255, 255, 255))
+            labels.append(draw_label(out, str(position + 1), (int(centre[0]), int(centre[1])), scale * 1.2,
+                                     background_bgr=_ERROR_BGR if is_error else colour,
+                                     colour_bgr=(0, 0, 0) if not is_error else (255, 255, 255)))
         for place in row.hidden:
             cv2.polylines(out, [np.round(place).astype(np.int32)], True, colour, max(1, thickness // 2), cv2.LINE_AA)
             centre = place.mean(axis=0)
-            draw_label(out, "card?", (int(centre[0]), int(centre[1])), scale * 0.9, colour_bgr=(0, 0, 0), background_bgr=colour)
+            labels.append(draw_label(out, "card?", (int(centre[0]), int(centre[1])), scale * 0.9, colour_bgr=(0, 0, 0),
+                                     background_bgr=colour))
         middle = np.mean([c.mean(axis=0) for c in row.corners], axis=0)
         top = min(float(c[:, 1].min()) for c in row.corners)
         bottom = max(float(c[:, 1].max()) for c in row.corners)
@@ -131,11 +159,13 @@ def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay]) -> NDArr
         # Above the row, or below it for a row along the image's top edge (where it would be cut off).
         above = top - 30 * scale - 20 * scale >= 0
         title_y = top - 30 * scale if above else bottom + 30 * scale
-        draw_label(out, title, (int(middle[0]), int(title_y)), scale * 1.1, colour_bgr=(0, 0, 0), background_bgr=colour)
+        draw_label(out, title, (int(middle[0]), int(title_y)), scale * 1.1, colour_bgr=(0, 0, 0), background_bgr=colour,
+                   taken=labels)
         if row.error_index is not None and row.error_text:
             err = row.corners[row.error_index]
             err_y = float(err[:, 1].max()) + 28 * scale + (0 if above else 45 * scale)
-            draw_label(out, row.error_text, (int(err[:, 0].mean()), int(err_y)), scale * 0.9, background_bgr=_ERROR_BGR)
+            draw_label(out, row.error_text, (int(err[:, 0].mean()), int(err_y)), scale * 0.9, background_bgr=_ERROR_BGR,
+                       taken=labels)
     return out
 
 

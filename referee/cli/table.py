@@ -237,11 +237,13 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
         )
         for row in result.rows
     ]
-    out = draw_rows(out, overlays)
+    labels: list[tuple[int, int, int, int]] = []
+    out = draw_rows(out, overlays, labels)
     lines = [f"{r.place}. {r.player}: {r.valid_length} card{'' if r.valid_length == 1 else 's'}, "
              f"{r.symbol_total} symbol{'' if r.symbol_total == 1 else 's'}" for r in result.ranking]
     lines += [f"{player}: no row found" for player in result.rowless]
-    return draw_panel(out, "Ranking", lines or ["no rows found"], [card.corners_xy for card in result.cards])
+    boxes = [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) for x0, y0, x1, y1 in labels]
+    return draw_panel(out, "Ranking", lines or ["no rows found"], [card.corners_xy for card in result.cards] + boxes)
 
 
 def _hidden_places(corners: list[NDArray], row: TableRow) -> tuple[NDArray[np.float64], ...]:

@@ -66,3 +66,32 @@ def test_a_place_where_a_card_may_lie_covered_is_outlined_and_asked_about() -> N
     without, with_place = draw_rows(frame, [plain]), draw_rows(frame, [replace(plain, hidden=(place,))])
     inside = (slice(100, 191), slice(180, 241))
     assert np.all(without[inside] == 90) and np.any(with_place[inside] != 90)
+
+
+def test_a_label_keeps_clear_of_the_labels_drawn_before_it() -> None:
+    # A row along the top edge had its title under its first error's words (the hard rulebook table).
+    image = np.zeros((200, 400, 3), np.uint8)
+    taken: list[tuple[int, int, int, int]] = []
+    first = draw_label(image, "4th card: 2 colours, like the 3rd", (200, 100), 0.6, background_bgr=(0, 0, 255), taken=taken)
+    second = draw_label(image, "Cem: 3 - check!", (190, 104), 0.6, background_bgr=(255, 0, 255), taken=taken)
+    assert taken == [first, second]
+    assert first[3] <= second[1] or second[3] <= first[1]  # one above the other, not over it
+    assert abs((second[1] + second[3]) / 2 - 104) < 2 * (second[3] - second[1])  # and near where it was asked for
+    red = (image == (0, 0, 255)).all(axis=2)
+    assert red[first[1]:first[3], first[0]:first[2]].mean() > 0.5  # the first is still seen
+
+
+def test_a_rows_title_and_reason_keep_off_each_other_and_are_handed_to_the_panel() -> None:
+    from vision.annotate import RowOverlay, draw_rows
+
+    # A row along the image's top edge, its error card highest: its title goes below the row,
+    # where the words under that card would reach.
+    cards = tuple(np.array([(x, y), (x + 60, y), (x + 60, y + 90), (x, y + 90)], np.float32)
+                  for x, y in ((40, 45), (110, 5), (180, 45)))
+    row = RowOverlay("Cem", cards, 1, 1, "2nd card: 2 colours and 3 symbols, like the 1st", True)
+    labels: list[tuple[int, int, int, int]] = []
+    draw_rows(np.full((300, 400, 3), 90, np.uint8), [row], labels)
+    assert len(labels) == 5  # three numbers, the title and the reason
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
