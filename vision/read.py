@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.cards import Colour, Criteria, InvalidCardError, Shape
+from vision.blobs import Blob
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
@@ -97,6 +98,18 @@ _SAME_MARK = 0.25
 # (0.52) and a piece of no symbol; of those fitting less, a quarter were bars.
 _PLAIN_BAR = 0.3
 
+# A card prints at most _MOST_SYMBOLS symbols. When more marks are read, those that are
+# plainly pieces of the card's printed frame are dropped: bar-like (elongation at least
+# _FRAME_LINE, a printed bar's is 0.72 or more), lying along a side with their centre within
+# _FRAME_ZONE of it (share of the short side; symbols keep well off the edge) and fitting no
+# shape (fit below _POOR_FIT). On a dim, noisy card a faint frame line breaks into such
+# pieces: on the one fresh card read with too many marks whose outline was right, four
+# pieces 5-6 px in (of 80), elongated 0.89-0.98, fitting 0.001 or less (its symbols 0.0-0.42).
+_MOST_SYMBOLS = 9
+_FRAME_LINE = 0.8
+_FRAME_ZONE = 0.1
+FRAME_PIECES = "marks along the card's edge taken for pieces of its printed frame (too many symbols)"
+
 # Confidence of a reading flagged for each kind of doubt.
 _DOUBT_CONFIDENCE = {
     "small blob near the size limit": 0.35,
@@ -109,6 +122,7 @@ _DOUBT_CONFIDENCE = {
     UNCLEAR_PIECE: 0.4,
     STRAY: 0.45,
     HIDDEN: 0.35,
+    FRAME_PIECES: 0.45,
 }
 
 
@@ -437,6 +451,35 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
     return replace(best, seg=replace(best.seg, doubt=best.seg.doubt + (STRETCHED,)))
 
 
+def _is_frame_piece(blob: Blob, fit: float, size_wh: tuple[int, int]) -> bool:
+    """Is this mark plainly a piece of the card's printed frame (see ``_FRAME_LINE``)?"""
+    width, height = size_wh
+    ex, ey = _elongation(blob.spread_xy)
+    if fit >= _POOR_FIT or math.hypot(ex, ey) < _FRAME_LINE or abs(ey) > abs(ex):
+        return False
+    zone = _FRAME_ZONE * min(width, height)
+    x, y = blob.center_xy
+    if ex < 0:  # (longer up and down: along the left or right side)
+        return min(x, width - 1 - x) < zone
+    return min(y, height - 1 - y) < zone
+
+
+def _without_frame_pieces(best: _Look) -> _Look:
+    """The reading with the pieces of the printed frame dropped (:func:`_is_frame_piece`)
+    when more marks are read than a card prints and that leaves a possible count; doubted."""
+    blobs = best.seg.blobs
+    if not _MOST_SYMBOLS < len(blobs) <= _MAX_MARKS or best.card is None:
+        return best
+    size_wh = best.card.ink.shape[::-1]
+    keep = [i for i, blob in enumerate(blobs) if not _is_frame_piece(blob, float(best.shape_fit[i]), size_wh)]
+    if not keep or len(keep) > _MOST_SYMBOLS:
+        return best
+    seg = replace(best.seg, blobs=tuple(blobs[i] for i in keep), doubt=best.seg.doubt + (FRAME_PIECES,))
+    unknown = tuple(best.unknown[i] for i in keep) if best.unknown else ()
+    return replace(best, seg=seg, shapes=[best.shapes[i] for i in keep], shape_conf=best.shape_conf[keep],
+                   shape_fit=best.shape_fit[keep], unknown=unknown)
+
+
 def _first_looks(card_bgr: NDArray[np.uint8]) -> _Look:
     """The best way of reading the card: as it is, or for a near-square quad from a tilted
     view (which side was foreshortened is unknown) stretched either way, keeping the
@@ -492,7 +535,7 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         When ``card_bgr`` is not a (H, W, 3) uint8 array or is smaller than 16 px.
     """
     _check_input(card_bgr)
-    best = _looks(card_bgr)
+    best = _without_frame_pieces(_looks(card_bgr))
     card, seg, (scale_x, scale_y), short = best.card, best.seg, best.scale_xy, best.short
     problem = best.problem or _marks_problem(seg)
     if problem:

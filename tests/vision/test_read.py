@@ -853,3 +853,20 @@ def test_a_bar_cut_short_by_the_image_side_is_still_a_bar(card_art, angle, cut):
     reading = read_card(card_art.light(np.ascontiguousarray(image[:, :right]), noise=2.0))
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
     assert reading.confidence < 0.5, reading
+
+
+def test_pieces_of_a_broken_frame_line_are_not_counted_when_too_many_marks_are_read(card_art):
+    # A dim, noisy card's faint printed frame breaks into frayed dashes along its sides, each
+    # read as a mark fitting no shape: with them the card would show 10 symbols (impossible).
+    syms = [card_art.Sym("star", "yellow", 0.35, 0.3, 0.24), card_art.Sym("star", "yellow", 0.3, 0.7, 0.24),
+            card_art.Sym("square", "green", 0.68, 0.7, 0.24, 10.0), card_art.Sym("bar", "green", 0.25, 1.05, 0.22, 80.0),
+            card_art.Sym("triangle", "green", 0.5, 1.15, 0.2), card_art.Sym("triangle", "black", 0.75, 1.05, 0.2)]
+    image = card_art.draw(syms)
+    width = image.shape[1]
+    for x, y0 in ((5, 18), (5, 68), (width - 8, 12), (width - 8, 58)):
+        dash = np.array([(x + (k % 3 == 1), y0 + 2 * k) for k in range(8)], np.int32)
+        cv2.polylines(image, [dash], False, (150, 150, 150), 2)
+    reading = read_card(card_art.light(image, noise=1.5))
+    assert reading.criteria == Criteria(colours=3, shapes=4, symbols=6), reading.reason
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5, reading.reason
