@@ -12,7 +12,7 @@ The segmentation (:mod:`vision.symbols`) and the search for symbols washed out b
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -43,6 +43,21 @@ _INK_ABSORPTION = 0.9
 _RING_PX = 3
 _GLARE_RING = 1.15
 _RING_CLIPPED = 248.0
+# Glare washing the middle of a large symbol out to near paper leaves its rim open at one
+# side: one mark far from convex (solidity below _OPEN_SOLIDITY), read as no shape, like a
+# printed digit. Unlike a digit's, the rim's convex hull is then tinted inside, beyond
+# the mark (at least _OPEN_GAP of the hull), in the mark's own hue and weaker: its chroma
+# (each channel's absorption against the paper around the hull, less their mean) projects
+# on the mark's by a share within _OPEN_TINT. The mark's chroma must be at least
+# _OPEN_CHROMA (a black mark has none to compare). On fresh renders the three such
+# triangles projected 0.58-0.86 and printed digits' hulls -0.1-0.1 (paper); stars' gaps
+# between their arms stay below _OPEN_GAP once the arms' blur is kept off (_OPEN_MARGIN px).
+WASHED_MIDDLE = "a symbol's middle washed out by glare (read as its outline's hull)"
+_OPEN_SOLIDITY = 0.8
+_OPEN_GAP = 0.15
+_OPEN_TINT = (0.3, 1.0)
+_OPEN_CHROMA = 0.15
+_OPEN_MARGIN = 2
 
 
 @dataclass(frozen=True)
@@ -62,6 +77,9 @@ class Blob:
         taken off, like ``mean_bgr`` (None where no glare brightens the paper around it).
     spread_xy : (var x, var y, cov xy) of its ink weights, working pixels squared: the same
         along every direction for every shape but the bar, unless the card is stretched.
+    washed_hull : the same mark measured as its convex hull, when it may be one symbol whose
+        middle glare washed out (see ``_OPEN_SOLIDITY``), or None: the reader takes it
+        only where the marks as they are look like no symbols (``read._looks_like_number``).
     """
 
     center_xy: tuple[float, float]
@@ -72,6 +90,7 @@ class Blob:
     fill: float = 1.0
     through_glare_bgr: NDArray[np.float32] | None = None
     spread_xy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    washed_hull: Blob | None = None
 
 
 def _filled(outline: NDArray[np.int32], box: tuple[int, int, int, int], pad: int,
@@ -251,7 +270,53 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             through = _through_glare(card, low, symbol, symbol_core, (x0, y0))
         blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill, through,
                           _spread_of_moments(moments)))
+    if (len(blobs) == 1 and card.source is not None and fill >= _HOLED
+            and blobs[0].features.solidity < _OPEN_SOLIDITY):
+        hull = cv2.convexHull(outline)
+        if _tinted_inside(card, low, filled, hull, core, (x0, y0)):
+            # Measured as a blob with a hole (taken whole at its own level), but none:
+            # its middle is the symbol's own ink, washed out.
+            found = _measure_blob(card, low, smoothed, hull, cv2.boundingRect(hull), short, low8, high8, [], [])
+            if len(found) == 1:
+                inside = replace(found[0], mean_bgr=blobs[0].mean_bgr, through_glare_bgr=blobs[0].through_glare_bgr,
+                                 fill=1.0, doubt=found[0].doubt + (WASHED_MIDDLE,))
+                blobs[0] = replace(blobs[0], washed_hull=inside)
     return blobs
+
+
+def _tinted_inside(card: BalancedCard, low: NDArray[np.uint8], filled: NDArray[np.uint8], hull: NDArray[np.int32],
+                   core: NDArray[np.uint8], origin: tuple[int, int]) -> bool:
+    """Is a mark's convex hull, beyond the mark, tinted in the mark's own hue, weaker
+    (see ``_OPEN_SOLIDITY``)? ``filled``: the mark's outline filled, ``core`` its core, both
+    in the box at ``origin``; ``hull`` in card pixels. Colours are the input's
+    (``card.source``): balancing by the paper field takes the washed middle's tint away."""
+    height, width = low.shape
+    x0, y0 = origin
+    h, w = filled.shape
+    pad = _RING_PX + 1
+    bx0, by0 = max(0, x0 - pad), max(0, y0 - pad)
+    bx1, by1 = min(width, x0 + w + pad), min(height, y0 + h + pad)
+    inside = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+    cv2.drawContours(inside, [hull], -1, 255, -1, offset=(-bx0, -by0))
+    mark = np.zeros_like(inside)
+    mark[y0 - by0:y0 - by0 + h, x0 - bx0:x0 - bx0 + w] = filled
+    gap = cv2.subtract(inside, cv2.dilate(mark, _CROSS, iterations=_OPEN_MARGIN))
+    if cv2.countNonZero(gap) < _OPEN_GAP * cv2.countNonZero(inside):
+        return False
+    ring = cv2.subtract(cv2.dilate(inside, _CROSS, iterations=_RING_PX), cv2.dilate(inside, _CROSS))
+    ring = cv2.bitwise_and(ring, cv2.bitwise_not(low[by0:by1, bx0:bx1]))
+    if cv2.countNonZero(ring) < 8 or cv2.countNonZero(core) == 0:
+        return False
+    source = card.source[by0:by1, bx0:bx1]
+    paper = np.maximum(cv2.mean(source, ring)[:3], 1.0)
+    ink = cv2.mean(card.source[y0:y0 + h, x0:x0 + w], core)[:3]
+    absorbed_ink = 1.0 - (np.array(ink) / paper) ** _GAMMA
+    absorbed_gap = 1.0 - (np.array(cv2.mean(source, gap)[:3]) / paper) ** _GAMMA
+    hue, tint = absorbed_ink - absorbed_ink.mean(), absorbed_gap - absorbed_gap.mean()
+    strength = float(hue @ hue)
+    if strength < _OPEN_CHROMA ** 2:
+        return False
+    return _OPEN_TINT[0] <= float(tint @ hue) / strength <= _OPEN_TINT[1]
 
 
 def _spread(weights: NDArray) -> tuple[float, float, float]:

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.cards import Colour, Criteria, InvalidCardError, Shape
+from vision.blobs import WASHED_MIDDLE
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
@@ -109,6 +110,7 @@ _DOUBT_CONFIDENCE = {
     UNCLEAR_PIECE: 0.4,
     STRAY: 0.45,
     HIDDEN: 0.35,
+    WASHED_MIDDLE: 0.4,
 }
 
 
@@ -213,6 +215,20 @@ def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.f
             blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
     )
     return 2 * symbol_like < len(voting) or symbol_like == 0
+
+
+def _washed_middles(seg: Segmentation) -> tuple[Segmentation, list[Shape], NDArray[np.float64], NDArray[np.float64]] | None:
+    """The marks read with each one that may be a symbol whose middle glare washed out
+    taken as its convex hull (``Blob.washed_hull``: the hull is tinted inside in the mark's
+    own hue, where a printed digit's is plain paper), with their shapes, confidences and
+    fits; None when no mark may be one, or the marks so read still look like no symbols."""
+    if not any(blob.washed_hull is not None for blob in seg.blobs):
+        return None
+    blobs = tuple(blob if blob.washed_hull is None else blob.washed_hull for blob in seg.blobs)
+    shapes, confidence, fit = classify_shapes(np.stack([blob.features.as_array() for blob in blobs]),
+                                              np.array([blob.extent for blob in blobs]))
+    seg = replace(seg, blobs=blobs)
+    return None if _looks_like_number(seg, shapes, fit) else (seg, shapes, confidence, fit)
 
 
 def _calibrated(weight: float) -> float:
@@ -501,7 +517,11 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     inks = None if profile is None else profile.inks
     colours, colour_conf, colour_fit = _colours(seg, inks)
     if _looks_like_number(seg, shapes, shape_fit):
-        return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
+        washed = _washed_middles(seg)
+        if washed is None:
+            return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
+        seg, shapes, shape_conf, shape_fit = washed
+        colours, colour_conf, colour_fit = _colours(seg, inks)
     dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL
     if dark and float(shape_fit.max()) < _POOR_FIT:
         return _not_face("too dark for paper and no mark is a symbol (a phone screen?)", 0.7)
