@@ -55,9 +55,9 @@ _RING_CLIPPED = 248.0
 WASHED_MIDDLE = "a symbol's middle washed out by glare (read as its outline's hull)"
 _OPEN_SOLIDITY = 0.8
 _OPEN_GAP = 0.15
-_OPEN_TINT = (0.3, 1.0)
+_OPEN_TINT = (0.3, 1.25)
 _OPEN_CHROMA = 0.15
-_OPEN_MARGIN = 2
+_OPEN_MARGIN = 3
 
 
 @dataclass(frozen=True)
@@ -270,36 +270,37 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             through = _through_glare(card, low, symbol, symbol_core, (x0, y0))
         blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill, through,
                           _spread_of_moments(moments)))
-    if (len(blobs) == 1 and card.source is not None and fill >= _HOLED
-            and blobs[0].features.solidity < _OPEN_SOLIDITY):
+    holed = fill < _HOLED
+    if len(blobs) == 1 and card.source is not None and (holed or blobs[0].features.solidity < _OPEN_SOLIDITY):
         hull = cv2.convexHull(outline)
-        if _tinted_inside(card, low, filled, hull, core, (x0, y0)):
-            # Measured as a blob with a hole (taken whole at its own level), but none:
-            # its middle is the symbol's own ink, washed out.
-            found = _measure_blob(card, low, smoothed, hull, cv2.boundingRect(hull), short, low8, high8, [], [])
-            if len(found) == 1:
-                inside = replace(found[0], mean_bgr=blobs[0].mean_bgr, through_glare_bgr=blobs[0].through_glare_bgr,
-                                 fill=1.0, doubt=found[0].doubt + (WASHED_MIDDLE,))
-                blobs[0] = replace(blobs[0], washed_hull=inside)
+        if _tinted_inside(card, low, own, hull, core, (x0, y0)):
+            # A hole is already taken whole; an open rim is measured as a blob with a hole,
+            # its hull. Neither has one: its middle is the symbol's own ink, washed out.
+            whole = blobs if holed else _measure_blob(card, low, smoothed, hull, cv2.boundingRect(hull), short, low8,
+                                                      high8, [], [])
+            if len(whole) == 1:
+                blobs[0] = replace(blobs[0], washed_hull=replace(
+                    whole[0], mean_bgr=blobs[0].mean_bgr, through_glare_bgr=blobs[0].through_glare_bgr, fill=1.0,
+                    doubt=whole[0].doubt + (WASHED_MIDDLE,)))
     return blobs
 
 
-def _tinted_inside(card: BalancedCard, low: NDArray[np.uint8], filled: NDArray[np.uint8], hull: NDArray[np.int32],
+def _tinted_inside(card: BalancedCard, low: NDArray[np.uint8], ink: NDArray[np.uint8], hull: NDArray[np.int32],
                    core: NDArray[np.uint8], origin: tuple[int, int]) -> bool:
-    """Is a mark's convex hull, beyond the mark, tinted in the mark's own hue, weaker
-    (see ``_OPEN_SOLIDITY``)? ``filled``: the mark's outline filled, ``core`` its core, both
-    in the box at ``origin``; ``hull`` in card pixels. Colours are the input's
+    """Is a mark's convex hull, beyond the mark's ink (a hole in it, or the rest of the
+    hull), tinted in the mark's own hue, weaker (see ``_OPEN_SOLIDITY``)? ``ink``: the
+    mark's ink, ``core`` its core, both in the box at ``origin``; ``hull`` in card pixels. Colours are the input's
     (``card.source``): balancing by the paper field takes the washed middle's tint away."""
     height, width = low.shape
     x0, y0 = origin
-    h, w = filled.shape
+    h, w = ink.shape
     pad = _RING_PX + 1
     bx0, by0 = max(0, x0 - pad), max(0, y0 - pad)
     bx1, by1 = min(width, x0 + w + pad), min(height, y0 + h + pad)
     inside = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
     cv2.drawContours(inside, [hull], -1, 255, -1, offset=(-bx0, -by0))
     mark = np.zeros_like(inside)
-    mark[y0 - by0:y0 - by0 + h, x0 - bx0:x0 - bx0 + w] = filled
+    mark[y0 - by0:y0 - by0 + h, x0 - bx0:x0 - bx0 + w] = ink
     gap = cv2.subtract(inside, cv2.dilate(mark, _CROSS, iterations=_OPEN_MARGIN))
     if cv2.countNonZero(gap) < _OPEN_GAP * cv2.countNonZero(inside):
         return False
@@ -308,10 +309,9 @@ def _tinted_inside(card: BalancedCard, low: NDArray[np.uint8], filled: NDArray[n
     if cv2.countNonZero(ring) < 8 or cv2.countNonZero(core) == 0:
         return False
     source = card.source[by0:by1, bx0:bx1]
-    paper = np.maximum(cv2.mean(source, ring)[:3], 1.0)
-    ink = cv2.mean(card.source[y0:y0 + h, x0:x0 + w], core)[:3]
-    absorbed_ink = 1.0 - (np.array(ink) / paper) ** _GAMMA
-    absorbed_gap = 1.0 - (np.array(cv2.mean(source, gap)[:3]) / paper) ** _GAMMA
+    paper = (np.array(cv2.mean(source, ring)[:3]) / 255.0) ** _GAMMA
+    absorbed_ink = paper - (np.array(cv2.mean(card.source[y0:y0 + h, x0:x0 + w], core)[:3]) / 255.0) ** _GAMMA
+    absorbed_gap = paper - (np.array(cv2.mean(source, gap)[:3]) / 255.0) ** _GAMMA
     hue, tint = absorbed_ink - absorbed_ink.mean(), absorbed_gap - absorbed_gap.mean()
     strength = float(hue @ hue)
     if strength < _OPEN_CHROMA ** 2:

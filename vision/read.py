@@ -222,12 +222,22 @@ def _washed_middles(seg: Segmentation) -> tuple[Segmentation, list[Shape], NDArr
     taken as its convex hull (``Blob.washed_hull``: the hull is tinted inside in the mark's
     own hue, where a printed digit's is plain paper), with their shapes, confidences and
     fits; None when no mark may be one, or the marks so read still look like no symbols."""
-    if not any(blob.washed_hull is not None for blob in seg.blobs):
+    hulls = [i for i, blob in enumerate(seg.blobs) if blob.washed_hull is not None]
+    if not hulls:
         return None
-    blobs = tuple(blob if blob.washed_hull is None else blob.washed_hull for blob in seg.blobs)
+    wholes = [seg.blobs[i].washed_hull for i in hulls]
+    _, _, whole_fit = classify_shapes(np.stack([blob.features.as_array() for blob in wholes]),
+                                      np.array([blob.extent for blob in wholes]))
+    # (any solid convex mark passes for another game's symbol: a hull must fit a shape)
+    blobs = list(seg.blobs)
+    for i, whole, f in zip(hulls, wholes, whole_fit):
+        if f >= _NUMBER_FIT:
+            blobs[i] = whole
+    if blobs == list(seg.blobs):
+        return None
     shapes, confidence, fit = classify_shapes(np.stack([blob.features.as_array() for blob in blobs]),
                                               np.array([blob.extent for blob in blobs]))
-    seg = replace(seg, blobs=blobs)
+    seg = replace(seg, blobs=tuple(blobs))
     return None if _looks_like_number(seg, shapes, fit) else (seg, shapes, confidence, fit)
 
 
