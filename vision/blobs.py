@@ -43,15 +43,17 @@ _INK_ABSORPTION = 0.9
 _RING_PX = 3
 _GLARE_RING = 1.15
 _RING_CLIPPED = 248.0
-# Glare washing the middle of a large symbol out to near paper leaves its rim open at one
-# side: one mark far from convex (solidity below _OPEN_SOLIDITY), read as no shape, like a
-# printed digit. Unlike a digit's, the rim's convex hull is then tinted inside, beyond
-# the mark (at least _OPEN_GAP of the hull), in the mark's own hue and weaker: its chroma
-# (each channel's absorption against the paper around the hull, less their mean) projects
-# on the mark's by a share within _OPEN_TINT. The mark's chroma must be at least
-# _OPEN_CHROMA (a black mark has none to compare). On fresh renders the three such
-# triangles projected 0.58-0.86 and printed digits' hulls -0.1-0.1 (paper); stars' gaps
-# between their arms stay below _OPEN_GAP once the arms' blur is kept off (_OPEN_MARGIN px).
+# Glare washing the middle of a large symbol out to near paper leaves a mark far from
+# convex (solidity below _OPEN_SOLIDITY: a rim open at one side) or with a hole, read as no
+# shape or as a digit's hole. The mark's convex hull is then tinted beyond its ink, where a
+# digit's is plain paper, (at least _OPEN_GAP of the hull, _OPEN_MARGIN px off the ink to keep its blur
+# out) in the mark's own hue: its chroma (the light absorbed against the paper around the
+# hull, in linear light, less its mean over the channels: glare adds white light alike to
+# all) projects on the mark's by a share within _OPEN_TINT (no more tinted than the mark,
+# up to noise). The mark needs a chroma of _OPEN_CHROMA to compare (black has none). On
+# fresh renders the open triangles projected 0.57-0.94; glared digits' holes and strokes
+# project up to 0.8 too (glare washes a digit's stroke pale and tinted alike), so the reader takes
+# the hull only where it fits a shape and explains every mark (``read._washed_middles``).
 WASHED_MIDDLE = "a symbol's middle washed out by glare (read as its outline's hull)"
 _OPEN_SOLIDITY = 0.8
 _OPEN_GAP = 0.15

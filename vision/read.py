@@ -204,9 +204,15 @@ def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.f
     thin pieces. Marks much smaller than the largest do not vote (a point card's corner
     numbers blur into small solid blobs), nor do marks of unknown shape (``HIDDEN``: a piece
     cut free at the edge says nothing of what is printed)."""
+    symbol_like, voting = _symbol_like(seg, shapes, fit)
+    return voting > 0 and (2 * symbol_like < voting or symbol_like == 0)
+
+
+def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64]) -> tuple[int, int]:
+    """How many of the marks that vote in ``_looks_like_number`` are symbol-like, and how many vote."""
     known = [(blob, shape, f) for blob, shape, f in zip(seg.blobs, shapes, fit) if HIDDEN not in blob.doubt]
     if not known:
-        return False
+        return 0, 0
     largest = max(blob.extent for blob, _, _ in known)
     voting = [(blob, shape, f) for blob, shape, f in known if blob.extent >= _VOTING_SIZE * largest]
     symbol_like = sum(
@@ -214,14 +220,16 @@ def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.f
         if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.features.thickness >= _STROKE and (
             blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
     )
-    return 2 * symbol_like < len(voting) or symbol_like == 0
+    return symbol_like, len(voting)
 
 
 def _washed_middles(seg: Segmentation) -> tuple[Segmentation, list[Shape], NDArray[np.float64], NDArray[np.float64]] | None:
     """The marks read with each one that may be a symbol whose middle glare washed out
     taken as its convex hull (``Blob.washed_hull``: the hull is tinted inside in the mark's
-    own hue, where a printed digit's is plain paper), with their shapes, confidences and
-    fits; None when no mark may be one, or the marks so read still look like no symbols."""
+    own hue, where a printed digit's is plain paper) and fits a shape, with their shapes,
+    confidences and fits; None when no mark may be one, or when the marks so read are not
+    all symbol-like (a doubtful reading is taken only where it explains every mark: glare
+    washes a digit's strokes pale and tinted too, and a piece of one may fit a bar)."""
     hulls = [i for i, blob in enumerate(seg.blobs) if blob.washed_hull is not None]
     if not hulls:
         return None
@@ -238,7 +246,8 @@ def _washed_middles(seg: Segmentation) -> tuple[Segmentation, list[Shape], NDArr
     shapes, confidence, fit = classify_shapes(np.stack([blob.features.as_array() for blob in blobs]),
                                               np.array([blob.extent for blob in blobs]))
     seg = replace(seg, blobs=tuple(blobs))
-    return None if _looks_like_number(seg, shapes, fit) else (seg, shapes, confidence, fit)
+    symbol_like, voting = _symbol_like(seg, shapes, fit)
+    return (seg, shapes, confidence, fit) if symbol_like == voting else None
 
 
 def _calibrated(weight: float) -> float:
