@@ -237,12 +237,12 @@ def _washed_middles(seg: Segmentation) -> tuple[Segmentation, list[Shape], NDArr
     _, _, whole_fit = classify_shapes(np.stack([blob.features.as_array() for blob in wholes]),
                                       np.array([blob.extent for blob in wholes]))
     # (any solid convex mark passes for another game's symbol: a hull must fit a shape)
-    blobs = list(seg.blobs)
-    for i, whole, f in zip(hulls, wholes, whole_fit):
-        if f >= _NUMBER_FIT:
-            blobs[i] = whole
-    if blobs == list(seg.blobs):
+    fitting = [(i, whole) for i, whole, f in zip(hulls, wholes, whole_fit) if f >= _NUMBER_FIT]
+    if not fitting:
         return None
+    blobs = list(seg.blobs)
+    for i, whole in fitting:
+        blobs[i] = whole
     shapes, confidence, fit = classify_shapes(np.stack([blob.features.as_array() for blob in blobs]),
                                               np.array([blob.extent for blob in blobs]))
     seg = replace(seg, blobs=tuple(blobs))
