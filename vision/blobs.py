@@ -12,7 +12,7 @@ The segmentation (:mod:`vision.symbols`) and the search for symbols washed out b
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -43,6 +43,23 @@ _INK_ABSORPTION = 0.9
 _RING_PX = 3
 _GLARE_RING = 1.15
 _RING_CLIPPED = 248.0
+# Glare washing the middle of a large symbol out to near paper leaves a mark far from
+# convex (solidity below _OPEN_SOLIDITY: a rim open at one side) or with a hole, read as no
+# shape or as a digit's hole. The mark's convex hull is then tinted beyond its ink, where a
+# digit's is plain paper, (at least _OPEN_GAP of the hull, _OPEN_MARGIN px off the ink to keep its blur
+# out) in the mark's own hue: its chroma (the light absorbed against the paper around the
+# hull, in linear light, less its mean over the channels: glare adds white light alike to
+# all) projects on the mark's by a share within _OPEN_TINT (no more tinted than the mark,
+# up to noise). The mark needs a chroma of _OPEN_CHROMA to compare (black has none). On
+# fresh renders the open triangles projected 0.57-0.94; glared digits' holes and strokes
+# project up to 0.8 too (glare washes a digit's stroke pale and tinted alike), so the reader takes
+# the hull only where it fits a shape and explains every mark (``read._washed_middles``).
+WASHED_MIDDLE = "a symbol's middle washed out by glare (read as its outline's hull)"
+_OPEN_SOLIDITY = 0.8
+_OPEN_GAP = 0.15
+_OPEN_TINT = (0.3, 1.25)
+_OPEN_CHROMA = 0.15
+_OPEN_MARGIN = 3
 
 
 @dataclass(frozen=True)
@@ -62,6 +79,9 @@ class Blob:
         taken off, like ``mean_bgr`` (None where no glare brightens the paper around it).
     spread_xy : (var x, var y, cov xy) of its ink weights, working pixels squared: the same
         along every direction for every shape but the bar, unless the card is stretched.
+    washed_hull : the same mark measured as its convex hull, when it may be one symbol whose
+        middle glare washed out (see ``_OPEN_SOLIDITY``), or None: the reader takes it
+        only where the marks as they are look like no symbols (``read._looks_like_number``).
     """
 
     center_xy: tuple[float, float]
@@ -72,6 +92,7 @@ class Blob:
     fill: float = 1.0
     through_glare_bgr: NDArray[np.float32] | None = None
     spread_xy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    washed_hull: Blob | None = None
 
 
 def _filled(outline: NDArray[np.int32], box: tuple[int, int, int, int], pad: int,
@@ -251,7 +272,53 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
             through = _through_glare(card, low, symbol, symbol_core, (x0, y0))
         blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill, through,
                           _spread_of_moments(moments)))
+    holed = fill < _HOLED
+    if len(blobs) == 1 and card.source is not None and (holed or blobs[0].features.solidity < _OPEN_SOLIDITY):
+        hull = cv2.convexHull(outline)
+        if _tinted_inside(card, low, own, hull, core, (x0, y0)):
+            # A hole is already taken whole; an open rim is measured as a blob with a hole,
+            # its hull. Neither has one: its middle is the symbol's own ink, washed out.
+            whole = blobs if holed else _measure_blob(card, low, smoothed, hull, cv2.boundingRect(hull), short, low8,
+                                                      high8, [], [])
+            if len(whole) == 1:
+                blobs[0] = replace(blobs[0], washed_hull=replace(
+                    whole[0], mean_bgr=blobs[0].mean_bgr, through_glare_bgr=blobs[0].through_glare_bgr, fill=1.0,
+                    doubt=whole[0].doubt + (WASHED_MIDDLE,)))
     return blobs
+
+
+def _tinted_inside(card: BalancedCard, low: NDArray[np.uint8], ink: NDArray[np.uint8], hull: NDArray[np.int32],
+                   core: NDArray[np.uint8], origin: tuple[int, int]) -> bool:
+    """Is a mark's convex hull, beyond the mark's ink (a hole in it, or the rest of the
+    hull), tinted in the mark's own hue, weaker (see ``_OPEN_SOLIDITY``)? ``ink``: the
+    mark's ink, ``core`` its core, both in the box at ``origin``; ``hull`` in card pixels. Colours are the input's
+    (``card.source``): balancing by the paper field takes the washed middle's tint away."""
+    height, width = low.shape
+    x0, y0 = origin
+    h, w = ink.shape
+    pad = _RING_PX + 1
+    bx0, by0 = max(0, x0 - pad), max(0, y0 - pad)
+    bx1, by1 = min(width, x0 + w + pad), min(height, y0 + h + pad)
+    inside = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+    cv2.drawContours(inside, [hull], -1, 255, -1, offset=(-bx0, -by0))
+    mark = np.zeros_like(inside)
+    mark[y0 - by0:y0 - by0 + h, x0 - bx0:x0 - bx0 + w] = ink
+    gap = cv2.subtract(inside, cv2.dilate(mark, _CROSS, iterations=_OPEN_MARGIN))
+    if cv2.countNonZero(gap) < _OPEN_GAP * cv2.countNonZero(inside):
+        return False
+    ring = cv2.subtract(cv2.dilate(inside, _CROSS, iterations=_RING_PX), cv2.dilate(inside, _CROSS))
+    ring = cv2.bitwise_and(ring, cv2.bitwise_not(low[by0:by1, bx0:bx1]))
+    if cv2.countNonZero(ring) < 8 or cv2.countNonZero(core) == 0:
+        return False
+    source = card.source[by0:by1, bx0:bx1]
+    paper = (np.array(cv2.mean(source, ring)[:3]) / 255.0) ** _GAMMA
+    absorbed_ink = paper - (np.array(cv2.mean(card.source[y0:y0 + h, x0:x0 + w], core)[:3]) / 255.0) ** _GAMMA
+    absorbed_gap = paper - (np.array(cv2.mean(source, gap)[:3]) / 255.0) ** _GAMMA
+    hue, tint = absorbed_ink - absorbed_ink.mean(), absorbed_gap - absorbed_gap.mean()
+    strength = float(hue @ hue)
+    if strength < _OPEN_CHROMA ** 2:
+        return False
+    return _OPEN_TINT[0] <= float(tint @ hue) / strength <= _OPEN_TINT[1]
 
 
 def _spread(weights: NDArray) -> tuple[float, float, float]:

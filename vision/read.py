@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.cards import Colour, Criteria, InvalidCardError, Shape
-from vision.blobs import Blob
+from vision.blobs import WASHED_MIDDLE, Blob
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
@@ -123,6 +123,7 @@ _DOUBT_CONFIDENCE = {
     STRAY: 0.45,
     HIDDEN: 0.35,
     FRAME_PIECES: 0.45,
+    WASHED_MIDDLE: 0.4,
 }
 
 
@@ -216,9 +217,15 @@ def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.f
     thin pieces. Marks much smaller than the largest do not vote (a point card's corner
     numbers blur into small solid blobs), nor do marks of unknown shape (``HIDDEN``: a piece
     cut free at the edge says nothing of what is printed)."""
+    symbol_like, voting = _symbol_like(seg, shapes, fit)
+    return voting > 0 and (2 * symbol_like < voting or symbol_like == 0)
+
+
+def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64]) -> tuple[int, int]:
+    """How many of the marks that vote in ``_looks_like_number`` are symbol-like, and how many vote."""
     known = [(blob, shape, f) for blob, shape, f in zip(seg.blobs, shapes, fit) if HIDDEN not in blob.doubt]
     if not known:
-        return False
+        return 0, 0
     largest = max(blob.extent for blob, _, _ in known)
     voting = [(blob, shape, f) for blob, shape, f in known if blob.extent >= _VOTING_SIZE * largest]
     symbol_like = sum(
@@ -226,7 +233,34 @@ def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.f
         if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.features.thickness >= _STROKE and (
             blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
     )
-    return 2 * symbol_like < len(voting) or symbol_like == 0
+    return symbol_like, len(voting)
+
+
+def _washed_middles(seg: Segmentation) -> tuple[Segmentation, list[Shape], NDArray[np.float64], NDArray[np.float64]] | None:
+    """The marks read with each one that may be a symbol whose middle glare washed out
+    taken as its convex hull (``Blob.washed_hull``: the hull is tinted inside in the mark's
+    own hue, where a printed digit's is plain paper) and fits a shape, with their shapes,
+    confidences and fits; None when no mark may be one, or when the marks so read are not
+    all symbol-like (a doubtful reading is taken only where it explains every mark: glare
+    washes a digit's strokes pale and tinted too, and a piece of one may fit a bar)."""
+    hulls = [i for i, blob in enumerate(seg.blobs) if blob.washed_hull is not None]
+    if not hulls:
+        return None
+    wholes = [seg.blobs[i].washed_hull for i in hulls]
+    _, _, whole_fit = classify_shapes(np.stack([blob.features.as_array() for blob in wholes]),
+                                      np.array([blob.extent for blob in wholes]))
+    # (any solid convex mark passes for another game's symbol: a hull must fit a shape)
+    fitting = [(i, whole) for i, whole, f in zip(hulls, wholes, whole_fit) if f >= _NUMBER_FIT]
+    if not fitting:
+        return None
+    blobs = list(seg.blobs)
+    for i, whole in fitting:
+        blobs[i] = whole
+    shapes, confidence, fit = classify_shapes(np.stack([blob.features.as_array() for blob in blobs]),
+                                              np.array([blob.extent for blob in blobs]))
+    seg = replace(seg, blobs=tuple(blobs))
+    symbol_like, voting = _symbol_like(seg, shapes, fit)
+    return (seg, shapes, confidence, fit) if symbol_like == voting else None
 
 
 def _calibrated(weight: float) -> float:
@@ -544,7 +578,11 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     inks = None if profile is None else profile.inks
     colours, colour_conf, colour_fit = _colours(seg, inks)
     if _looks_like_number(seg, shapes, shape_fit):
-        return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
+        washed = _washed_middles(seg)
+        if washed is None:
+            return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
+        seg, shapes, shape_conf, shape_fit = washed
+        colours, colour_conf, colour_fit = _colours(seg, inks)
     dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL
     if dark and float(shape_fit.max()) < _POOR_FIT:
         return _not_face("too dark for paper and no mark is a symbol (a phone screen?)", 0.7)

@@ -870,3 +870,31 @@ def test_pieces_of_a_broken_frame_line_are_not_counted_when_too_many_marks_are_r
     assert reading.criteria == Criteria(colours=3, shapes=4, symbols=6), reading.reason
     assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
     assert reading.confidence < 0.5, reading.reason
+
+
+@pytest.mark.parametrize("colour, dy, radius, amount", [("red", 0.06, 0.18, 0.6), ("blue", 0.06, 0.14, 0.8),
+                                                        ("red", 0.02, 0.16, 0.6)])
+def test_one_large_symbol_whose_middle_glare_washed_pale_is_read(card_art, colour, dy, radius, amount):
+    # Glare on the middle of a card's one large triangle washes it pale, still tinted: the
+    # paper field rises into it, and what is left is the triangle's rim, open at one side
+    # (far from convex) or closed around a hole, which fits no shape, like a printed digit.
+    # Its hull's inside is tinted in the rim's own hue (a digit's is paper): one triangle, doubted.
+    syms = [card_art.Sym("triangle", colour, 0.5, 0.72, 0.62)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.72 / 1.45 + dy, radius, amount)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert reading.is_face and _names(reading) == [("triangle", colour)], reading.reason
+    assert "middle washed out" in reading.reason and reading.confidence < 0.5
+
+
+@pytest.mark.parametrize("value, ink, radius, amount, thickness", [
+    ("0", (40, 40, 200), 0.2, 0.8, 8), ("4", (170, 80, 30), 0.2, 0.4, 8), ("7", (40, 140, 40), 0.2, 0.8, 8),
+    ("9", (40, 140, 40), 0.12, 0.8, 3)])
+def test_a_coloured_number_under_glare_is_not_a_face(card_art, value, ink, radius, amount, thickness):
+    # Glare washes a printed digit's strokes pale and tinted too, inside its hull as inside
+    # a washed symbol's: its hull must also fit a shape and explain every mark.
+    img = np.empty((116, 80, 3), np.uint8)
+    img[:] = (222, 214, 200)
+    (tw, th), _ = cv2.getTextSize(value, cv2.FONT_HERSHEY_DUPLEX, 1.8, thickness)
+    cv2.putText(img, value, ((80 - tw) // 2, (116 + th) // 2), cv2.FONT_HERSHEY_DUPLEX, 1.8, ink, thickness, cv2.LINE_AA)
+    reading = read_card(card_art.light(_added_glare(img, 0.5, 0.5, radius, amount), noise=2.0, blur=0.5))
+    assert not reading.is_face, reading
