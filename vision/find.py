@@ -137,10 +137,8 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     # first. Any card may have been found only inside its printed border, or short of a part
     # in a shadow or under glare: its sides move out to the outline where one is clearly seen.
     # The cards found by their tint move among the others, but move none of them.
-    if tinted:
-        snapped = _onto_outlines(frame_bgr, snapped[:len(quads)]) + _onto_outlines(frame_bgr, snapped)[len(quads):]
-    elif snapped:
-        snapped = _onto_outlines(frame_bgr, snapped)
+    if snapped:
+        snapped = _onto_outlines(frame_bgr, snapped, len(quads))
     quads += tinted
     return [CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]
 
@@ -160,21 +158,26 @@ def _gray_near(frame_bgr: NDArray[np.uint8], quads: list[CardQuad], margin: floa
     return gray
 
 
-def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
+def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]],
+                   settled: int | None = None) -> list[NDArray[np.float32]]:
     """Quads (4, 2) moved onto their cards' outlines: sides pulled in off pale cloth, a side
     cut across the card squared up, sides reaching out to the outline, squared up again,
     a side cut parallel to the card's widened to the card's size as its neighbours measure it,
     and a quad still unlike a card on its neighbours' table plane refitted at one of its corners.
 
     A quad may be cut across the card on one side and found short on another, both skewed;
-    squaring refuses it until the short side has reached the outline.
+    squaring refuses it until the short side has reached the outline. With ``settled``, the
+    first ``settled`` quads have only each other for neighbours; the rest have all.
     """
     level = frame_level(frame_bgr)
     pulled = pull_in_outlines(frame_bgr, np.array(quads_xy, np.float32))
     squared = [square_up(frame_bgr, corners, level) for corners in pulled]
     reached = reach_outlines(frame_bgr, np.array(squared, np.float32))
-    widened = widen_cut_quads(frame_bgr, [square_up(frame_bgr, corners, level) for corners in reached])
-    return refit_off_cards(frame_bgr, widened)
+    squared = [square_up(frame_bgr, corners, level) for corners in reached]
+    moved = refit_off_cards(frame_bgr, widen_cut_quads(frame_bgr, squared))
+    if settled is None or settled >= len(squared):
+        return moved
+    return refit_off_cards(frame_bgr, widen_cut_quads(frame_bgr, squared[:settled])) + moved[settled:]
 
 
 def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region]]:
