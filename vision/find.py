@@ -44,6 +44,7 @@ _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a s
 _TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
 _DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as no paper
 _TINT_OVERLAP = 0.1  # a card found by its tint lies over no card found by more than this share of itself
+_TINT_EDGES = (80, 160)  # the likeness to the paper's tint is twice as grainy on paper as the whiteness: edges twice as sharp
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -197,7 +198,8 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     cloth, leaves it no whiter than the table at any level; a shadow darkens paper but
     keeps its chromaticity (its share of blue, green and red). The frame's likeness to
     the cards' paper chromaticity (lightness aside, what is nearly black left out) is
-    swept as the whiteness is, in boxes around what no card found explains; a region
+    swept as the whiteness is, in boxes around what no card found explains, but cut only
+    along sharper edges: read so closely, chromaticity is grainy on paper; a region
     counts apart from the cards found, of their size, lying over none of them, with its
     outline seen.
     """
@@ -234,7 +236,7 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     for x0, y0, x1, y1 in _boxes_around(pieces, left.shape, 0.3 * short * long, int(0.3 * long)):
         offset = np.array([x0, y0], np.float32)
         regions += [Region(r.corners_xy + offset, r.fill, r.level, r.levels)
-                    for r in card_regions(like[y0:y1, x0:x1], min_short_px, span=span, max_area=max_area,
+                    for r in card_regions(like[y0:y1, x0:x1], min_short_px, _TINT_EDGES, span=span, max_area=max_area,
                                           white_u8=white_u8[y0:y1, x0:x1])
                     if r.fill >= _AGAIN_MIN_FILL]
     if not regions:
