@@ -51,7 +51,8 @@ _REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.6, 0.5, (0.14, 
 # more than its card: mostly a card lying over another, whose paper ran on into the one
 # beneath. The card's outline over the other card's paper is only a thin shadow: it is looked
 # for as a light step of _FAINT_STEP within _FAINT_REACH short sides, among the cards at the
-# quad's corners lying within it (at least _WITHIN of their inside). On fresh medium renders
+# quad's corners lying within it (at least _WITHIN of their inside) and covering at least half
+# of it (the part of the card beneath left in view is less than a card). On fresh medium renders
 # such quads measured 1.25-1.6 cards long; the card on top, placed by the neighbours' size
 # (10-20 px off), showed its outline so along 0.9-1 of the normals across every side (along
 # 0.3-0.6 of them across its side over the card beneath at the usual step). A card half under
@@ -405,7 +406,8 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     covered = (count >= _REFIT_ADDED[0] * points.shape[1]) & ((papery & added).sum(axis=1) < _REFIT_ADDED[1] * count)
     fitting = (seen.min(axis=1) >= _REFIT_SEEN) & (score > score[0] - _REFIT_MARGIN) & ~covered
     if within:
-        fitting &= count <= (1.0 - _WITHIN) * points.shape[1]
+        halves = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads]) >= 0.5 * cv2.contourArea(c.astype(np.float32))
+        fitting &= (count <= (1.0 - _WITHIN) * points.shape[1]) & halves
     fitting[0] = False
     if not fitting.any():
         return corners_xy

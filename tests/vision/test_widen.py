@@ -164,3 +164,17 @@ def test_a_quad_round_a_card_and_the_one_beneath_it_is_refitted_as_the_card_on_t
 def test_a_quad_round_a_card_over_another_with_no_outline_seen_is_left_alone() -> None:
     frame = _card_over_another(shadow=0)
     assert np.array_equal(refit_off_cards(frame, CARDS[:3] + [_over_both()])[3], _over_both())
+
+
+
+def test_a_card_covering_less_than_half_of_the_quad_round_it_is_not_taken_for_the_card_on_top() -> None:
+    # Paper 2.2 cards long with CARDS[3]'s thin shadow across it: what lies beyond the shadow
+    # is more than a card, no card beneath in part view (the quad is not a card over another).
+    frame = np.zeros((680, 520, 3), np.uint8) + np.uint8(TABLE)
+    beyond = order_corners(CARDS[3] + np.float32(CARDS[3][3] - CARDS[3][0]) * 1.2)
+    long_quad = order_corners(np.array([CARDS[3][0], CARDS[3][1], beyond[2], beyond[3]], np.float32))
+    for corners in CARDS[:3] + [long_quad]:
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), PAPER)
+    cv2.line(frame, tuple(np.round(CARDS[3][2]).astype(int)), tuple(np.round(CARDS[3][3]).astype(int)),
+             tuple(int(v) - 8 for v in PAPER), 2)
+    assert np.array_equal(refit_off_cards(frame, CARDS[:3] + [long_quad])[3], long_quad)
