@@ -6,7 +6,9 @@ nothing skewed. The cards of one deck share a size and lie on one table: the pla
 neighbouring card, rectified from its quad, measures the quad in card sides, and one cut
 short shows a side pair well below the card's. A quad skewed past any card's view, with
 one corner pulled off its card, is completed from its other three corners where that
-gives a quad of the card's size.
+gives a quad of the card's size. A quad larger than the card, of a card lying over another and
+the part of that one it leaves in view, is refitted as the card within it whose outline, a
+thin shadow over the paper beneath, is seen all round.
 """
 
 from __future__ import annotations
@@ -45,6 +47,17 @@ _OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
 # as well as the quad, and where it adds _REFIT_ADDED[0] of itself or more to the quad, at
 # least _REFIT_ADDED[1] of that is its paper.
 _REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.6, 0.5, (0.14, 0.3)
+# A quad larger than the card by _OVERSIZED (log) on a side pair, refitted to no card, took in
+# more than its card: mostly a card lying over another, whose paper ran on into the one
+# beneath. The card's outline over the other card's paper is only a thin shadow: it is looked
+# for as a light step of _FAINT_STEP within _FAINT_REACH short sides, among the cards at the
+# quad's corners lying within it (at least _WITHIN of their inside) and covering at least half
+# of it (the part of the card beneath left in view is less than a card). On fresh medium renders
+# such quads measured 1.25-1.6 cards long; the card on top, placed by the neighbours' size
+# (10-20 px off), showed its outline so along 0.9-1 of the normals across every side (along
+# 0.3-0.6 of them across its side over the card beneath at the usual step). A card half under
+# a cloth measured 1.18 and was refitted worse.
+_OVERSIZED, _FAINT_STEP, _FAINT_REACH, _WITHIN = 0.2, 6.0, 0.1, 0.8
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 _INSIDE_U, _INSIDE_V = (w.ravel()[:, None] for w in np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10)))
 
@@ -268,9 +281,18 @@ def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
         near = order[(order != j) & trusted[order]][:_REFIT_NEIGHBOURS]
         if len(near) >= 2 and not like[j, near].any() and _paper_like_near(frame_bgr, corners, quads[near]):
             refitted = refit_quad(frame_bgr, corners, planes[near], aspect)
+            if refitted is corners and _is_oversized(corners, planes[near], aspect):
+                refitted = refit_quad(frame_bgr, corners, planes[near], aspect, within=True)
             corners = corners if refitted is corners else _snapped(frame_bgr, refitted)
         out.append(corners)
     return out
+
+
+def _is_oversized(corners_xy: NDArray[np.float32], planes: NDArray[np.float64], aspect: float) -> bool:
+    """Whether a quad measures larger than the card by ``_OVERSIZED`` (log) on a side pair, on
+    its neighbours' ``planes`` (K, 3, 3; the median) under the deck's ``aspect``."""
+    short, long = _sides_in(planes[None], np.asarray(corners_xy, np.float64)[None], np.array([aspect]))
+    return max(float(np.median(short)), float(np.median(long))) > np.exp(_OVERSIZED)
 
 
 def _paper_like_near(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], near_xy: NDArray[np.float32]) -> bool:
@@ -342,7 +364,7 @@ def _cards_at_corners(corners_xy: NDArray, planes: NDArray[np.float64], aspect: 
 
 
 def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], planes: NDArray[np.float64],
-               aspect: float) -> NDArray[np.float32]:
+               aspect: float, within: bool = False) -> NDArray[np.float32]:
     """A quad unlike a card replaced by the card at one of its corners (:func:`_cards_at_corners`)
     whose outline is seen best: the shares of the normals across its four sides that cross a
     light step (:func:`_outline_shares`) and the share of it like the quad's paper, summed.
@@ -350,6 +372,9 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     least, and the card seen within ``_REFIT_MARGIN`` of how well the quad is. Where the card
     adds much to the quad, some of that must be its paper (``_REFIT_ADDED``; symbols, a
     shadow or a finger may lie over the rest), not all the hand or card back that cut the quad.
+    With ``within``, for a quad that took in more than its card (a card over another), only
+    the cards lying within the quad are asked for, their outline as a fainter step
+    (``_FAINT_STEP`` within ``_FAINT_REACH``).
 
     Parameters
     ----------
@@ -357,6 +382,7 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     corners_xy : ndarray (4, 2) float32, clockwise
     planes : ndarray (K, 3, 3) float64, the image onto the unit squares of its neighbours' quads
     aspect : the deck's long:short side
+    within : look for a card lying within the quad, its outline a faint step
 
     Returns
     -------
@@ -369,7 +395,8 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     if not cards:
         return corners_xy
     quads = np.array([c] + cards, np.float64)  # the quad first
-    seen = _outline_shares(frame_bgr, quads, _REFIT_REACH * float(np.median([min(sides(card)) for card in cards])))
+    reach, step = (_FAINT_REACH, _FAINT_STEP) if within else (_REFIT_REACH, _STEP_LIGHT)
+    seen = _outline_shares(frame_bgr, quads, reach * float(np.median([min(sides(card)) for card in cards])), step)
     points = _inside_points(quads)  # (M, P, 2)
     colours = colours_at(frame_bgr, points.reshape(-1, 2))
     papery = paper_alike(np.broadcast_to(_paper_colours(frame_bgr, c[None])[0], colours.shape), colours).reshape(points.shape[:2])
@@ -378,15 +405,19 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     count = added.sum(axis=1)
     covered = (count >= _REFIT_ADDED[0] * points.shape[1]) & ((papery & added).sum(axis=1) < _REFIT_ADDED[1] * count)
     fitting = (seen.min(axis=1) >= _REFIT_SEEN) & (score > score[0] - _REFIT_MARGIN) & ~covered
+    if within:
+        halves = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads]) >= 0.5 * cv2.contourArea(c.astype(np.float32))
+        fitting &= (count <= (1.0 - _WITHIN) * points.shape[1]) & halves
     fitting[0] = False
     if not fitting.any():
         return corners_xy
     return quads[int(np.argmax(np.where(fitting, score, -np.inf)))].astype(np.float32)
 
 
-def _outline_shares(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float64], reach_px: float) -> NDArray[np.float64]:
+def _outline_shares(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float64], reach_px: float,
+                    step: float = _STEP_LIGHT) -> NDArray[np.float64]:
     """For each side of each quad (M, 4, 2), the share of 12 normals across it along which
-    the light steps by ``_STEP_LIGHT`` within two pixels, within ``reach_px``: (M, 4)."""
+    the light steps by ``step`` within two pixels, within ``reach_px``: (M, 4)."""
     starts, ends, _, normals = sides_outwards(quads.astype(np.float32))
     along = starts[:, :, None] + np.linspace(0.15, 0.85, 12, dtype=np.float32)[:, None] * (ends - starts)[:, :, None]
     offsets = np.arange(-reach_px, reach_px + 0.01, 1.0, dtype=np.float32)
@@ -394,7 +425,7 @@ def _outline_shares(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float64], re
     profile = cv2.remap(frame_bgr, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     light = profile.astype(np.float32).mean(axis=2)
     inner, outer = (light[:, :-3] + light[:, 1:-2]) / 2, (light[:, 2:-1] + light[:, 3:]) / 2
-    return (np.abs(inner - outer).max(axis=1) >= _STEP_LIGHT).reshape(len(quads), 4, -1).mean(axis=2)
+    return (np.abs(inner - outer).max(axis=1) >= step).reshape(len(quads), 4, -1).mean(axis=2)
 
 
 def _paper_colours(frame_bgr: NDArray[np.uint8], quads: NDArray) -> NDArray[np.float64]:

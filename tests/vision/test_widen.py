@@ -132,3 +132,49 @@ def test_a_quad_round_something_unlike_the_cards_paper_is_left_alone() -> None:
     # A pale green patch (a tablecloth's) with card-like edges in it: not a card's paper.
     frame = _two_cards_touching(paper=(150, 190, 160))
     assert np.array_equal(refit_off_cards(frame, CARDS[:3] + [_merged()])[3], _merged())
+
+
+UNDER = order_corners(CARDS[3] + np.float32(CARDS[3][0] - CARDS[3][3]) * 0.4)  # CARDS[3] moved up 0.4 of its long side
+
+
+def _card_over_another(shadow=8):
+    """The table of cards with CARDS[3] lying over a card beneath it that shows beyond its top
+    short side; CARDS[3]'s outline over the paper beneath is a thin shadow ``shadow`` darker."""
+    frame = _table_of_cards()
+    for corners in (UNDER, CARDS[3]):
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), PAPER)
+    top = tuple(np.round(CARDS[3][0]).astype(int)), tuple(np.round(CARDS[3][1]).astype(int))
+    cv2.line(frame, *top, tuple(int(v) - shadow for v in PAPER), 2)
+    return frame
+
+
+def _over_both():
+    """One quad round both cards: the card beneath's top side, CARDS[3]'s bottom one (1.4 cards long)."""
+    return order_corners(np.array([UNDER[0], UNDER[1], CARDS[3][2], CARDS[3][3]], np.float32))
+
+
+def test_a_quad_round_a_card_and_the_one_beneath_it_is_refitted_as_the_card_on_top() -> None:
+    frame = _card_over_another()
+    refitted = refit_off_cards(frame, CARDS[:3] + [_over_both()])
+    assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [_over_both()])[3], _over_both())  # nothing else mends it
+    assert np.abs(refitted[3] - CARDS[3]).max() < 3
+    assert all(np.array_equal(a, b) for a, b in zip(refitted[:3], CARDS[:3]))
+
+
+def test_a_quad_round_a_card_over_another_with_no_outline_seen_is_left_alone() -> None:
+    frame = _card_over_another(shadow=0)
+    assert np.array_equal(refit_off_cards(frame, CARDS[:3] + [_over_both()])[3], _over_both())
+
+
+
+def test_a_card_covering_less_than_half_of_the_quad_round_it_is_not_taken_for_the_card_on_top() -> None:
+    # Paper 2.2 cards long with CARDS[3]'s thin shadow across it: what lies beyond the shadow
+    # is more than a card, no card beneath in part view (the quad is not a card over another).
+    frame = np.zeros((680, 520, 3), np.uint8) + np.uint8(TABLE)
+    beyond = order_corners(CARDS[3] + np.float32(CARDS[3][3] - CARDS[3][0]) * 1.2)
+    long_quad = order_corners(np.array([CARDS[3][0], CARDS[3][1], beyond[2], beyond[3]], np.float32))
+    for corners in CARDS[:3] + [long_quad]:
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), PAPER)
+    cv2.line(frame, tuple(np.round(CARDS[3][2]).astype(int)), tuple(np.round(CARDS[3][3]).astype(int)),
+             tuple(int(v) - 8 for v in PAPER), 2)
+    assert np.array_equal(refit_off_cards(frame, CARDS[:3] + [long_quad])[3], long_quad)
