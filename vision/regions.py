@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from vision.quads import fit_quad
 
-__all__ = ["Region", "blurred_whiteness", "card_regions", "choose_cards", "points_inside", "sweep_span"]
+__all__ = ["Region", "blurred_whiteness", "card_regions", "choose_cards", "histogram_percentiles", "points_inside", "sweep_span"]
 
 LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
@@ -148,13 +148,20 @@ def _sized_outlines(contours: tuple[NDArray, ...], hierarchy: NDArray | None, mi
 def _percentiles(values: NDArray[np.uint8], percents: tuple[float, ...]) -> list[float]:
     """``np.percentile(values, percents)`` (linear interpolation) of whole numbers 0..255,
     read off their histogram."""
-    ranked = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    return histogram_percentiles(np.bincount(values.ravel(), minlength=256), percents)
+
+
+def histogram_percentiles(counts: NDArray[np.integer], percents: tuple[float, ...]) -> list[float]:
+    """``np.percentile(values, percents)`` (linear interpolation) of whole numbers, given
+    how many of them take each value (``counts[v]``, not all nought)."""
+    ranked = np.cumsum(counts)
+    size = int(ranked[-1])
     result = []
     for percent in percents:
-        position = percent / 100 * (values.size - 1)
+        position = percent / 100 * (size - 1)
         below = int(position)
         a = float(np.searchsorted(ranked, below, side="right"))
-        b = float(np.searchsorted(ranked, min(below + 1, values.size - 1), side="right"))
+        b = float(np.searchsorted(ranked, min(below + 1, size - 1), side="right"))
         t = position - below
         # As numpy interpolates, to the last bit.
         result.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
