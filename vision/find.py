@@ -222,10 +222,11 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     bgr = small_bgr.astype(np.float32) + 1.0
     total = cv2.transform(bgr, np.ones((1, 3), np.float32))  # (OpenCV's sums over channels: numpy's are slow)
     off = cv2.transform(bgr, np.eye(3, dtype=np.float32) - tint[:, None] * np.ones((1, 3), np.float32))
-    like = cv2.divide(cv2.sqrt(cv2.transform(cv2.multiply(off, off), np.ones((1, 3), np.float32))), total)
-    np.multiply(like, np.float32(255.0 / _TINT_REACH), out=like)
+    distance = cv2.divide(cv2.sqrt(cv2.transform(cv2.multiply(off, off), np.ones((1, 3), np.float32))), total)
+    np.multiply(distance, np.float32(255.0 / _TINT_REACH), out=distance)
+    # max(255 - d, 0) as 255 - min(d, 255): OpenCV's threshold takes the minimum far faster than numpy.
+    like = cv2.threshold(distance, 255.0, 255.0, cv2.THRESH_TRUNC)[1]
     np.subtract(np.float32(255.0), like, out=like)
-    np.maximum(like, np.float32(0.0), out=like)
     np.multiply(like, cv2.threshold(light, _DARK_L, 1, cv2.THRESH_BINARY)[1], out=like)  # nought where dark
     white_u8 = blurred_whiteness(like)
     span = sweep_span(white_u8[::4, ::4])
