@@ -11,7 +11,8 @@ from numpy.typing import NDArray
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, shade
 from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
-from vision.regions import LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside, sweep_span
+from vision.regions import (LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside,
+                            sweep_span)
 from vision.widen import refit_off_cards, widen_cut_quads
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
