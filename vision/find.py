@@ -11,7 +11,8 @@ from numpy.typing import NDArray
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, shade
 from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
-from vision.regions import LEVELS, Region, blurred_whiteness, card_regions, choose_cards, points_inside, sweep_span
+from vision.regions import (LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside,
+                            sweep_span)
 from vision.widen import refit_off_cards, widen_cut_quads
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
@@ -205,23 +206,31 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     """
     if len(done) < 2:
         return []
+    # The paper of the regions' middles: their brightest two fifths (by Lab L). (Masks of
+    # noughts and ones are looked at as booleans: numpy's nonzero is slow over bytes.)
+    middles = np.zeros(small_bgr.shape[:2], np.uint8)
+    outlines = np.array([r.corners_xy for r in done], np.float32)
+    centres = outlines.mean(axis=1, keepdims=True)
+    for middle in np.round(centres + 0.7 * (outlines - centres)).astype(np.int32):
+        cv2.fillConvexPoly(middles, middle, 1)
+    light = np.ascontiguousarray(small_lab[..., 0])
+    brightest = histogram_percentiles(np.bincount(light[middles.view(bool)], minlength=256), (60,))[0]
+    # (a whole lightness is at least ``brightest`` where it is above its ceiling less one)
+    paper = np.flatnonzero((cv2.threshold(light, np.ceil(brightest) - 1, 1, cv2.THRESH_BINARY)[1] & middles).view(bool))
+    if not len(paper):
+        return []
+    paper_bgr = small_bgr.reshape(-1, 3).take(paper, axis=0).astype(np.float32) + 1.0
+    tint = np.median(paper_bgr / (paper_bgr[:, 0] + paper_bgr[:, 1] + paper_bgr[:, 2])[:, None], axis=0).astype(np.float32)
+    # The distance of each pixel's chromaticity from the paper's: |bgr - tint * total| / total.
     bgr = small_bgr.astype(np.float32) + 1.0
     total = cv2.transform(bgr, np.ones((1, 3), np.float32))  # (OpenCV's sums over channels: numpy's are slow)
-    middles = np.zeros(small_bgr.shape[:2], np.uint8)
-    for region in done:
-        centre = region.corners_xy.mean(axis=0)
-        cv2.fillConvexPoly(middles, np.round(centre + 0.7 * (region.corners_xy - centre)).astype(np.int32), 1)
-    light = small_lab[..., 0]
-    inside = middles > 0
-    paper = inside & (light >= np.percentile(light[inside], 60))
-    if not paper.any():
-        return []
-    tint = np.median(bgr[paper] / total[paper][:, None], axis=0).astype(np.float32)
-    # The distance of each pixel's chromaticity from the paper's: |bgr - tint * total| / total.
     off = cv2.transform(bgr, np.eye(3, dtype=np.float32) - tint[:, None] * np.ones((1, 3), np.float32))
     distance = cv2.divide(cv2.sqrt(cv2.transform(cv2.multiply(off, off), np.ones((1, 3), np.float32))), total)
-    like = np.maximum(255.0 - distance * np.float32(255.0 / _TINT_REACH), 0.0).astype(np.float32)
-    like[light <= _DARK_L] = 0.0
+    np.multiply(distance, np.float32(255.0 / _TINT_REACH), out=distance)
+    # max(255 - d, 0) as 255 - min(d, 255): OpenCV's threshold takes the minimum far faster than numpy.
+    like = cv2.threshold(distance, 255.0, 255.0, cv2.THRESH_TRUNC)[1]
+    np.subtract(np.float32(255.0), like, out=like)
+    np.multiply(like, cv2.threshold(light, _DARK_L, 1, cv2.THRESH_BINARY)[1], out=like)  # nought where dark
     white_u8 = blurred_whiteness(like)
     span = sweep_span(white_u8[::4, ::4])
     # Only the paper-like parts no card found explains are swept, in boxes around them.

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from vision.quads import fit_quad
 
-__all__ = ["Region", "blurred_whiteness", "card_regions", "choose_cards", "points_inside", "sweep_span"]
+__all__ = ["Region", "blurred_whiteness", "card_regions", "choose_cards", "histogram_percentiles", "points_inside", "sweep_span"]
 
 LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
@@ -114,7 +114,9 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
 
 def blurred_whiteness(white: NDArray[np.float32]) -> NDArray[np.uint8]:
     """The whiteness as ``card_regions`` sweeps it: clipped to bytes, blurred 3x3."""
-    return cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
+    # (clipped by OpenCV's thresholds, at 255 and then at nought: numpy's clip is twice as slow)
+    clipped = cv2.threshold(cv2.threshold(white, 255, 255, cv2.THRESH_TRUNC)[1], 0, 0, cv2.THRESH_TOZERO)[1]
+    return cv2.GaussianBlur(clipped.astype(np.uint8), (3, 3), 0)
 
 
 def sweep_span(white_u8: NDArray[np.uint8]) -> tuple[float, float]:
@@ -148,13 +150,20 @@ def _sized_outlines(contours: tuple[NDArray, ...], hierarchy: NDArray | None, mi
 def _percentiles(values: NDArray[np.uint8], percents: tuple[float, ...]) -> list[float]:
     """``np.percentile(values, percents)`` (linear interpolation) of whole numbers 0..255,
     read off their histogram."""
-    ranked = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    return histogram_percentiles(np.bincount(values.ravel(), minlength=256), percents)
+
+
+def histogram_percentiles(counts: NDArray[np.integer], percents: tuple[float, ...]) -> list[float]:
+    """``np.percentile(values, percents)`` (linear interpolation) of whole numbers, given
+    how many of them take each value (``counts[v]``, not all nought)."""
+    ranked = np.cumsum(counts)
+    size = int(ranked[-1])
     result = []
     for percent in percents:
-        position = percent / 100 * (values.size - 1)
+        position = percent / 100 * (size - 1)
         below = int(position)
         a = float(np.searchsorted(ranked, below, side="right"))
-        b = float(np.searchsorted(ranked, min(below + 1, values.size - 1), side="right"))
+        b = float(np.searchsorted(ranked, min(below + 1, size - 1), side="right"))
         t = position - below
         # As numpy interpolates, to the last bit.
         result.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)

@@ -312,7 +312,7 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     ink_base = cv2.min(cv2.min(b, g), r)
     if float(wash.max()) > _UNGLARE_FROM:
         ink_base = _remove_glare(ink_base, wash)
-    ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), ink_base)
+    ink = cv2.subtract(PAPER_LEVEL, ink_base)
 
     # Paper noise away from ink edges. Ink is clipped at zero on paper, so for Gaussian noise
     # of sigma s the clipped values have E[ink^2] = s^2 / 2.

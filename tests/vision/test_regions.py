@@ -119,6 +119,22 @@ def test_the_sweep_percentiles_are_numpys_to_the_bit(seed) -> None:
     assert _percentiles(values, (30, 99.5)) == list(np.percentile(values, (30, 99.5)))
 
 
+def test_the_blurred_whiteness_is_the_whiteness_clipped_to_bytes_then_blurred() -> None:
+    white = np.random.default_rng(0).uniform(-300, 600, (41, 67)).astype(np.float32)
+    white[0, :8] = [-0.0, 0.0, 1e-30, 0.99, 254.99, 255.0, 255.5, np.inf]
+    expected = cv2.GaussianBlur(np.clip(white, 0, 255).astype(np.uint8), (3, 3), 0)
+    assert np.array_equal(blurred_whiteness(white), expected)
+
+
+@pytest.mark.parametrize("seed, size", [(0, 1), (1, 2), (2, 1000), (3, 34561)], ids=["one", "two", "a thousand", "many"])
+def test_percentiles_read_off_a_histogram_are_numpys_to_the_bit(seed, size) -> None:
+    from vision.regions import histogram_percentiles
+
+    values = np.random.default_rng(seed).integers(20, 240, size).astype(np.uint8)
+    percents = (0, 30, 60, 99.5, 100)
+    assert histogram_percentiles(np.bincount(values, minlength=256), percents) == list(np.percentile(values, percents))
+
+
 def test_the_median_of_the_known_sizes_is_nanmedians() -> None:
     from vision.regions import _median_of_known
 
