@@ -89,24 +89,28 @@ def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None,
     return sorted(cards, key=lambda card: card.center_xy[::-1])  # (y, x): top to bottom, then left to right
 
 
-def without_odd_papers(cards: list[DetectedCard]) -> list[DetectedCard]:
+def without_odd_papers(cards: list[DetectedCard], by_tint: bool = True) -> list[DetectedCard]:
     """The cards less those whose paper is far darker than the other faces' in the frame, or
-    of another tint.
+    (``by_tint``) of another tint.
 
     Each card is white-balanced from its own paper, so anything plain with a mark on it can
     read as a face: the coffee in a mug is the darkest. A card in a shadow is darker too,
     but keeps a good share of the light (``_DARKEST_PAPER``). A lamp's glare on a card back
     or a mug is as light as paper, but keeps the yellow of the lamp and of what it lies on;
     a card under the lamp beside cards in daylight is tinted too, but less (``_MOST_TINT``).
-    Needs three measured cards or more; a card whose paper was not measured is kept.
+    Needs three measured cards or more; a card whose paper was not measured is kept. Tints
+    are compared only among readings of one frame (``by_tint``): a lamp switched on tints
+    the cards read again under it, not the readings kept from before.
     """
     measured = [k for k, card in enumerate(cards) if card.reading.paper_bgr is not None]
     if len(measured) < 3:
         return cards
     papers = np.array([cards[k].reading.paper_bgr for k in measured], np.float32).reshape(-1, 1, 3)
     lab = cv2.cvtColor(papers / 255.0, cv2.COLOR_BGR2LAB)[:, 0]
-    off_a, off_b = lab[:, 1] - _medians_of_others(lab[:, 1]), lab[:, 2] - _medians_of_others(lab[:, 2])
-    odd = (lab[:, 0] < _DARKEST_PAPER * _medians_of_others(lab[:, 0])) | (np.hypot(off_a, off_b) > _MOST_TINT)
+    odd = lab[:, 0] < _DARKEST_PAPER * _medians_of_others(lab[:, 0])
+    if by_tint:
+        off_a, off_b = lab[:, 1] - _medians_of_others(lab[:, 1]), lab[:, 2] - _medians_of_others(lab[:, 2])
+        odd |= np.hypot(off_a, off_b) > _MOST_TINT
     dropped = {measured[i] for i in np.flatnonzero(odd)}
     return [card for k, card in enumerate(cards) if k not in dropped]
 

@@ -86,6 +86,8 @@ def test_a_face_of_another_tint_is_dropped_and_one_under_the_warm_lamp_is_kept()
     glare = _paper_card(340, (130.0, 200.0, 235.0))
     kept = without_odd_papers(lit + [under_lamp, glare])
     assert [card.corners_xy[0, 0] for card in kept] == [20, 100, 180, 260]
+    # Readings kept from other frames keep those frames' light: their tints are not compared.
+    assert len(without_odd_papers(lit + [under_lamp, glare], by_tint=False)) == 5
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 9, 10], ids=lambda n: f"{n} faces")
