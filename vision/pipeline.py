@@ -13,12 +13,16 @@ from vision.find import CardQuad, find_cards, warp_card
 from vision.read import WORK_SHORT_SIDE, read_card
 from vision.records import CardReading, SymbolReading
 
-__all__ = ["DetectedCard", "read_frame", "read_quad", "without_dark_papers"]
+__all__ = ["DetectedCard", "read_frame", "read_quad", "without_odd_papers"]
 
 # A face's paper keeps at least this share of the lightness (Lab L) of the other faces' paper
 # in the frame: on dev renders a card in the deepest shadow, where the light also falls off,
 # kept 0.30; the coffee in a mug, read as a card's paper after balancing, 0.19-0.24.
 _DARKEST_PAPER = 0.27
+# and keeps within this distance (Lab a, b) of their tint: on fresh hard renders under mixed
+# light, a card in the lamp's warm light among cards in daylight was 15 off at most; a lamp's
+# glare on a card back or on a mug, read as a card with one washed-out symbol, 33.
+_MOST_TINT = 22.0
 
 
 @dataclass(frozen=True)
@@ -81,25 +85,34 @@ def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None,
     """
     quads = find_cards(frame_bgr, within, small_bgr)
     cards = [card for quad in quads if (card := read_quad(frame_bgr, quad, profile)) is not None]
-    cards = without_dark_papers(cards)
+    cards = without_odd_papers(cards)
     return sorted(cards, key=lambda card: card.center_xy[::-1])  # (y, x): top to bottom, then left to right
 
 
-def without_dark_papers(cards: list[DetectedCard]) -> list[DetectedCard]:
-    """The cards less those whose paper is far darker than the other faces' in the frame.
+def without_odd_papers(cards: list[DetectedCard], by_tint: bool = True) -> list[DetectedCard]:
+    """The cards less those whose paper is far darker than the other faces' in the frame, or
+    (``by_tint``) of another tint.
 
     Each card is white-balanced from its own paper, so anything plain with a mark on it can
     read as a face: the coffee in a mug is the darkest. A card in a shadow is darker too,
-    but keeps a good share of the light (``_DARKEST_PAPER``). Needs three measured cards or
-    more; a card whose paper was not measured is kept.
+    but keeps a good share of the light (``_DARKEST_PAPER``). A lamp's glare on a card back
+    or a mug is as light as paper, but keeps the yellow of the lamp and of what it lies on;
+    a card under the lamp beside cards in daylight is tinted too, but less (``_MOST_TINT``).
+    Needs three measured cards or more; a card whose paper was not measured is kept. Tints
+    are compared only among readings of one frame (``by_tint``): a lamp switched on tints
+    the cards read again under it, not the readings kept from before.
     """
     measured = [k for k, card in enumerate(cards) if card.reading.paper_bgr is not None]
     if len(measured) < 3:
         return cards
     papers = np.array([cards[k].reading.paper_bgr for k in measured], np.float32).reshape(-1, 1, 3)
-    light = cv2.cvtColor(papers / 255.0, cv2.COLOR_BGR2LAB)[:, 0, 0]
-    dark = {measured[i] for i in np.flatnonzero(light < _DARKEST_PAPER * _medians_of_others(light))}
-    return [card for k, card in enumerate(cards) if k not in dark]
+    lab = cv2.cvtColor(papers / 255.0, cv2.COLOR_BGR2LAB)[:, 0]
+    odd = lab[:, 0] < _DARKEST_PAPER * _medians_of_others(lab[:, 0])
+    if by_tint:
+        off_a, off_b = lab[:, 1] - _medians_of_others(lab[:, 1]), lab[:, 2] - _medians_of_others(lab[:, 2])
+        odd |= np.hypot(off_a, off_b) > _MOST_TINT
+    dropped = {measured[i] for i in np.flatnonzero(odd)}
+    return [card for k, card in enumerate(cards) if k not in dropped]
 
 
 def _medians_of_others(values: NDArray[np.float32]) -> NDArray[np.float32]:

@@ -9,7 +9,7 @@ import pytest
 from referee.cli import main
 from vision.bench import Tally, score_photo
 from vision.images import load_image
-from vision.pipeline import DetectedCard, _medians_of_others, without_dark_papers
+from vision.pipeline import DetectedCard, _medians_of_others, without_odd_papers
 from vision.records import CardReading, Criteria
 
 PHOTOS = Path(__file__).resolve().parents[2] / "fixtures" / "photos"
@@ -71,10 +71,23 @@ def test_a_face_far_darker_than_the_others_is_dropped_and_one_in_shadow_is_kept(
     shadowed = _paper_card(260, (55.0, 62.0, 66.0))
     coffee = _paper_card(340, (20.0, 30.0, 45.0))
     unmeasured = DetectedCard(lit[0].corners_xy + 400, CardReading((), Criteria(1, 1, 1), 0.9, True, ""))
-    kept = without_dark_papers(lit + [shadowed, coffee, unmeasured])
+    kept = without_odd_papers(lit + [shadowed, coffee, unmeasured])
     assert [card.corners_xy[0, 0] for card in kept] == [20, 100, 180, 260, 420]
     # Two faces alone say nothing of what the frame's paper looks like.
-    assert len(without_dark_papers([lit[0], coffee])) == 2
+    assert len(without_odd_papers([lit[0], coffee])) == 2
+
+
+def test_a_face_of_another_tint_is_dropped_and_one_under_the_warm_lamp_is_kept() -> None:
+    # A lamp's glare on a card back reads as a face with one washed-out symbol: its "paper"
+    # is as light as the others' but far yellower (Lab b 39 against 5.5); a card under the
+    # lamp among cards in daylight is yellower too, but less (b 19).
+    lit = [_paper_card(x, (215.0, 225.0, 230.0)) for x in (20, 100, 180)]
+    under_lamp = _paper_card(260, (180.0, 215.0, 230.0))
+    glare = _paper_card(340, (130.0, 200.0, 235.0))
+    kept = without_odd_papers(lit + [under_lamp, glare])
+    assert [card.corners_xy[0, 0] for card in kept] == [20, 100, 180, 260]
+    # Readings kept from other frames keep those frames' light: their tints are not compared.
+    assert len(without_odd_papers(lit + [under_lamp, glare], by_tint=False)) == 5
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 9, 10], ids=lambda n: f"{n} faces")
