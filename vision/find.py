@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations, islice
+from math import comb
 
 import cv2
 import numpy as np
@@ -26,6 +28,12 @@ _AGAIN_OPENING = 5  # and once more with things this thin taken off the paper (a
 _AGAIN_WIDE = 0.3  # unless it has more than this share of the frame to look at again
 _AGAIN_MIN_FILL = 0.65  # a card still filling this much of its quadrilateral
 _AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
+_VIEW_CARDS = 6  # the size of the cards in view is fitted over at least this many cards found (twice a plane's numbers)
+_VIEW_OFF = 0.15  # leaving out those off the fit by more than this (log of a side)
+_VIEW_SPREAD = 0.02  # through three cards spread this much (twice their triangle's area, the cards' spread as 1)
+_VIEW_TRIPLES = 300  # of that many threes of cards at most, taken evenly
+_VIEW_SEEN = 0.5  # a region of the size in view but not of its nearest four cards' is outlined along this share of three sides
+_VIEW_STANDS = 0.5  # and whiter than what lies around it by this share of its sweep's span
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
 _OPENED_SEEN = 0.5  # or this share, where the opening, not its outline, gave it its shape
 _NECK_OPENING = 3  # paper running out of a card through a gap in its outline this narrow (a pale cloth, a finger)
@@ -368,23 +376,49 @@ def _apart(new: NDArray[np.float32], old: NDArray[np.float32]) -> NDArray[np.boo
 def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], corners: NDArray[np.float32],
              quads: list[CardQuad], unlit: NDArray[np.float32], min_seen: float = _OUTLINE_SEEN) -> list[Region]:
     """The second look's regions apart from the cards found, of their size, with an outline
-    seen along ``min_seen`` of their sides."""
+    seen along ``min_seen`` of their sides.
+
+    Their size is that of the four cards found nearest them; a region of another size is
+    kept only at the size a card shows at its place as all the cards found show it (see
+    ``_sizes_in_view``: a near card by a row of far ones), and where it is plainly a card
+    (``_seen_all_round``)."""
     apart = _apart(np.array([r.corners_xy for r in regions], np.float32), corners)
     span_of = {id(r): span for r, span, is_apart in zip(regions, spans, apart) if is_apart}
-    kept = []
-    for region in choose_cards(chosen + [r for r in regions if id(r) in span_of], _CLEAN_FILL):
-        if id(region) not in span_of:
-            continue
-        typical = _typical_near(quads, tuple(region.corners_xy.mean(axis=0)))
-        size = CardQuad(region.corners_xy, region.fill).size_wh
-        if typical is not None and abs(size[0] / typical.short - 1) < _AGAIN_SIZE and abs(size[1] / typical.long - 1) < _AGAIN_SIZE:
-            kept.append(region)
+    chosen_apart = [r for r in choose_cards(chosen + [r for r in regions if id(r) in span_of], _CLEAN_FILL) if id(r) in span_of]
+    if not chosen_apart or not quads:
+        return []
+    centres = np.array([r.corners_xy.mean(axis=0) for r in chosen_apart], np.float64)
+    sizes = np.array([CardQuad(r.corners_xy, r.fill).size_wh for r in chosen_apart], np.float64)
+    near = np.array([(t.short, t.long) for t in (_typical_near(quads, (float(x), float(y))) for x, y in centres)])
+    by_near = (np.abs(sizes / near - 1) < _AGAIN_SIZE).all(axis=1)
+    by_view = np.zeros_like(by_near)
+    if not by_near.all():
+        view = _sizes_in_view(quads, centres[~by_near])
+        by_view[~by_near] = (np.abs(sizes[~by_near] / view - 1) < _AGAIN_SIZE).all(axis=1)
+    kept = [r for r, a, b in zip(chosen_apart, by_near, by_view) if a or b]
     if not kept:
         return []
     # A patch of pale table is brighter than what lies around it along little of its outline.
     outlines = np.array([r.corners_xy for r in kept], np.float32)
-    outlined = _outline_seen(unlit, outlines, np.array([span_of[id(r)] for r in kept])).mean(axis=1) >= min_seen
+    kept_spans = np.array([span_of[id(r)] for r in kept])
+    seen = _outline_seen(unlit, outlines, kept_spans)
+    outlined = seen.mean(axis=1) >= min_seen
+    viewed = by_view[by_near | by_view]
+    if viewed.any():
+        outlined[viewed] &= _seen_all_round(unlit, outlines[viewed], seen[viewed], kept_spans[viewed])
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
+
+
+def _seen_all_round(white: NDArray[np.float32], outlines: NDArray[np.float32], seen: NDArray[np.float64],
+                    spans: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether each quadrilateral (N, 4, 2) of ``white`` is plainly a card: its outline seen
+    (``seen``, (N, 4)) along ``_VIEW_SEEN`` of three of its sides at least, and its middle
+    whiter than what lies around it by ``_VIEW_STANDS`` of its sweep's span (``spans``, (N,)):
+    a patch of pale table or a shadow's edge is outlined along a side or two, and hardly
+    whiter than the table beside it. (N,)"""
+    three_sides = np.sort(seen, axis=1)[:, 1] >= _VIEW_SEEN
+    return np.array([bool(is_seen) and _stands_out(white, quad) >= _VIEW_STANDS * span
+                     for quad, is_seen, span in zip(outlines, three_sides, spans)], bool)
 
 
 def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
@@ -577,6 +611,42 @@ def _typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude:
     aligned = len(order) >= 3 and np.hypot(*mean_axis) > 0.95
     middle = np.sort(sizes, axis=0)[(len(sizes) - 1) // 2 : len(sizes) // 2 + 1].mean(axis=0)
     return _Typical(float(middle[0]), float(middle[1]), unit(mean_axis) if aligned else None)
+
+
+def _sizes_in_view(quads: list[CardQuad], points_xy: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """The short and long side (frame pixels) a card shows at each point (N, 2), as the
+    cards found show it: (N, 2), or None with no card found.
+
+    A camera looking down at a tilted table sees near cards larger than far ones, smoothly
+    across the frame. The log of each side of the cards found is taken as a plane in x, y:
+    of the planes through three cards (not in a line; ``_VIEW_TRIPLES`` of them at most),
+    the one the most cards lie within ``_VIEW_OFF`` of, fitted again over those cards
+    (cards found wrongly, cut short, or lying the other way round are left out); its
+    values are kept within their sizes. Where no plane keeps two thirds of the cards, and
+    ``_VIEW_CARDS`` at least, the cards nearest each point tell (``_typical_near``).
+    """
+    n = len(quads)
+    if not n:
+        return None
+    points_xy = np.reshape(points_xy, (-1, 2))
+    if n >= _VIEW_CARDS:
+        centres = np.array([q.center_xy for q in quads], np.float64)
+        logs = np.log(np.array([q.size_wh for q in quads], np.float64))
+        middle, scale = centres.mean(axis=0), max(float(np.ptp(centres, axis=0).max()), 1.0)
+        design = np.column_stack([np.ones(n), (centres - middle) / scale])
+        step = -(-comb(n, 3) // _VIEW_TRIPLES)
+        triples = np.array(list(islice(combinations(range(n), 3), 0, None, step)))
+        triples = triples[np.abs(np.linalg.det(design[triples])) > _VIEW_SPREAD]
+        if len(triples):
+            planes = np.linalg.solve(design[triples], logs[triples])  # (T, 3, 2)
+            near = (np.abs(design @ planes - logs) <= _VIEW_OFF).all(axis=2)
+            kept = near[np.argmax(near.sum(axis=1))]
+            if kept.sum() >= max(_VIEW_CARDS, 2 * n / 3):
+                fit = np.linalg.lstsq(design[kept], logs[kept], rcond=None)[0]
+                at = np.column_stack([np.ones(len(points_xy)), (points_xy - middle) / scale]) @ fit
+                return np.exp(np.clip(at, logs[kept].min(axis=0), logs[kept].max(axis=0)))
+    typicals = [_typical_near(quads, (float(x), float(y))) for x, y in points_xy]
+    return np.array([(t.short, t.long) for t in typicals if t is not None], np.float64).reshape(-1, 2)
 
 
 def _split_rows(regions: list[Region], quads: list[CardQuad], scale: float) -> list[CardQuad]:

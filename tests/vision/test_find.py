@@ -475,3 +475,57 @@ def test_the_working_copy_of_a_1080p_or_4k_frame_is_it_halved_by_2x2_means(times
     for _ in range(times):
         halved = cv2.resize(halved, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
     assert np.array_equal(working_copy(frame), halved)
+
+
+def test_a_cards_size_follows_the_view_across_the_cards_found_not_its_nearest_four() -> None:
+    from vision.find import _AGAIN_SIZE, _sizes_in_view, _typical_near
+
+    # A camera looking down at a tilted table: a card's sides grow by exp(0.6) from the top of the frame to its bottom.
+    def card_at(x, y, scale=1.0):
+        short = 50.0 * np.exp(0.6 * y / 400) * scale
+        return CardQuad(card_corners((x, y), (short, 1.5 * short), 0), 1.0)
+
+    far_row = [card_at(x, 60) for x in (80, 200, 320, 440, 560)]
+    middle_row = [card_at(x, 200) for x in (320, 400, 480, 560)]
+    scrap = card_at(520, 290, 0.4)  # a bit of paper found wrongly as a card
+    found = far_row + middle_row + [card_at(80, 360), scrap]
+    points = np.array([(560, 360), (200, 130)], np.float64)
+    expected = [card_at(x, y).size_wh for x, y in points]
+
+    sizes = _sizes_in_view(found, points)
+    nearest = _typical_near(found, (560, 360))
+
+    assert sizes is not None and np.allclose(sizes, expected, rtol=0.03)
+    assert expected[0][0] / nearest.short - 1 > _AGAIN_SIZE  # the four nearest, smaller and farther, would refuse it
+    # With a few cards found, the cards nearest each point tell; with none, nothing does.
+    few = [(t.short, t.long) for t in (_typical_near(far_row[:4], tuple(p)) for p in points)]
+    assert np.allclose(_sizes_in_view(far_row[:4], points), few)
+    assert _sizes_in_view([], points) is None
+
+
+def test_a_region_refused_by_its_nearest_four_is_kept_at_the_size_in_view_only_where_plainly_a_card() -> None:
+    from vision.find import _fitting, _typical_near
+    from vision.regions import Region
+
+    # A tilted view: a card's sides grow by exp(0.6) from the top of the frame to its bottom.
+    def card_at(x, y):
+        short = 50.0 * np.exp(0.6 * y / 400)
+        return CardQuad(card_corners((x, y), (short, 1.5 * short), 0), 1.0)
+
+    found = [card_at(x, 60) for x in (80, 200, 320, 440, 560)] + [card_at(x, 200) for x in (320, 400, 480, 560)]
+    found.append(card_at(80, 360))
+    near_card, pale_patch = card_at(560, 360), card_at(320, 360)
+    white = np.full((480, 640), 40.0, np.float32)
+    for quad in found + [near_card]:
+        cv2.fillConvexPoly(white, np.round(quad.corners_xy).astype(np.int32), 220.0)
+    cv2.fillConvexPoly(white, np.round(pale_patch.corners_xy).astype(np.int32), 75.0)  # outlined, hardly whiter than the table
+    for quad in (near_card, pale_patch):  # the four nearest, smaller and farther, would refuse both
+        typical = _typical_near(found, quad.center_xy)
+        assert quad.size_wh[0] / typical.short - 1 > 0.2
+    regions = [Region(q.corners_xy, 1.0, 0) for q in (near_card, pale_patch)]
+    chosen = [Region(q.corners_xy, q.fill, 0) for q in found]
+    corners = np.array([q.corners_xy for q in found], np.float32)
+
+    kept = _fitting(regions, [180.0, 180.0], chosen, corners, found, white)
+
+    assert [r.corners_xy.tolist() for r in kept] == [near_card.corners_xy.tolist()]
