@@ -27,6 +27,14 @@ _NEIGHBOURS = 3  # quads nearest a quad that measure it, by the median
 _ASPECTS = np.arange(1.3, 1.71, 0.025)  # the deck's long:short side, found per frame among these
 _NARROW = 0.88  # a side pair shorter than this share of the card's, with the other pair whole,
 _WHOLE = (0.92, 1.1)  # (within this share of the card's), is cut short
+# With both pairs short (a card cut across by a shadow and covered along another side), the
+# shorter pair, down to _BOTH_CUT of the card's, is widened where its cut side is a shadow's soft edge.
+_BOTH_CUT = 0.5
+# There the cut side moves out to the card's outline nearest beyond it, not to the neighbours'
+# measure (they under-measure a card nearly whole, the table lying beyond it): the first
+# place, out to _OUTLINE_BEYOND times the measured widening, where a light step within
+# _STEP_REACH of the short side crosses at least _OUTLINE_SEEN of the normals across it.
+_OUTLINE_BEYOND, _OUTLINE_SEEN = 1.15, 0.75
 # A side that is a soft edge (a shadow's) falls by _STEP_LIGHT within two pixels along at most
 # _SOFT of the normals across it, where the card's outline does along at least _CLEAN of them.
 _STEP_LIGHT, _STEP_REACH = 10.0, 0.06
@@ -143,6 +151,8 @@ def _to_unit_square(quads: NDArray[np.float64]) -> NDArray[np.float64]:
 def widen_cut_quads(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
     """Quads (4, 2) whose one side pair measures well short of their neighbours' cards, with
     the other pair whole, widened at their cut side to the card's size (:func:`widen_cut`);
+    with both pairs short, the shorter one widened where its cut side is a soft edge, to
+    the card's outline beyond it;
     a quad plainly skewed, with one corner off the card, completed from its other three
     (:func:`_complete_corner`)."""
     short, long, planes, aspect = _measure(np.array(quads_xy, np.float32).reshape(-1, 4, 2))
@@ -157,19 +167,24 @@ def widen_cut_quads(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
             corners = widen_cut(frame_bgr, corners, 1, s)
         elif l < _NARROW and _WHOLE[0] <= s <= _WHOLE[1]:
             corners = widen_cut(frame_bgr, corners, 0, l)
+        elif _BOTH_CUT <= min(s, l) and max(s, l) < _NARROW:
+            corners = widen_cut(frame_bgr, corners, *((0, l) if l < s else (1, s)), soft_only=True)
         out.append(corners)
     return out
 
 
-def widen_cut(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pair: int, share: float) -> NDArray[np.float32]:
+def widen_cut(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pair: int, share: float,
+              soft_only: bool = False) -> NDArray[np.float32]:
     """A quad cut short across its card, one side of ``pair`` moved out so that the pair's
     neighbouring sides grow by ``1 / share``.
 
     The cut side is a soft edge where the other is sharp (a shadow's edge across the card,
     the card's outline); or, with both sharp and alike beyond in paper, the side with less
     of the table beyond it (seen beyond the other two sides): the edge of something lying
-    over the card. What widening adds must look like the card's paper, or, for something
-    over it or a deep shadow, must not look like the table.
+    over the card (not with ``soft_only``). What widening adds must look like the card's
+    paper, or, for something over it or a deep shadow, must not look like the table. With
+    ``soft_only`` the cut side moves out to the nearest outline beyond it (:func:`_outline_out`),
+    not by ``share``, and only over the card's paper.
 
     Parameters
     ----------
@@ -177,6 +192,8 @@ def widen_cut(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pai
     corners_xy : ndarray (4, 2) float32, clockwise, first edge a short side
     pair : 1 for the long sides (the card cut lengthwise), 0 for the short sides
     share : how much of the card the pair's neighbouring sides show, below 1
+    soft_only : only a soft edge opposite a sharp one is taken for the cut side, and it moves
+        out onto an outline seen beyond it (``share`` only bounds the search)
 
     Returns
     -------
@@ -189,6 +206,8 @@ def widen_cut(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pai
     table = colours_at(frame_bgr, np.concatenate([across_side(c, m)[1] for m in others]))
     if min(sharp) <= _SOFT and max(sharp) >= _CLEAN:
         wrong, covered = (pair if sharp[0] < sharp[1] else pair + 2), False
+    elif soft_only:
+        return corners_xy
     else:
         beyond = [paper_beyond(frame_bgr, c, k) for k in (pair, pair + 2)]
         if abs(beyond[0] - beyond[1]) >= _PAPER_MARGIN:
@@ -197,17 +216,45 @@ def widen_cut(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pai
         if abs(like[0] - like[1]) < _TABLE_MARGIN:
             return corners_xy
         wrong, covered = (pair if like[0] < like[1] else pair + 2), True
-    after = (wrong + 1) % 4
-    widened = c.copy()
-    widened[wrong] = c[wrong - 1] + (c[wrong] - c[wrong - 1]) / share
-    widened[after] = c[(after + 1) % 4] + (c[after] - c[(after + 1) % 4]) / share
+    growth = 1 / share
+    if soft_only:
+        growth = _outline_out(frame_bgr, c, wrong, growth)
+        if growth is None:
+            return corners_xy
+    widened = _moved_out(c, wrong, growth)
     added, inside = added_beyond(c, widened, wrong)
     if len(added):
         seen = colours_at(frame_bgr, added)
         papery = not covered and float(paper_alike(colours_at(frame_bgr, inside), seen).mean()) >= _ADDED_PAPER
+        if soft_only and not papery:
+            return corners_xy
         if not papery and float(like_table(seen, table).mean()) > ADDED_TABLE:
             return corners_xy
     return order_corners(widened.astype(np.float32))
+
+
+def _moved_out(c: NDArray[np.float64], k: int, growth: float) -> NDArray[np.float64]:
+    """Quad ``c`` with side ``k`` moved out so that the sides beside it grow by ``growth``."""
+    after = (k + 1) % 4
+    moved = c.copy()
+    moved[k] = c[k - 1] + (c[k] - c[k - 1]) * growth
+    moved[after] = c[(after + 1) % 4] + (c[after] - c[(after + 1) % 4]) * growth
+    return moved
+
+
+def _outline_out(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int, growth: float) -> float | None:
+    """How much the sides beside side ``k`` of quad ``c`` grow with ``k`` moved out onto the
+    nearest outline beyond it (a light step across ``_OUTLINE_SEEN`` of the normals), searched
+    out to ``_OUTLINE_BEYOND`` times ``growth``; None where none is seen."""
+    reach = _STEP_REACH * min(sides(c.astype(np.float32)))
+    length = (np.linalg.norm(c[k] - c[k - 1]) + np.linalg.norm(c[(k + 1) % 4] - c[(k + 2) % 4])) / 2
+    moves = np.arange(reach, length * _OUTLINE_BEYOND * (growth - 1), max(reach, 1.0))
+    if not len(moves):
+        return None
+    growths = 1 + moves / length
+    seen = _outline_shares(frame_bgr, np.stack([_moved_out(c, k, g) for g in growths]), reach)[:, k]
+    found = np.flatnonzero(seen >= _OUTLINE_SEEN)
+    return float(growths[found[0]]) if len(found) else None
 
 
 def _complete_corner(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], planes: NDArray[np.float64],

@@ -71,6 +71,55 @@ def test_a_quad_cut_at_a_sharp_edge_like_the_table_is_left_alone() -> None:
     assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [cut])[3], cut)
 
 
+def _cut_along(corners, share):
+    """The quad of the card's top ``share`` along its long sides (the cut parallel to its short sides)."""
+    cut = corners.copy()
+    cut[2] = corners[1] + share * (corners[2] - corners[1])
+    cut[3] = corners[0] + share * (corners[3] - corners[0])
+    return cut
+
+
+def _covered_below(frame, corners, share):
+    """``frame`` with a dark card back lying over the card's part below its top ``share``, and beyond."""
+    top = _cut_along(corners, share)
+    out = (corners - corners.mean(axis=0)) * 1.3 + corners.mean(axis=0)  # past the card's sides and bottom
+    across = 0.2 * (corners[1] - corners[0])
+    back = np.float32([top[3] - across, top[2] + across, out[2], out[3]])
+    cv2.fillConvexPoly(frame, np.round(back).astype(np.int32), (90, 40, 20))
+    return frame
+
+
+def test_a_quad_cut_at_a_soft_shadow_edge_and_covered_below_is_widened_across() -> None:
+    # Both side pairs short: across, the cut side is a shadow's soft edge (the card goes on in
+    # the shade); along, something lies over the card, and the quad keeps to what is in view.
+    frame = _covered_below(_table_of_cards(soft_shadow_over=3), CARDS[3], 0.8)
+    cut = _cut_along(_cut_at(CARDS[3], 0.6), 0.8)
+    widened = widen_cut_quads(frame, CARDS[:3] + [cut])
+    assert np.abs(widened[3] - _cut_along(CARDS[3], 0.8)).max() < 4
+
+
+def test_a_quad_short_on_both_pairs_with_sharp_cuts_is_left_alone() -> None:
+    # Something lying over the card at both cut sides: which way the card goes on is not seen.
+    frame = _covered_below(_table_of_cards(), CARDS[3], 0.8)
+    cut = _cut_along(_cut_at(CARDS[3], 0.6), 0.8)
+    right = np.float32([cut[1], CARDS[3][1], CARDS[3][2], cut[2]])
+    cv2.fillConvexPoly(frame, np.round(right).astype(np.int32), (40, 40, 150))  # a red mug
+    assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [cut])[3], cut)
+
+
+def test_a_nearly_whole_card_short_on_both_pairs_is_widened_to_its_outline_not_the_neighbours_measure() -> None:
+    # The neighbours' quads took in a rim of the table: they measure the card at 1.15 times
+    # its size, and the quad cut at the soft shadow edge far short. Its cut side moves out onto
+    # the card's outline, the paper ending there, not past it onto the table in the shade.
+    frame = _covered_below(_table_of_cards(soft_shadow_over=3), CARDS[3], 0.8)
+    cut = _cut_along(_cut_at(CARDS[3], 0.6), 0.8)
+    rims = [(c - c.mean(axis=0)) * 1.15 + c.mean(axis=0) for c in CARDS[:3]]
+    short, long = measure_in_neighbours(np.array(rims + [cut]))
+    assert 0.5 < short[3] < long[3] < 0.88
+    widened = widen_cut_quads(frame, rims + [cut])
+    assert np.abs(widened[3] - _cut_along(CARDS[3], 0.8)).max() < 4
+
+
 def _pulled(corners, k, by_xy):
     pulled = corners.copy()
     pulled[k] += np.float32(by_xy)
