@@ -258,7 +258,8 @@ def score_arrangement(tally: ArrangementTally, truth: dict[str, Any], seats: lis
     fed_ids = {c["id"] for c in fed}
     for true_row in truth["rows"]:
         tally.rows += 1
-        tally.rows_fed += set(true_row["cards"]) <= fed_ids
+        fed_whole = set(true_row["cards"]) <= fed_ids
+        tally.rows_fed += fed_whole
         sequence = found_rows.get(true_row["player"], [])
         tally.rows_right += sequence == true_row["cards"]
         verdict = verdicts.get(true_row["player"])
@@ -271,7 +272,8 @@ def score_arrangement(tally: ArrangementTally, truth: dict[str, Any], seats: lis
             where = {c["id"]: c["where"] for c in truth["cards"]}
             strays = [k for k in sequence if where.get(k) != "row" or k not in true_row["cards"]]
             tally.failures.append(f"{name}: {true_row['player']} row {sequence} true {true_row['cards']}"
-                                  + (f" (not this row's: {strays})" if strays else ""))
+                                  + (f" (not this row's: {strays})" if strays else "")
+                                  + ("" if fed_whole else " [a card not fed]"))
     ranking = rank_players({player: ([criteria[k] for k in cards], verdicts[player]) for player, cards in found_rows.items()})
     tally.rankings_right += [(r.player, r.place) for r in ranking] == [(r["player"], r["place"]) for r in truth["ranking"]]
 
