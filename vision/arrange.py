@@ -29,6 +29,7 @@ _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sid
 _SEAT_OFF = 0.2  # a player sits this near their row's middle, in the row's length ...
 _SEAT_OFF_WEIGHT = 20.0  # ... or the cut costs this much per row length further
 _SEAT_LINEAR = 0.25  # nearer still is a little better
+_IN_FRONT = 0.75  # a lone card's player sits this near its middle at most, in its short side (0.52 seen), else beside it
 _LINE_WEIGHT = 30.0  # per squared offset from the piece's own line, in long sides
 _MAX_OVERLAP = 0.05  # detected corners of touching cards overlap less than this, in short sides
 _OVERLAP_COST = 10.0
@@ -266,8 +267,8 @@ def _rows_for_seats(
 def _join_across_gaps(geo: CardGeometry, chains: list[list[int]], positions: NDArray[np.float64],
                       nearest: list[int]) -> list[list[int]]:
     """Chains joined where one continues another beyond one card's room, both hold cards
-    nearest one player (two or more in one of them), and that player sits off the middle
-    of either part but near the middle of the two together.
+    nearest one player, and that player sits off the middle of either part but near the
+    middle of the two together (``_nearer_joined``).
 
     Two players' rows meeting end to end, with a card of one hidden or missed near their
     meeting: the cards beyond the gap make one chain with the neighbour's row, and alone
@@ -302,15 +303,19 @@ def _join_across_gaps(geo: CardGeometry, chains: list[list[int]], positions: NDA
 
 def _nearer_joined(geo: CardGeometry, parts: list[list[int]], seat_xy: NDArray[np.float64]) -> bool:
     """Whether a player sits off the middle of each of two parts of a row, one of two cards
-    or more, and at most half as far off the middle of the two together.
+    or more, and at most half as far off the middle of the two together; or, for two lone
+    cards, beside each of them and near the middle of the two.
 
-    (A lone card on each side of the gap may as well be the end of a neighbour's row and
-    the start of the player's own, with bare table between them.)
+    A lone card on each side of the gap may as well be the end of a neighbour's row and
+    the start of the player's own, with bare table between them: the two join only when
+    the player sits in front of neither card but near the middle of the two together
+    (the row's middle card hidden, under a hand).
     """
-    if max(len(part) for part in parts) < 2:
-        return False
     alone = min(_seat_offset(geo, part, seat_xy) for part in parts)
-    return alone > _SEAT_OFF and _seat_offset(geo, parts[0] + parts[1], seat_xy) < alone / 2
+    together = _seat_offset(geo, parts[0] + parts[1], seat_xy)
+    if max(len(part) for part in parts) < 2:
+        return alone > _IN_FRONT and together < _SEAT_OFF
+    return alone > _SEAT_OFF and together < alone / 2
 
 
 def _bridge_gaps(

@@ -192,6 +192,27 @@ def test_a_players_cards_beyond_a_hidden_one_are_cut_from_a_neighbours_row_they_
     assert rows == {"Anna": (0, 1, 2), "Ines": (3, 4, 5, 6)}
 
 
+def test_a_players_lone_cards_either_side_of_a_hidden_one_are_cut_from_a_neighbours_row() -> None:
+    # Anna's row is three cards, the middle one under a hand; her third touches Ines's
+    # first. Anna sits in front of neither lone card but at the middle of the two.
+    laid = row((300, 1000), (SHORT + 10, 0), 6, 0, jitter=4, seed=6)
+    seen = [laid[k] for k in (0, 2, 3, 4, 5)]
+    seats = [Seat("Anna", (370, 1180)), Seat("Ines", (580, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(seen, seats, (W, H))}
+    assert rows == {"Anna": (0, 1), "Ines": (2, 3, 4)}
+
+
+def test_a_lone_card_beyond_a_gap_joins_no_lone_card_its_player_sits_in_front_of() -> None:
+    # Anna's row is her one card; beyond bare table Ines's row begins with a card nearest
+    # Anna's seat. Anna sits just beyond her card's edge (a lone card's player may sit a
+    # little off it), not beside it: the two are not one row.
+    laid = row((300, 1000), (SHORT + 10, 0), 6, 0, jitter=4, seed=6)
+    seen = [laid[k] for k in (0, 2, 3, 4, 5)]
+    seats = [Seat("Anna", (340, 1180)), Seat("Ines", (580, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(seen, seats, (W, H))}
+    assert rows == {"Anna": (0,), "Ines": (1, 2, 3, 4)}
+
+
 @st.composite
 def _laid_rows(draw):
     """A player's row from any side of the table: cards touching to half a card apart, each turned up to 10 degrees."""
