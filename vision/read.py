@@ -68,13 +68,14 @@ _GLARE_SHARE = 0.02
 # (the washed-out symbols it leaves are read, or doubted on their own).
 _HIDING_SHARE = 0.01
 _MILD_GLARE = 0.6
-# A yellow reading paler than any printed yellow (chroma below yellow's floor, 70, less its
-# spread, 14) on a card that a glare spot brightens is taken for a symbol glare washed out, as if
-# the faint-mark search had found it (``WASHED``, see ``_colours``), when it is the card's
-# only such mark. On fresh renders the lone ones on cards whose other symbols show one
-# colour were all black or green; a card with two (and a washed one) had them all yellow,
-# one with three had them all red.
-_PALE_YELLOW_CHROMA = 56.0
+# A warm reading (what a warm lamp's glare leaves of a black, green or red symbol: yellow,
+# or a black's brown read as red) paler than any print of that colour (chroma below its
+# floor less its spread: yellow 70 - 14, red 55 - 16) on a card a glare spot brightens is
+# taken for a symbol glare washed out, as if the faint-mark search had found it (``WASHED``,
+# see ``_colours``), when it is the card's only such mark. On fresh renders the lone ones
+# on cards whose other symbols show one colour were black, green or blue; a card with two
+# (and a washed one) had them all yellow, one with three all red.
+_PALE_CHROMA = {Colour.YELLOW: 56.0, Colour.RED: 39.0}
 _NEAR_GAP = 0.02
 # A near-square crop read one way with marks fitting the shapes this well (mean log fit) is
 # not read the other way too: on dev renders the other way never scored above -1.09 then.
@@ -293,8 +294,9 @@ def _colours(seg: Segmentation, inks: Any,
     own (the symbols this fixed on fresh renders were all on cards whose other symbols
     show one colour; one it broke was a yellow on a card showing every other colour).
     On a card that a glare spot brightens (``glare_spot``), a symbol the ink thresholds found
-    whole but read as a yellow paler than any print (``_PALE_YELLOW_CHROMA``) counts as
-    washed out too, when no other mark on the card reads so."""
+    whole but read as a yellow or red paler than any print (``_PALE_CHROMA``) counts as
+    washed out too, when no other mark on the card reads so; so does a washed-out symbol
+    read as red (a black's brown under a warm lamp)."""
     lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
     colours, confidence, fit = classify_colours(lab, inks)
     glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
@@ -305,10 +307,10 @@ def _colours(seg: Segmentation, inks: Any,
             if _colour_surety(other_confidence[k], other_fit[k]) >= _colour_surety(confidence[i], fit[i]):
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
     shapeless = [SHAPELESS in blob.doubt for blob in seg.blobs]
-    paler = [glare_spot and colour is Colour.YELLOW and float(np.hypot(*lab[i, 1:])) < _PALE_YELLOW_CHROMA
+    paler = [glare_spot and colour in _PALE_CHROMA and float(np.hypot(*lab[i, 1:])) < _PALE_CHROMA[colour]
              for i, colour in enumerate(colours)]
     lone = sum(paler) == 1
-    pale = [colour is Colour.YELLOW and (WASHED in blob.doubt or (lone and paler_one))
+    pale = [colour in _PALE_CHROMA and (WASHED in blob.doubt or (lone and paler_one))
             for blob, colour, paler_one in zip(seg.blobs, colours, paler)]
     shown = {colour for colour, guess, washed in zip(colours, shapeless, pale) if not (guess or washed)}
     unknown = [guess or (washed and len(shown) == 1) for guess, washed in zip(shapeless, pale)]
@@ -318,9 +320,9 @@ def _colours(seg: Segmentation, inks: Any,
 
 
 def _has_glare_spot(card: BalancedCard) -> bool:
-    """Whether a glare spot brightens part of the card (paper washed out, or a channel
-    clipped) but not most of it: glare over most of the card pales every symbol alike."""
-    return (card.glare > 0.0 or card.clipped > 0.0 or card.blind > 0.0) and card.glare < _WIDE_GLARE
+    """Whether a glare spot brightens part of the card, clipping the camera there, but not
+    most of it: glare over most of the card pales every symbol alike."""
+    return (card.clipped > 0.0 or card.blind > 0.0) and card.glare < _WIDE_GLARE
 
 
 def _colour_surety(weight: float, fit: float) -> float:
