@@ -23,6 +23,7 @@ from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_sc
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
 from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, find_blobs
+from vision.washed import _WIDE_GLARE
 from vision.whitebalance import CELL_PX, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
@@ -67,6 +68,14 @@ _GLARE_SHARE = 0.02
 # (the washed-out symbols it leaves are read, or doubted on their own).
 _HIDING_SHARE = 0.01
 _MILD_GLARE = 0.6
+# A warm reading (what a warm lamp's glare leaves of a black, green or red symbol: yellow,
+# or a black's brown read as red) paler than any print of that colour (chroma below its
+# floor less its spread: yellow 70 - 14, red 55 - 16) on a card a glare spot brightens is
+# taken for a symbol glare washed out, as if the faint-mark search had found it (``WASHED``,
+# see ``_colours``), when it is the card's only such mark. On fresh renders the lone ones
+# on cards whose other symbols show one colour were black, green or blue; a card with two
+# (and a washed one) had them all yellow, one with three all red.
+_PALE_CHROMA = {Colour.YELLOW: 56.0, Colour.RED: 39.0}
 _NEAR_GAP = 0.02
 # A near-square crop read one way with marks fitting the shapes this well (mean log fit) is
 # not read the other way too: on dev renders the other way never scored above -1.09 then.
@@ -270,7 +279,8 @@ def _calibrated(weight: float) -> float:
     return min(1.0, max(0.0, 1.0 - _SOFTMAX_SLOPE * (1.0 - float(weight))))
 
 
-def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.float64], NDArray[np.float64]]:
+def _colours(seg: Segmentation, inks: Any,
+             glare_spot: bool = False) -> tuple[list[Colour], NDArray[np.float64], NDArray[np.float64]]:
     """``classify_colours`` of the blobs. A blob under glare has two readings, divided by the
     paper (right where a lamp's hot spot multiplies the light) and with glare's added light
     taken off (right where glare adds it): the surer one is kept. A washed-out mark of
@@ -282,7 +292,11 @@ def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.flo
     most often repeats its card's colour; but where the other symbols show several
     colours the card varies its colours, and a yellow reading is as likely the symbol's
     own (the symbols this fixed on fresh renders were all on cards whose other symbols
-    show one colour; one it broke was a yellow on a card showing every other colour)."""
+    show one colour; one it broke was a yellow on a card showing every other colour).
+    On a card that a glare spot brightens (``glare_spot``), a symbol the ink thresholds found
+    whole but read as a yellow or red paler than any print (``_PALE_CHROMA``) counts as
+    washed out too, when no other mark on the card reads so; so does a washed-out symbol
+    read as red (a black's brown under a warm lamp)."""
     lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
     colours, confidence, fit = classify_colours(lab, inks)
     glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
@@ -293,12 +307,22 @@ def _colours(seg: Segmentation, inks: Any) -> tuple[list[Colour], NDArray[np.flo
             if _colour_surety(other_confidence[k], other_fit[k]) >= _colour_surety(confidence[i], fit[i]):
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
     shapeless = [SHAPELESS in blob.doubt for blob in seg.blobs]
-    pale = [WASHED in blob.doubt and colour is Colour.YELLOW for blob, colour in zip(seg.blobs, colours)]
+    paler = [glare_spot and colour in _PALE_CHROMA and float(np.hypot(*lab[i, 1:])) < _PALE_CHROMA[colour]
+             for i, colour in enumerate(colours)]
+    lone = sum(paler) == 1
+    pale = [colour in _PALE_CHROMA and (WASHED in blob.doubt or (lone and paler_one))
+            for blob, colour, paler_one in zip(seg.blobs, colours, paler)]
     shown = {colour for colour, guess, washed in zip(colours, shapeless, pale) if not (guess or washed)}
     unknown = [guess or (washed and len(shown) == 1) for guess, washed in zip(shapeless, pale)]
     if any(unknown):
         colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER, unknown)
     return colours, confidence, fit
+
+
+def _has_glare_spot(card: BalancedCard) -> bool:
+    """Whether a glare spot brightens part of the card, clipping the camera there, but not
+    most of it: glare over most of the card pales every symbol alike."""
+    return (card.clipped > 0.0 or card.blind > 0.0) and card.glare < _WIDE_GLARE
 
 
 def _colour_surety(weight: float, fit: float) -> float:
@@ -576,13 +600,13 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         return _not_face(problem)
     shapes, shape_conf, shape_fit = best.shapes, best.shape_conf, best.shape_fit
     inks = None if profile is None else profile.inks
-    colours, colour_conf, colour_fit = _colours(seg, inks)
+    colours, colour_conf, colour_fit = _colours(seg, inks, _has_glare_spot(card))
     if _looks_like_number(seg, shapes, shape_fit):
         washed = _washed_middles(seg)
         if washed is None:
             return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
         seg, shapes, shape_conf, shape_fit = washed
-        colours, colour_conf, colour_fit = _colours(seg, inks)
+        colours, colour_conf, colour_fit = _colours(seg, inks, _has_glare_spot(card))
     dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL
     if dark and float(shape_fit.max()) < _POOR_FIT:
         return _not_face("too dark for paper and no mark is a symbol (a phone screen?)", 0.7)

@@ -478,6 +478,30 @@ def test_a_symbol_washed_out_by_warm_glare_takes_a_colour_the_card_shows(card_ar
     assert "washed out by glare" in reading.reason and reading.confidence < 0.5
 
 
+@pytest.mark.parametrize("colour", ["black", "green", "red"])
+def test_a_symbol_glare_paled_to_yellow_but_found_as_ink_takes_the_colour_the_card_shows(card_art, colour):
+    # Warm glare over one symbol of a one-colour card leaves it dark enough for the ink
+    # thresholds (no faint-mark search) yet paler than any printed yellow: read as a pale
+    # yellow before, it now counts as washed out and takes the card's other symbols' colour.
+    syms = [card_art.Sym("star", colour, 0.3, 0.3, 0.25), card_art.Sym("circle", colour, 0.72, 0.3, 0.25),
+            card_art.Sym("square", colour, 0.5, 0.95, 0.28, 10.0)]
+    image = _warm_glare(card_art.draw(syms, paper=(205, 215, 225)), 0.5, 0.95 / 1.45, 0.2, 1.0)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5, reading.reason
+
+
+def test_a_black_symbol_glare_paled_to_brown_takes_the_black_the_card_shows(card_art):
+    # Less warm glare on darker paper leaves a black symbol brown, paler than any printed
+    # red: read as red before, it counts as washed out like a pale yellow reading.
+    syms = [card_art.Sym("star", "black", 0.3, 0.3, 0.25), card_art.Sym("circle", "black", 0.72, 0.3, 0.25),
+            card_art.Sym("square", "black", 0.5, 0.95, 0.28, 10.0)]
+    image = _warm_glare(card_art.draw(syms, paper=(190, 200, 205)), 0.5, 0.95 / 1.45, 0.2, 0.8)
+    reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5, reading.reason
+
+
 @pytest.mark.parametrize("shown", [("red", "green"), ("black", "blue")])
 def test_a_yellow_symbol_washed_out_by_warm_glare_on_a_card_of_several_colours_stays_yellow(card_art, shown):
     # Where the card's other symbols show several colours, a washed symbol read as yellow
