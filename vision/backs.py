@@ -5,8 +5,9 @@ design, never a white face: the deck's back is dark with a thin light frame line
 just inside its edge. That line is the cue: a thin light stroke on a darker ground, which a
 face (white all over), a table's stripes or dots (wide or round), a mug's rim or a phone
 (no light line) do not make. Seen on a card's scale, the backs' lines lie close together
-over the heap, so closing them over about half a card gives the heap's region; a lone
-point card's outline makes one card's worth, too small for a heap.
+over the heap: where their density, over most of a card, stays high is the heap's region.
+Strokes beside pale paper (a face, a point card's margin) are left out; a band along one
+long stroke (the table's edge, wood grain) is too narrow for a heap, one lone back too small.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ _LINE_CONTRAST = 0.16  # a line stands out from its ground by this share of the 
 _PALE = 0.55  # paper at least this share of the faces' white is pale
 _PALE_WIDE, _PALE_NEAR = 0.3, 0.15  # pale paper this wide (in short sides) and strokes this near it are no back's
 _CELLS = 8  # line density is counted in cells this many to a card's short side
-_LINE_DENSITY = 0.03  # over half a card, a heap is at least this share line (a back's frame is about 0.06 of it)
-_SPREAD = 6  # cells the density is averaged over
-_HEAP_WIDE = 0.4  # and is at least this many short sides wide everywhere
-_HEAP_DEEP = 0.6  # and somewhere this many short sides from its edge (one back alone is about 0.5 plus the spread)
-_HEAP_CARDS = 1.6  # a heap covers at least this many cards' area
+_SPREAD = 6  # the density is averaged over this many cells square (3/4 of a short side)
+_LINE_DENSITY = 0.03  # a heap is at least this share line there (a back's frame is about 0.06 of the card)
+_HEAP_WIDE = 0.4  # a heap is this many short sides wide everywhere,
+_HEAP_DEEP = 0.6  # somewhere this many short sides in from its edge (a lone back about 0.5 plus the spread),
+_HEAP_CARDS = 1.6  # and covers this many cards' area at least
 _LOWEST_WHITE = 0.3  # the faces' white, fitted across the table, is kept above this share of its top
 _RING = 0.2  # a card's surroundings looked at: this many short sides out from its edge
 _RING_POINTS = 12  # points looked at along each side of that ring
@@ -53,7 +54,7 @@ def find_backs(frame_bgr: NDArray[np.uint8], face_corners: Sequence[NDArray] = (
     if quads:
         short = float(np.median([min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])) for q in quads]))
     else:
-        short = 2 * _SHORT_PX * width / 1920  # a card's short side in a photo of a whole table, about
+        short = 2 * _SHORT_PX * width / 1920  # about a card's short side in a photo of a whole table
     # A whole shrink factor: OpenCV's area shrink is many times faster by one.
     step = max(1, int(short / _SHORT_PX))
     scale = 1.0 / step
@@ -75,14 +76,14 @@ def find_backs(frame_bgr: NDArray[np.uint8], face_corners: Sequence[NDArray] = (
     near = 2 * max(1, round(_PALE_NEAR * short_px)) + 1
     lines[cv2.dilate(pale, cv2.getStructuringElement(cv2.MORPH_RECT, (near, near))) > 0] = 0
     lines[cv2.dilate(faces, kernel) > 0] = 0
-    # Line density over a cell grid, then over about half a card: the heap is where it stays high.
+    # Line density over a cell grid, then over most of a card: the heap is where it stays high.
     cell = max(1, round(short_px / _CELLS))
     grid = cv2.resize(lines, (max(1, lines.shape[1] // cell), max(1, lines.shape[0] // cell)), interpolation=cv2.INTER_AREA)
     density = cv2.blur(grid.astype(np.float32) / 255, (_SPREAD, _SPREAD))
     heap = (density > _LINE_DENSITY).astype(np.uint8)
     # A heap is a card wide at least: a band along one long stroke (the table's edge, wood grain) is not.
-    wide = 2 * round(_HEAP_WIDE * _CELLS / 2) + 1
-    heap = cv2.morphologyEx(heap, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (wide, wide)))
+    band = 2 * round(_HEAP_WIDE * _CELLS / 2) + 1
+    heap = cv2.morphologyEx(heap, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (band, band)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(heap)
     card_cells = 1.45 * (short_px / cell) ** 2  # a card's long side is 1.35-1.6 short sides
     # How far in from its edge each cell lies: a heap holds a card's middle, half a card in.
