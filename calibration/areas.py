@@ -173,24 +173,28 @@ def ray_exit(origin_xy: NDArray[np.float64], direction_xy: NDArray[np.float64], 
 
 def find_pool_area(
     pool_corners: Sequence[NDArray], row_centres_xy: Sequence[Sequence[float]], centre_xy: Sequence[float],
-    table_xy: NDArray[np.float64],
+    table_xy: NDArray[np.float64], heaps_xy: Sequence[NDArray[np.float64]] = (),
 ) -> NDArray[np.float64] | None:
     """The middle pool: the hull of the cards lying loose near the table's middle, kept clear of every row card.
 
     Parameters
     ----------
-    pool_corners : corners (4, 2) of the cards that are in no row (and face-down cards, when known)
+    pool_corners : corners (4, 2) of the cards that are in no row (face-down cards' too, when known)
     row_centres_xy : centres of the cards in rows; none of them may end up inside the pool
     centre_xy : the table's middle
     table_xy : the table top (N, 2)
+    heaps_xy : outlines (N, 2) of heaps of face-down cards (``vision.backs.find_backs``);
+        a heap is many cards, a pool by itself
     """
-    quads = [np.asarray(q, np.float64).reshape(4, 2) for q in pool_corners]
-    quads = [q for q in quads if depth_in_table(q.mean(axis=0), centre_xy, table_xy) < _POOL_DEPTH]
-    while len(quads) >= _POOL_CARDS:
-        hull = cv2.convexHull(np.vstack(quads).astype(np.float32)).reshape(-1, 2).astype(np.float64)
+    # Each loose card counts one, a heap as many as a pool needs.
+    items = [(np.asarray(q, np.float64).reshape(4, 2), 1) for q in pool_corners]
+    items += [(np.asarray(h, np.float64).reshape(-1, 2), _POOL_CARDS) for h in heaps_xy]
+    items = [(q, n) for q, n in items if depth_in_table(q.mean(axis=0), centre_xy, table_xy) < _POOL_DEPTH]
+    while sum(n for _, n in items) >= _POOL_CARDS:
+        hull = cv2.convexHull(np.vstack([q for q, _ in items]).astype(np.float32)).reshape(-1, 2).astype(np.float64)
         if not any(inside(hull, c) for c in row_centres_xy):
             return hull if len(hull) >= 3 else None
-        # A row card inside: drop the loose card farthest from the middle and try again.
-        far = max(range(len(quads)), key=lambda k: float(np.linalg.norm(quads[k].mean(axis=0) - np.asarray(centre_xy))))
-        quads.pop(far)
+        # A row card inside: drop the loose card (or heap) farthest from the middle and try again.
+        far = max(range(len(items)), key=lambda k: float(np.linalg.norm(items[k][0].mean(axis=0) - np.asarray(centre_xy))))
+        items.pop(far)
     return None

@@ -12,8 +12,9 @@ from calibration.areas import find_pool_area, find_table_area
 from calibration.arms import arm_entries
 from calibration.config import Calibration
 from calibration.profile import ink_samples, learn_profile
-from calibration.propose import ProposalError, propose_seats, table_centre
+from calibration.propose import ProposalError, off_heap, propose_seats, table_centre
 from calibration.rows import row_chains
+from vision.backs import find_backs
 
 __all__ = ["calibrate_frame", "ProposalError"]
 
@@ -42,9 +43,11 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
     corners = [card.corners_xy for card in cards]
     table = find_table_area(frame_bgr, corners)
     centre = table_centre(table, (width, height))
-    rows = row_chains(corners, centre, table, (width, height), frame_bgr) if corners else []
+    heaps = find_backs(frame_bgr, corners)
+    # A lone card on the heap of face-down cards is a pool card, not a row.
+    rows = off_heap(row_chains(corners, centre, table, (width, height), frame_bgr), corners, heaps) if corners else []
     arms = arm_entries(frame_bgr, corners, table)
-    seats = propose_seats(corners, (width, height), table, players, frame_bgr, rows, arms)
+    seats = propose_seats(corners, (width, height), table, players, frame_bgr, rows, arms, heaps)
     if not seats:
         raise ProposalError(
             f"no rows found among {len(cards)} face-up cards: lay at least two cards side by side in front of "
@@ -55,7 +58,7 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
     # says too little about the middle: no pool then, rather than one over a short row.
     pool = None if table is None else find_pool_area(
         [corners[k] for k in range(len(cards)) if k not in in_rows],
-        [cards[k].center_xy for k in in_rows], centre, table,
+        [cards[k].center_xy for k in in_rows], centre, table, heaps,
     )
     samples = ink_samples(frame_bgr, corners)
     profile = learn_profile(samples) if samples else None

@@ -21,8 +21,9 @@ from calibration.areas import ray_exit
 from calibration.rows import row_chains
 from calibration.seats import Seat
 from vision.arrange import card_geometry
+from vision.backs import find_backs, heap_share
 
-__all__ = ["ProposalError", "propose_seats", "seat_names", "table_centre"]
+__all__ = ["ProposalError", "propose_seats", "seat_names", "table_centre", "off_heap"]
 
 _MAX_PLAYERS = 6
 _SEAT_OUT = 1.2  # without a table top, a player sits this many long sides beyond the row
@@ -33,6 +34,9 @@ _ARM_APART = 3.5
 # Arms reaching in within this many long sides of each other are one player's: one arm seen
 # in two pieces (a sleeve's or a shadow's edge across it), or both hands held close.
 _ARM_PAIR = 2.0
+# A lone card with at least this share of its surroundings on the heap of face-down cards
+# lies on or against the heap: a pool card thrown back, not a player's row.
+_ON_HEAP = 0.3
 
 
 class ProposalError(ValueError):
@@ -93,10 +97,23 @@ def table_centre(table_xy: NDArray[np.float64] | None, image_size_wh: tuple[int,
     return np.array(table_xy.mean(axis=0) if table_xy is not None else (width / 2, height / 2), np.float64)
 
 
+def off_heap(rows: Sequence[list[int]], corners: Sequence[NDArray], heaps_xy: Sequence[NDArray[np.float64]]) -> list[list[int]]:
+    """The rows, less the lone cards lying on or against a heap of face-down cards (``vision.backs``).
+
+    Parameters
+    ----------
+    rows : card indices, one list per row
+    corners : sequence of ndarray (4, 2), the face-up cards' corners in image pixels
+    heaps_xy : the heaps' outlines (N, 2) from ``vision.backs.find_backs``
+    """
+    return [list(row) for row in rows if len(row) > 1 or heap_share(corners[row[0]], heaps_xy) < _ON_HEAP]
+
+
 def propose_seats(
     corners: Sequence[NDArray], image_size_wh: tuple[int, int], table_xy: NDArray[np.float64] | None = None,
     players: Sequence[str] | None = None, frame_bgr: NDArray[np.uint8] | None = None,
     rows: Sequence[list[int]] | None = None, arms_xy: NDArray[np.float64] | None = None,
+    heaps_xy: Sequence[NDArray[np.float64]] | None = None,
 ) -> tuple[Seat, ...]:
     """One seat per row, on the row's outer side, named clockwise from the bottom of the image.
 
@@ -117,6 +134,9 @@ def propose_seats(
         caller has them already; None: found here
     arms_xy : ndarray (K, 2), where arms reach in over the table's edge
         (``calibration.arms.arm_entries``); None: no arms looked for
+    heaps_xy : outlines (N, 2) of the heaps of face-down cards (``vision.backs.find_backs``):
+        a lone card on or against one is a pool card, no row; None: found in ``frame_bgr``
+        when given
 
     Raises
     ------
@@ -129,6 +149,9 @@ def propose_seats(
     centre = table_centre(table_xy, image_size_wh)
     if rows is None:
         rows = row_chains(corners, centre, table_xy, image_size_wh, frame_bgr)
+    if heaps_xy is None and frame_bgr is not None:
+        heaps_xy = find_backs(frame_bgr, corners)
+    rows = off_heap(rows, corners, heaps_xy or ())
     # At most six players: the longest rows are the likeliest.
     rows = sorted(rows, key=len, reverse=True)[:_MAX_PLAYERS]
     cards = card_geometry(corners)

@@ -98,3 +98,11 @@ def test_the_search_box_holds_the_table_top_with_a_margin_and_stays_in_the_frame
     assert search_box(TableAreas(TABLE, None), (1000, 800)) == (120, 70, 881, 731)
     assert search_box(TableAreas(np.array([[0, 0], [999, 0], [999, 799], [0, 799]], np.float64)), (1000, 800)) is None
     assert search_box(TableAreas(None, TABLE), (1000, 800)) is None and search_box(None, (1000, 800)) is None
+
+
+def test_a_heap_of_face_down_cards_alone_makes_the_pool() -> None:
+    square = np.array([[0, 0], [1000, 0], [1000, 1000], [0, 1000]], np.float64)
+    heap = np.array([[420, 430], [560, 410], [600, 520], [470, 590], [400, 520]], np.float64)
+    assert find_pool_area([], [], (500, 500), square) is None
+    pool = find_pool_area([], [(500, 850)], (500, 500), square, [heap])
+    assert pool is not None and inside(pool, (500, 500)) and not inside(pool, (500, 850))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from calibration.areas import find_table_area
-from calibration.propose import ProposalError, propose_seats, seat_names
+from calibration.propose import ProposalError, off_heap, propose_seats, seat_names
 from calibration.seats import Seat
 from tests.calibration.photos import face_up, photo, true_seats
 from vision.arrange import arrange_rows
@@ -164,3 +164,29 @@ def test_more_names_than_the_rows_and_arms_say_the_seats_were_guessed_where_arms
     assert len(propose_seats(quads, (1000, 800), arms_xy=arms)) == 3
     with pytest.raises(ProposalError, match="shows 1 row and 2 seats guessed where arms reach in, so 3 names expected, got 4"):
         propose_seats(quads, (1000, 800), arms_xy=arms, players=["Anna", "Ben", "Cleo", "Dora"])
+
+
+def test_a_lone_card_on_the_heap_of_backs_is_a_pool_card_not_a_row() -> None:
+    # A row of three below the middle, and one card up near the top edge, facing it: alone it
+    # is a player's row, lying on the heap of face-down cards it is a pool card.
+    size = (1000, 800)
+    row = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    lone = np.array([[460, 60], [540, 60], [540, 180], [460, 180]], np.float64)
+    heap = np.array([[380, 20], [640, 20], [640, 260], [380, 260]], np.float64)
+    alone = propose_seats(row + [lone], size, heaps_xy=())
+    assert len(alone) == 2 and not any(s.guessed for s in alone)
+    on_heap = propose_seats(row + [lone], size, heaps_xy=[heap])
+    assert len(on_heap) == 2 and sum(s.guessed for s in on_heap) == 1  # the row's, and one guessed across
+    assert off_heap([[0, 1, 2], [3]], row + [lone], [heap]) == [[0, 1, 2]]
+
+
+def test_the_heap_is_found_in_the_frame_when_not_given() -> None:
+    from tests.vision.test_backs import HEAP, card_xy, table
+
+    # The heap of backs up towards the top edge, a row at the bottom, and one card on the
+    # heap's upper edge facing the top edge: a row of its own if nothing knew of the heap.
+    frame, faces = table((120, 160, 190), backs=[(x, y - 220, angle) for x, y, angle in HEAP])
+    cards = faces[:3] + [card_xy(640, 110, 0)]
+    size = (frame.shape[1], frame.shape[0])
+    assert [s.guessed for s in propose_seats(cards, size, heaps_xy=())] == [False, False]
+    assert [s.guessed for s in propose_seats(cards, size, frame_bgr=frame)] == [False, True]
