@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import product
 from typing import Any, Sequence
 
 import numpy as np
@@ -10,17 +11,21 @@ from numpy.typing import NDArray
 
 from calibration.areas import TableAreas, row_candidates, search_box
 from calibration.seats import Seat
+from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
-from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
+from referee.rows import MAX_LENGTH, RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, row_gaps
 from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table
 from vision.pipeline import DetectedCard, read_frame
 
-__all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words"]
+__all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
 
 # A card read with less confidence than this may be misread: a person should look.
 UNCERTAIN_BELOW = 0.5
+# How far a misread usually lands from the truth, per criterion (colours, shapes, symbols):
+# the bench's misreads are one colour or shape off, or one or two symbols, nearly all.
+MISREAD_REACH = (1, 1, 2)
 
 
 @dataclass(frozen=True)
@@ -109,7 +114,11 @@ def referee_frame(
         criteria = [cards[k].reading.criteria for k in readable]
         verdict = check_row(criteria)
         deciding = readable if verdict.first_error is None else readable[: verdict.first_error.position + 1]
-        doubtful = tuple(k for k in deciding if cards[k].reading.confidence < UNCERTAIN_BELOW)
+        # A doubtful card counts when a near misreading would change the verdict; a lone card
+        # read with doubt always does: no reading changes a one-card verdict, but such a card
+        # mostly lies half under a hand, where the rest of its row may be hidden too.
+        doubtful = tuple(k for i, k in enumerate(deciding) if cards[k].reading.confidence < UNCERTAIN_BELOW
+                         and (len(readable) == 1 or misread_may_change(criteria, i, verdict)))
         seat = [s.name for s in seats].index(row.player) if seats else len(rows)
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
@@ -122,6 +131,37 @@ def referee_frame(
     found = {row.player for row in rows}
     rowless = tuple(seat.name for seat in seats or () if seat.name not in found)
     return TableResult(size_wh, cards, unread, tuple(rows), tuple(ranking), rowless)
+
+
+def misread_may_change(criteria: Sequence[Criteria], position: int, verdict: Verdict) -> bool:
+    """Whether card ``position`` of the row (at or before its first error), read a little otherwise
+    (within ``MISREAD_REACH`` of each criterion), would change the row's ``verdict``: the cards kept
+    or where the first error lies. A doubtful card whose every near reading keeps the verdict (it
+    differs from its neighbours by more than a misread) needs no look.
+
+    Only the card's pairs with its two neighbours can change: the cards before it match none.
+    """
+    error = verdict.first_error
+    start = max(0, position - 1)
+    window = [(c.colours, c.shapes, c.symbols) for c in criteria[start : position + 2]]
+    decided = None if error is None or error.position >= start + len(window) else error.position
+    here = position - start
+    reach = [range(max(1, v - r), v + r + 1) for v, r in zip(window[here], MISREAD_REACH)]
+    for colours, shapes, symbols in product(*reach):
+        if max(colours, shapes) > symbols or colours > 5 or shapes > 5 or symbols > 9:
+            continue  # no such card
+        window[here] = (colours, shapes, symbols)
+        if _first_error(window, start) != decided:
+            return True
+    return False
+
+
+def _first_error(window: list[tuple[int, int, int]], start: int) -> int | None:
+    """The row's first error within ``window`` (cards from ``start`` on), as ``check_row`` finds it."""
+    for k in range(1, len(window)):
+        if start + k == MAX_LENGTH or any(a == b for a, b in zip(window[k], window[k - 1])):
+            return start + k
+    return None
 
 
 def error_words(result: TableResult, row: TableRow) -> str:

@@ -105,3 +105,18 @@ def test_the_places_drawn_for_a_hidden_card_are_the_deciding_covered_ends_and_ga
     assert middles == [(60.0, 145.0), (270.0, 145.0), (410.0, 145.0)]  # before the 1st, the gap, after the 3rd
     error_at_1 = TableRow("Anna", (0, 1, 2), Verdict(1, RowError(1, ("shapes",))), (), gaps=(2,), covered=(0,))
     assert [tuple(place.mean(axis=0).round()) for place in _hidden_places(corners, error_at_1)] == [(60.0, 145.0)]
+
+
+def test_a_doubtful_card_counts_only_when_a_near_misreading_would_change_the_verdict() -> None:
+    from referee.cards import Criteria
+    from referee.cli.table import misread_may_change
+    from referee.rows import check_row
+
+    far = [Criteria(1, 1, 2), Criteria(3, 3, 6), Criteria(1, 1, 2)]  # neighbours over a misread apart
+    assert not any(misread_may_change(far, k, check_row(far)) for k in range(3))
+    near = [Criteria(1, 1, 2), Criteria(2, 3, 6)]  # one colour more or less and the 2nd matches the 1st
+    assert misread_may_change(near, 1, check_row(near))
+    symbols = [Criteria(1, 1, 2), Criteria(3, 3, 4)]  # two symbols fewer and the 2nd matches the 1st
+    assert misread_may_change(symbols, 1, check_row(symbols))
+    erring = [Criteria(2, 2, 4), Criteria(2, 4, 8)]  # the 2nd's colours read otherwise: no error
+    assert misread_may_change(erring, 1, check_row(erring))
