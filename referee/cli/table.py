@@ -13,7 +13,7 @@ from calibration.areas import TableAreas, row_candidates, search_box
 from calibration.seats import Seat
 from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
-from referee.rows import MAX_LENGTH, RowError, Verdict, check_row, matched_words, ordinal
+from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, row_gaps
 from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table
@@ -134,34 +134,24 @@ def referee_frame(
 
 
 def misread_may_change(criteria: Sequence[Criteria], position: int, verdict: Verdict) -> bool:
-    """Whether card ``position`` of the row (at or before its first error), read a little otherwise
-    (within ``MISREAD_REACH`` of each criterion), would change the row's ``verdict``: the cards kept
-    or where the first error lies. A doubtful card whose every near reading keeps the verdict (it
-    differs from its neighbours by more than a misread) needs no look.
-
-    Only the card's pairs with its two neighbours can change: the cards before it match none.
-    """
-    error = verdict.first_error
-    start = max(0, position - 1)
-    window = [(c.colours, c.shapes, c.symbols) for c in criteria[start : position + 2]]
-    decided = None if error is None or error.position >= start + len(window) else error.position
-    here = position - start
-    reach = [range(max(1, v - r), v + r + 1) for v, r in zip(window[here], MISREAD_REACH)]
+    """Whether card ``position`` of the row, read a little otherwise (within ``MISREAD_REACH`` of
+    each criterion), would change the row's ``verdict``: a doubtful card whose every near reading
+    keeps the verdict (it differs from its neighbours by more than a misread) needs no look."""
+    card = criteria[position]
+    reach = [range(max(1, v - r), v + r + 1) for v, r in zip((card.colours, card.shapes, card.symbols), MISREAD_REACH)]
     for colours, shapes, symbols in product(*reach):
         if max(colours, shapes) > symbols or colours > 5 or shapes > 5 or symbols > 9:
-            continue  # no such card
-        window[here] = (colours, shapes, symbols)
-        if _first_error(window, start) != decided:
+            continue
+        other = list(criteria)
+        other[position] = Criteria(colours, shapes, symbols)
+        if _decided(check_row(other)) != _decided(verdict):
             return True
     return False
 
 
-def _first_error(window: list[tuple[int, int, int]], start: int) -> int | None:
-    """The row's first error within ``window`` (cards from ``start`` on), as ``check_row`` finds it."""
-    for k in range(1, len(window)):
-        if start + k == MAX_LENGTH or any(a == b for a, b in zip(window[k], window[k - 1])):
-            return start + k
-    return None
+def _decided(verdict: Verdict) -> tuple[int, int | None]:
+    """What a verdict decides for the player: the cards kept, and where the first error lies."""
+    return verdict.valid_length, None if verdict.first_error is None else verdict.first_error.position
 
 
 def error_words(result: TableResult, row: TableRow) -> str:
