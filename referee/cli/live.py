@@ -364,7 +364,7 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         try:
             sighting = sight_cards(frame.image_bgr, frame.t, frame.index, sighting, tracked.cards, light.profile, areas)
             tracked = tracker.update(sighting.cards, frame.index, frame.t, frame.image_bgr, sighting.fresh)
-            change = light.check(frame.image_bgr, frame.t, tracked.cards)
+            change = light.check(frame.image_bgr, frame.t, tracked.cards, sighting)
         except Exception as error:  # noqa: BLE001 - a frame the vision code fails on must not end the game
             # The game goes on from the cards known so far; the frame is skipped and said once
             # per kind of failure (a bug to report, with the frame that shows it).

@@ -5,7 +5,8 @@ everything that changed is still moving (a hand sliding a card in), only a few t
 place has stopped changing. It reads them with the calibration's colour profile, and
 leaves out cards whose centre lies off the table top or in the middle pool (they are
 never part of a row). ``LightWatch`` follows the light: about twice a second it
-compares the face white of the cards lying still with the profile's, and when the
+compares the face white of the cards lying still and found whole in that very frame
+(not a card under a hand) with the profile's, and when the
 light has changed (a lamp switched on) it stops using the profile, so that colours are
 read with each card's own white balance, until the light comes back.
 """
@@ -37,7 +38,7 @@ SEARCH_INTERVAL_S = 1 / 15  # at most this often: a faster camera's extra frames
 
 CHECK_EVERY_S = 0.5  # how often the light is checked (source time)
 _AGREE = 2  # consecutive checks that must agree before the light counts as changed (or back)
-_MIN_CARDS = 2  # cards lying still needed for a check (one card under a hand says nothing)
+_MIN_CARDS = 2  # cards lying still and in full view needed for a check (one card says too little)
 BACK_BELOW = 0.6 * DRIFT_LIMIT  # the light is back when the drift falls below this (no flapping at the limit)
 
 
@@ -189,19 +190,32 @@ class LightWatch:
     def profile(self) -> ColourProfile | None:
         return None if self.drifted else self.calibrated
 
-    def check(self, frame_bgr: NDArray[np.uint8], t: float, cards: Sequence[TrackedCard]) -> LightChange | None:
-        """Look at the face white of the settled cards in view when a check is due.
+    def check(self, frame_bgr: NDArray[np.uint8], t: float, cards: Sequence[TrackedCard],
+              seen: Sighting | None = None) -> LightChange | None:
+        """Look at the face white of the settled cards in full view when a check is due.
+
+        A settled card is not *hidden* while part of it shows (a hand resting on it, fingers
+        over its face): the tracker keeps it in its place, but its outline there shows the hand
+        as well. With ``seen``, this frame's sighting, only cards found whole at their place in
+        this very frame are looked at; a frame whose sighting is out of date (it changed since
+        the latest search) is not looked at, and the check waits for the next frame. Without it,
+        every settled card not hidden is (cards known to lie bare, as in a still picture).
 
         Parameters
         ----------
         frame_bgr : ndarray (H, W, 3) uint8, the frame the cards were tracked in
         t : the frame's time (s)
         cards : the tracker's cards; only those lying still and in view are looked at
+        seen : the sighting of this frame (``sight_cards``), or None
         """
         if self.calibrated is None or t < self._next_t:
             return None
+        if seen is not None and not seen.fresh:
+            return None  # the cards may lie otherwise in this frame: look at the next one
         self._next_t = t + self.every_s
         still = [card.corners_xy for card in cards if card.is_settled and not card.hidden]
+        if seen is not None:
+            still = [corners for corners in still if _found_whole(corners, seen.cards)]
         if len(still) < _MIN_CARDS:
             return None
         self.drift = light_drift(self.calibrated, paper_whites(frame_bgr, still))
@@ -213,3 +227,9 @@ class LightWatch:
         self.drifted = not self.drifted
         return LightChange(self.drifted, self.drift)
 
+
+def _found_whole(corners_xy: NDArray, found: Sequence[DetectedCard]) -> bool:
+    """Whether a card was found with this very outline (not a part of it beside a hand, not nothing)."""
+    short = float(np.linalg.norm(corners_xy[1] - corners_xy[0]))
+    tolerance = max(3.0, 0.06 * short)
+    return any(float(np.abs(card.corners_xy - corners_xy).max()) <= tolerance for card in found)

@@ -1,10 +1,13 @@
 """The live referee's light watch: the calibration's colour profile while the light holds, each card's own white after."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
-from referee.cli.live_read import BACK_BELOW, CHECK_EVERY_S, LightWatch
+from referee.cli.live_read import BACK_BELOW, CHECK_EVERY_S, LightWatch, Sighting
+from vision.pipeline import DetectedCard
 from vision.track import TrackedCard
 
 PAPER_BGR = (200.0, 210.0, 215.0)
@@ -67,3 +70,41 @@ def test_without_a_colour_profile_there_is_nothing_to_watch(cast) -> None:
     watch = LightWatch(None)
     assert all(watch.check(table(cast), k * CHECK_EVERY_S, tracked()) is None for k in range(5))
     assert watch.profile is None and not watch.drifted
+
+
+HAND_BGR = (120, 150, 205)  # skin, far warmer than the cards' paper
+
+
+def found(*ks: int, shrink: int = 0) -> Sighting:
+    """This frame's sighting: cards ``ks`` found at their place (their right part, beside a hand, with ``shrink``)."""
+    cards = []
+    for c in tracked():
+        if c.id in ks:
+            corners = c.corners_xy.copy()
+            corners[1:3, 0] -= shrink
+            cards.append(DetectedCard(corners, None))  # type: ignore[arg-type]
+    thumb = np.zeros((1, 1), np.float32)
+    return Sighting(tuple(cards), thumb, thumb, 0.0, 0.0, True)
+
+
+def test_cards_under_a_resting_hand_are_not_taken_for_a_change_of_light() -> None:
+    # Sparse frames (a busy machine): the tracker keeps two settled cards in view though a hand
+    # rests over most of them (only their edges show); their outlines there show the hand.
+    frame = table()
+    frame[10:110, 165:380] = HAND_BGR
+    assert light_drift(ColourProfile(PAPER_BGR), paper_whites(frame, [c.corners_xy for c in tracked()])) > DRIFT_LIMIT
+    watch = LightWatch(ColourProfile(PAPER_BGR))
+    said = [watch.check(frame, k * CHECK_EVERY_S, tracked(), found(0, 1, 2, shrink=30) if k % 2 else found(0)) for k in range(6)]
+    assert said == [None] * 6 and not watch.drifted
+    # A lamp switched on is still seen on the cards found whole.
+    watch = LightWatch(ColourProfile(PAPER_BGR))
+    assert watch.check(table(LAMP), 0.0, tracked(), found(0, 1, 2)) is None
+    change = watch.check(table(LAMP), CHECK_EVERY_S, tracked(), found(0, 1, 2))
+    assert change is not None and change.changed
+
+
+def test_a_frame_whose_cards_are_out_of_date_is_not_looked_at() -> None:
+    watch = LightWatch(ColourProfile(PAPER_BGR))
+    stale = replace(found(0, 1, 2), fresh=False)
+    assert watch.check(table(LAMP), 0.0, tracked(), stale) is None and watch._streak == 0
+    assert watch.check(table(LAMP), 0.1, tracked(), found(0, 1, 2)) is None and watch._streak == 1  # the next frame is
