@@ -202,6 +202,25 @@ def test_a_players_lone_cards_either_side_of_a_hidden_one_are_cut_from_a_neighbo
     assert rows == {"Anna": (0, 1), "Ines": (2, 3, 4)}
 
 
+def test_a_neighbours_row_at_another_depth_is_cut_where_the_line_steps() -> None:
+    # Anna's row is two cards, the second under Ines's first; Anna sits at the middle of
+    # the two, off her one seen card. Ines's row lies nearer the edge: her first card is a
+    # step of a fifth of a card's length off Anna's card's line, and stays in Ines's row.
+    anna = [card((300, 978), 0)]
+    ines = row((390, 1000), (SHORT + 10, 0), 7, 0, jitter=4, seed=7)
+    seats = [Seat("Anna", (330, 1180)), Seat("Ines", (600, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(anna + ines, seats, (W, H))}
+    assert rows == {"Anna": (0,), "Ines": (1, 2, 3, 4, 5, 6, 7)}
+
+
+def test_a_row_whose_cards_lie_a_little_off_one_line_comes_out_whole() -> None:
+    # Neighbours a seventh of a card's length apart across the row, as seen in one row.
+    cards = [card((300 + 70 * i, 1000 + 12 * (i % 2)), 0) for i in range(7)]
+    seats = [Seat("Anna", (510, 1180)), Seat("Ines", (900, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(cards, seats, (W, H))}
+    assert rows["Anna"] == tuple(range(7))
+
+
 def test_a_lone_card_beyond_a_gap_joins_no_lone_card_its_player_sits_in_front_of() -> None:
     # Anna's row is her one card; beyond bare table Ines's row begins with a card nearest
     # Anna's seat. Anna sits just beyond her card's edge (a lone card's player may sit a
