@@ -18,6 +18,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.quads import grow
+
 __all__ = ["find_backs", "heap_share"]
 
 _SHORT_PX = 50.0  # the work copy is scaled so that a card's short side is about this long
@@ -139,10 +141,8 @@ def heap_share(card_xy: NDArray, heaps_xy: Sequence[NDArray[np.float64]]) -> flo
     if not heaps_xy:
         return 0.0
     quad = np.asarray(card_xy, np.float64).reshape(4, 2)
-    centre = quad.mean(axis=0)
     short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
-    # Each corner pushed out along its diagonal so that the sides move out by about _RING short sides.
-    out = quad + (quad - centre) / np.linalg.norm(quad - centre, axis=1, keepdims=True) * (_RING * short * 1.4)
+    out = grow(quad, _RING * short).astype(np.float64)
     steps = np.linspace(0.0, 1.0, _RING_POINTS, endpoint=False)[:, None]
     points = np.vstack([out[k] + steps * (out[(k + 1) % 4] - out[k]) for k in range(4)])
     contours = [h.astype(np.float32).reshape(-1, 1, 2) for h in heaps_xy]

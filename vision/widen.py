@@ -202,12 +202,13 @@ def widen_cut(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pai
     """
     c = order_corners(corners_xy).astype(np.float64)
     sharp = [_sharp_share(frame_bgr, c, k) for k in (pair, pair + 2)]
-    others = (1 - pair, 3 - pair)
-    table = colours_at(frame_bgr, np.concatenate([across_side(c, m)[1] for m in others]))
-    if min(sharp) <= _SOFT and max(sharp) >= _CLEAN:
-        wrong, covered = (pair if sharp[0] < sharp[1] else pair + 2), False
-    elif soft_only:
+    soft_cut = min(sharp) <= _SOFT and max(sharp) >= _CLEAN
+    if soft_only and not soft_cut:
         return corners_xy
+    # The table beside the quad, which widening must not add (with ``soft_only`` what it adds must be paper).
+    table = None if soft_only else colours_at(frame_bgr, np.concatenate([across_side(c, m)[1] for m in (1 - pair, 3 - pair)]))
+    if soft_cut:
+        wrong, covered = (pair if sharp[0] < sharp[1] else pair + 2), False
     else:
         beyond = [paper_beyond(frame_bgr, c, k) for k in (pair, pair + 2)]
         if abs(beyond[0] - beyond[1]) >= _PAPER_MARGIN:

@@ -139,12 +139,14 @@ def _read_quads(frame_bgr: NDArray[np.uint8], quads: Sequence[CardQuad], settled
 
 
 def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard]) -> TrackedCard | None:
-    for card in settled:
-        shift = np.abs(card.corners_xy - quad.corners_xy).max()
-        short = float(np.linalg.norm(card.corners_xy[1] - card.corners_xy[0]))
-        if shift <= max(1.5, 0.03 * short):
-            return card
-    return None
+    return next((card for card in settled if _same_outline(card.corners_xy, quad.corners_xy, 1.5, 0.03)), None)
+
+
+def _same_outline(known_xy: NDArray, found_xy: NDArray, least_px: float, share: float) -> bool:
+    """Whether a card found lies at a known card's outline: no corner further off than
+    ``least_px`` or ``share`` of the known card's short side, the larger."""
+    short = float(np.linalg.norm(known_xy[1] - known_xy[0]))
+    return float(np.abs(known_xy - found_xy).max()) <= max(least_px, share * short)
 
 
 @dataclass(frozen=True)
@@ -230,6 +232,4 @@ class LightWatch:
 
 def _found_whole(corners_xy: NDArray, found: Sequence[DetectedCard]) -> bool:
     """Whether a card was found with this very outline (not a part of it beside a hand, not nothing)."""
-    short = float(np.linalg.norm(corners_xy[1] - corners_xy[0]))
-    tolerance = max(3.0, 0.06 * short)
-    return any(float(np.abs(card.corners_xy - corners_xy).max()) <= tolerance for card in found)
+    return any(_same_outline(corners_xy, card.corners_xy, 3.0, 0.06) for card in found)
