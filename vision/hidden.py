@@ -5,7 +5,7 @@ A card under a hand at a row's end leaves the row a card short with nothing to s
 but the hand: the place where the next card would lie shows no table. The bare table there,
 a card seen there (another player's, or the pool's) or the room off the table top says no
 card of the row is hidden. (A gap inside a row is room for a card whatever covers it: see
-``vision.arrange.row_gaps``; so is a gap much wider than the row's others, ``uneven_gaps``.)
+``vision.arrange.row_gaps``.)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from calibration.areas import find_table_area
 from calibration.gaps import TableLook, table_look, table_share
 from vision.arrange import card_geometry, neighbour_gaps, room_for_a_card
 
-__all__ = ["look_at_table", "end_rooms", "room_shares", "covered_rooms", "uneven_gaps"]
+__all__ = ["look_at_table", "end_rooms", "room_shares", "covered_rooms"]
 
 _PITCH = 1.3  # centre to centre of a lone card and its next, in short sides (cards lie 0-0.5 apart)
 _SHRINK = 0.8  # the room looked at: a card's place, shrunk about its middle (rows bend, pitches vary)
@@ -29,9 +29,6 @@ _ON_TOP = 0.5  # a room less on the table top than this holds no card of the row
 _COVERED = 0.15  # less of the room than this looks like the table beside the row: something covers it
 _SAMPLES = (100, 300)  # pixels of the room and of the table compared, at most: a share within a few hundredths
 _LOOK_WIDTH = 640  # calibration.gaps' working width
-# A gap wider than the row's others (their median, 0 at least) by this many short sides breaks its
-# spacing: on fresh renders a neighbour's card taken in lay 0.7 beyond cards 0.1 apart; rows are laid evenly.
-_UNEVEN = 0.5
 
 
 def look_at_table(
@@ -165,20 +162,3 @@ def covered_rooms(
     """
     return tuple(position for position, share in room_shares(look, corners, cards_xy, up_to, top_xy)
                  if share is not None and share < _COVERED)
-
-
-def uneven_gaps(corners: Sequence[NDArray]) -> tuple[int, ...]:
-    """Where a row's spacing breaks: the positions of the cards after a gap wider than the row's
-    other gaps (their median, or 0 when they overlap) by ``_UNEVEN`` short sides, in rows of three
-    cards or more. Across such a gap, too narrow for ``vision.arrange.row_gaps``, a card may have
-    been missed, or the cards beyond it may be a neighbour's row taken in.
-
-    Parameters
-    ----------
-    corners : sequence of ndarray (4, 2), the row's cards in order, clockwise, first edge a short side
-    """
-    gaps = neighbour_gaps(card_geometry(corners), list(range(len(corners))))
-    if len(gaps) < 2:
-        return ()
-    return tuple(k + 1 for k, gap in enumerate(gaps.tolist())
-                 if gap > max(float(np.median(np.delete(gaps, k))), 0.0) + _UNEVEN)

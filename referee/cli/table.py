@@ -16,7 +16,7 @@ from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, row_gaps
 from vision.find import working_copy
-from vision.hidden import covered_rooms, end_rooms, look_at_table, uneven_gaps
+from vision.hidden import covered_rooms, end_rooms, look_at_table
 from vision.pipeline import DetectedCard, read_frame
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
@@ -34,8 +34,7 @@ class TableRow:
 
     ``unread_cards`` counts face-up cards lying in the row that could not be read: the
     verdict is then taken without them and is uncertain. ``gaps`` are the positions of
-    cards after room for a card with none seen (one under a hand, or missed), or after a
-    gap much wider than the row's others (a card missed, or a neighbour's cards taken in); the
+    cards after room for a card with none seen (one under a hand, or missed); the
     verdict is uncertain when one lies at or before the first error. ``covered`` are the
     row's ends where a card may lie hidden under something (a hand, a mug): 0 before its
     first card, ``len(cards)`` after its last; the verdict is uncertain when a card there
@@ -124,9 +123,8 @@ def referee_frame(
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, faces_xy, up_to, top_xy)
-        gaps = tuple(sorted(set(row_gaps(corners)) | set(uneven_gaps(corners))))
         rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
-                             gaps, covered))
+                             row_gaps(corners), covered))
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )

@@ -6,7 +6,7 @@ import pytest
 
 from calibration.gaps import table_look
 from vision.find import order_corners
-from vision.hidden import covered_rooms, end_rooms, look_at_table, uneven_gaps
+from vision.hidden import covered_rooms, end_rooms, look_at_table
 
 SHORT, LONG = 60, 90
 PITCH = 70  # centre to centre: cards 10 px apart
@@ -109,25 +109,3 @@ def test_only_a_copy_the_halving_makes_is_taken(frame_hw, small_hw, expected) ->
     small = np.full((*small_hw, 3), 255, np.uint8)  # were it taken, the look would be white
     look, _ = look_at_table(frame, [], TOP, halved_bgr=small)
     assert bool(look.blurred_bgr.any()) == expected
-
-
-def _row_at(xs: list[float]) -> list[np.ndarray]:
-    """Upright cards SHORT wide whose centres lie at ``xs`` along one line."""
-    return [order_corners(cv2.boxPoints(((x, 200), (SHORT, LONG), 0)).astype(np.float32)) for x in xs]
-
-
-@pytest.mark.parametrize(
-    "xs, expected",
-    [
-        ([200, 270, 340, 410], ()),
-        ([200, 235, 270, 305], ()),
-        ([200, 270, 340, 400 + 0.75 * SHORT], (3,)),
-        ([200, 206 + SHORT, 212 + 2 * SHORT, 254 + 3 * SHORT], (3,)),
-        ([200, 260 + 0.7 * SHORT, 320 + 0.7 * SHORT, 380 + 0.7 * SHORT], (1,)),
-        ([200, 200 + 0.9 * SHORT], ()),
-    ],
-    ids=["evenly laid", "evenly overlapping", "the last card far beyond the others",
-         "close cards, the last 0.7 beyond", "a wide gap after the first", "two cards: nothing to compare"],
-)
-def test_a_gap_much_wider_than_the_rows_others_breaks_its_spacing(xs, expected) -> None:
-    assert uneven_gaps(_row_at(xs)) == expected
