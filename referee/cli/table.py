@@ -23,9 +23,11 @@ __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN
 
 # A card read with less confidence than this may be misread: a person should look.
 UNCERTAIN_BELOW = 0.5
-# How far a misread usually lands from the truth, per criterion (colours, shapes, symbols):
-# the bench's misreads are one colour or shape off, or one or two symbols, nearly all.
-MISREAD_REACH = (1, 1, 2)
+# How far the truth usually lies from a misreading, per criterion (colours, shapes, symbols): below
+# it, and above it. A misread mostly misses something (glare washes a symbol out, the card's edge
+# cuts one off): of the 85 misread cards read with doubt that decided a row on fresh hard and medium
+# renders, 80 showed as many colours as read or more and 82 as many symbols or more.
+MISREAD_REACH = ((0, 1, 1), (1, 1, 2))
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,8 @@ def misread_may_change(criteria: Sequence[Criteria], position: int, verdict: Ver
     each criterion), would change the row's ``verdict``: a doubtful card whose every near reading
     keeps the verdict (it differs from its neighbours by more than a misread) needs no look."""
     card = criteria[position]
-    reach = [range(max(1, v - r), v + r + 1) for v, r in zip((card.colours, card.shapes, card.symbols), MISREAD_REACH)]
+    below, above = MISREAD_REACH
+    reach = [range(max(1, v - b), v + a + 1) for v, b, a in zip((card.colours, card.shapes, card.symbols), below, above)]
     for colours, shapes, symbols in product(*reach):
         if max(colours, shapes) > symbols or colours > 5 or shapes > 5 or symbols > 9:
             continue

@@ -114,9 +114,24 @@ def test_a_doubtful_card_counts_only_when_a_near_misreading_would_change_the_ver
 
     far = [Criteria(1, 1, 2), Criteria(3, 3, 6), Criteria(1, 1, 2)]  # neighbours over a misread apart
     assert not any(misread_may_change(far, k, check_row(far)) for k in range(3))
-    near = [Criteria(1, 1, 2), Criteria(2, 3, 6)]  # one colour more or less and the 2nd matches the 1st
+    near = [Criteria(2, 1, 2), Criteria(1, 3, 6)]  # one colour more than read and the 2nd matches the 1st
     assert misread_may_change(near, 1, check_row(near))
-    symbols = [Criteria(1, 1, 2), Criteria(3, 3, 4)]  # two symbols fewer and the 2nd matches the 1st
+    symbols = [Criteria(1, 1, 6), Criteria(3, 3, 4)]  # two symbols more than read and the 2nd matches the 1st
     assert misread_may_change(symbols, 1, check_row(symbols))
+    fewer = [Criteria(1, 1, 3), Criteria(3, 3, 4)]  # one symbol fewer than read (a false blob) and it does
+    assert misread_may_change(fewer, 1, check_row(fewer))
+
+
+def test_a_misread_is_seldom_more_than_the_card_shows() -> None:
+    """The truth lies mostly above a misreading (a symbol washed out or cut off, a colour missed):
+    a card whose match with its neighbour needs one colour or two symbols fewer than read needs no look."""
+    from referee.cards import Criteria
+    from referee.cli.table import misread_may_change
+    from referee.rows import check_row
+
+    colour = [Criteria(1, 1, 2), Criteria(2, 3, 6)]  # the 2nd matches the 1st with one colour fewer
+    symbols = [Criteria(1, 1, 2), Criteria(3, 3, 4)]  # ... with two symbols fewer
+    assert not misread_may_change(colour, 1, check_row(colour))
+    assert not misread_may_change(symbols, 1, check_row(symbols))
     erring = [Criteria(2, 2, 4), Criteria(2, 4, 8)]  # the 2nd's colours read otherwise: no error
     assert misread_may_change(erring, 1, check_row(erring))
