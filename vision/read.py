@@ -22,8 +22,8 @@ from vision.blobs import WASHED_MIDDLE, Blob
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
-from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, find_blobs
-from vision.washed import _WIDE_GLARE
+from vision.symbols import _EDGE_MARGIN, HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, find_blobs
+from vision.washed import _WIDE_GLARE, UNGLARED, measured_unglared
 from vision.whitebalance import CELL_PX, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
@@ -133,6 +133,7 @@ _DOUBT_CONFIDENCE = {
     HIDDEN: 0.35,
     FRAME_PIECES: 0.45,
     WASHED_MIDDLE: 0.4,
+    UNGLARED: 0.45,
 }
 
 
@@ -386,6 +387,10 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     shapes, confidence, fit = classify_shapes(features, sizes)
     if noisy and np.count_nonzero(fit >= _POOR_FIT) < _TEXTURE_SYMBOLS:
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card))
+    if card.source is not None and bool((fit < _POOR_FIT).any()):
+        seg, shapes, confidence, fit = _unglared(card, seg, shapes, confidence, fit, short)
+        features = np.stack([blob.features.as_array() for blob in seg.blobs])
+        sizes = np.array([blob.extent for blob in seg.blobs])
     # A symbol partly hidden keeps the shape it shows, unless a bar: a piece cut off along a
     # cover's edge looks like one, whatever it was (on fresh renders, 9 pieces read right so
     # for 2 read wrong, of 71 whose shape the card's other symbols had decided); but not
@@ -418,6 +423,35 @@ def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64],
         if unsure:
             known[i] = order[shown[int(np.argmax(scores[i, shown]))]]
     return known
+
+
+def _unglared(card: BalancedCard, seg: Segmentation, shapes: list[Shape], confidence: NDArray[np.float64],
+              fit: NDArray[np.float64], short: int
+              ) -> tuple[Segmentation, list[Shape], NDArray[np.float64], NDArray[np.float64]]:
+    """The marks with each that fits no shape on a card glare brightens measured again with
+    glare's light taken off (:func:`vision.washed.measured_unglared`: glare peaking over a
+    symbol washes its middle or a corner out of the ink map) where it then fits a shape
+    better, is solid (a printed digit's hole stays one) and its outline holds no other
+    mark's centre; with their shapes, confidences and fits. Its colour stays as read. A
+    mark of unknown shape (``HIDDEN``, ``SHAPELESS``) is left as it is."""
+    blobs = list(seg.blobs)
+    again = measured_unglared(card, [blob.center_xy for blob in blobs], short, max(2, round(_EDGE_MARGIN * short)))
+    poor = [i for i, (blob, mark) in enumerate(zip(blobs, again))
+            if fit[i] < _POOR_FIT and mark is not None and mark.fill >= _SOLID_FILL and not {HIDDEN, SHAPELESS} & set(blob.doubt)]
+    if not poor:
+        return seg, shapes, confidence, fit
+    marks = [again[i] for i in poor]
+    new_shapes, new_confidence, new_fit = classify_shapes(np.stack([mark.features.as_array() for mark in marks]),
+                                                          np.array([mark.extent for mark in marks]))
+    shapes, confidence, fit = list(shapes), confidence.copy(), fit.copy()
+    for k, (i, mark) in enumerate(zip(poor, marks)):
+        others = [blob.center_xy for j, blob in enumerate(blobs) if j != i]
+        if new_fit[k] < _POOR_FIT or any(math.dist(xy, mark.center_xy) < 0.5 * mark.extent * short for xy in others):
+            continue
+        blobs[i] = replace(blobs[i], center_xy=mark.center_xy, features=mark.features, extent=mark.extent, fill=mark.fill,
+                           spread_xy=mark.spread_xy, washed_hull=None, doubt=blobs[i].doubt + (UNGLARED,))
+        shapes[i], confidence[i], fit[i] = new_shapes[k], new_confidence[k], new_fit[k]
+    return replace(seg, blobs=tuple(blobs)), shapes, confidence, fit
 
 
 def _stretched(card: BalancedCard, size_wh: tuple[int, int]) -> BalancedCard:
