@@ -428,30 +428,45 @@ def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64],
 def _unglared(card: BalancedCard, seg: Segmentation, shapes: list[Shape], confidence: NDArray[np.float64],
               fit: NDArray[np.float64], short: int
               ) -> tuple[Segmentation, list[Shape], NDArray[np.float64], NDArray[np.float64]]:
-    """The marks with each that fits no shape on a card glare brightens measured again with
+    """The marks with those that fit no shape on a card glare brightens measured again with
     glare's light taken off (:func:`vision.washed.measured_unglared`: glare peaking over a
-    symbol washes its middle or a corner out of the ink map) where it then fits a shape
-    better, is solid (a printed digit's hole stays one) and its outline holds no other
-    mark's centre; with their shapes, confidences and fits. Its colour stays as read. A
-    mark of unknown shape (``HIDDEN``, ``SHAPELESS``) is left as it is."""
+    symbol washes its middle or a corner out of the ink map, or breaks it into pieces)
+    where the outline so measured fits a shape (``_POOR_FIT``) and is solid (a printed
+    digit's hole stays one); with their shapes, confidences and fits. An outline holding
+    one mark's centre replaces that mark; one holding several, every one of them fitting
+    no shape and of one colour, replaces them all: one symbol's pieces. A mark partly
+    hidden (``HIDDEN``) is left as it is, and so is a washed-out mark of unknown shape
+    (``SHAPELESS``) on its own. Colours stay as read."""
     blobs = list(seg.blobs)
     again = measured_unglared(card, [blob.center_xy for blob in blobs], short, max(2, round(_EDGE_MARGIN * short)))
-    poor = [i for i, (blob, mark) in enumerate(zip(blobs, again))
-            if fit[i] < _POOR_FIT and mark is not None and mark.fill >= _SOLID_FILL and not {HIDDEN, SHAPELESS} & set(blob.doubt)]
+    groups: dict[int, list[int]] = {}
+    for i, mark in enumerate(again):
+        if mark is not None and mark.fill >= _SOLID_FILL:
+            groups.setdefault(id(mark), []).append(i)
+    poor = [members for members in groups.values()
+            if all(fit[i] < _POOR_FIT and HIDDEN not in blobs[i].doubt for i in members)
+            and (len(members) > 1 or SHAPELESS not in blobs[members[0]].doubt)]
+    if any(len(members) > 1 for members in poor):
+        colours = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in blobs])))[0]
+        poor = [members for members in poor if len({colours[i] for i in members}) == 1]
     if not poor:
         return seg, shapes, confidence, fit
-    marks = [again[i] for i in poor]
+    marks = [again[members[0]] for members in poor]
     new_shapes, new_confidence, new_fit = classify_shapes(np.stack([mark.features.as_array() for mark in marks]),
                                                           np.array([mark.extent for mark in marks]))
     shapes, confidence, fit = list(shapes), confidence.copy(), fit.copy()
-    for k, (i, mark) in enumerate(zip(poor, marks)):
-        others = [blob.center_xy for j, blob in enumerate(blobs) if j != i]
-        if new_fit[k] < _POOR_FIT or any(math.dist(xy, mark.center_xy) < 0.5 * mark.extent * short for xy in others):
+    dropped: set[int] = set()
+    for k, (members, mark) in enumerate(zip(poor, marks)):
+        if new_fit[k] < _POOR_FIT:
             continue
-        blobs[i] = replace(blobs[i], center_xy=mark.center_xy, features=mark.features, extent=mark.extent, fill=mark.fill,
-                           spread_xy=mark.spread_xy, washed_hull=None, doubt=blobs[i].doubt + (UNGLARED,))
-        shapes[i], confidence[i], fit[i] = new_shapes[k], new_confidence[k], new_fit[k]
-    return replace(seg, blobs=tuple(blobs)), shapes, confidence, fit
+        first = members[0]
+        doubt = tuple(dict.fromkeys(d for i in members for d in blobs[i].doubt if d != SHAPELESS)) + (UNGLARED,)
+        blobs[first] = replace(blobs[first], center_xy=mark.center_xy, features=mark.features, extent=mark.extent,
+                               fill=mark.fill, spread_xy=mark.spread_xy, washed_hull=None, doubt=doubt)
+        shapes[first], confidence[first], fit[first] = new_shapes[k], new_confidence[k], new_fit[k]
+        dropped.update(members[1:])
+    keep = [i for i in range(len(blobs)) if i not in dropped]
+    return (replace(seg, blobs=tuple(blobs[i] for i in keep)), [shapes[i] for i in keep], confidence[keep], fit[keep])
 
 
 def _stretched(card: BalancedCard, size_wh: tuple[int, int]) -> BalancedCard:

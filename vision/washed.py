@@ -325,8 +325,9 @@ def measured_unglared(card: BalancedCard, centres_xy: list[tuple[float, float]],
     keeps the whole symbol. Each mark, by its centre (``centres_xy``, card pixels), is the
     outline of the absorbed light cut at ``_ABSORBED_INK`` that holds that centre: a Blob
     with its shape features, size, ``fill`` (a printed digit's hole stays a hole) and
-    spread, its colour left for the caller; None where no outline holds the centre, or
-    the outline is no symbol's size. ``band``: the edge band symbols keep off, pixels.
+    spread, its colour left for the caller (marks whose centres one outline holds share
+    one Blob: pieces of one symbol, or symbols the low cut joined); None where no outline
+    holds the centre, or the outline is no symbol's size. ``band``: the edge band symbols keep off, pixels.
     """
     if card.source is None:
         return [None] * len(centres_xy)
@@ -335,10 +336,13 @@ def measured_unglared(card: BalancedCard, centres_xy: list[tuple[float, float]],
     cut[band:-band, band:-band] = cv2.threshold(soft[band:-band, band:-band], int(_ABSORBED_INK * PAPER_LEVEL), 255,
                                                 cv2.THRESH_BINARY)[1]
     outlines, _ = cv2.findContours(_off_edge(cut, band), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    measured: dict[int, Blob | None] = {}
     marks: list[Blob | None] = []
     for centre in centres_xy:
-        held = [o for o in outlines if cv2.pointPolygonTest(o, (float(centre[0]), float(centre[1])), False) >= 0]
-        marks.append(_unglared_blob(card, soft, cut, held[0], short) if held else None)
+        held = [k for k, o in enumerate(outlines) if cv2.pointPolygonTest(o, (float(centre[0]), float(centre[1])), False) >= 0]
+        if held and held[0] not in measured:
+            measured[held[0]] = _unglared_blob(card, soft, cut, outlines[held[0]], short)
+        marks.append(measured[held[0]] if held else None)
     return marks
 
 
