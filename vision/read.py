@@ -438,14 +438,16 @@ def _unglared(card: BalancedCard, seg: Segmentation, shapes: list[Shape], confid
     hidden (``HIDDEN``) is left as it is, and so is a washed-out mark of unknown shape
     (``SHAPELESS``) on its own. Colours stay as read."""
     blobs = list(seg.blobs)
-    again = measured_unglared(card, [blob.center_xy for blob in blobs], short, max(2, round(_EDGE_MARGIN * short)))
+    wanted = [f < _POOR_FIT and HIDDEN not in blob.doubt for blob, f in zip(blobs, fit)]
+    if not any(want and SHAPELESS not in blob.doubt for want, blob in zip(wanted, blobs)) and sum(wanted) < 2:
+        return seg, shapes, confidence, fit
+    again = measured_unglared(card, [blob.center_xy for blob in blobs], wanted, short, max(2, round(_EDGE_MARGIN * short)))
     groups: dict[int, list[int]] = {}
     for i, mark in enumerate(again):
         if mark is not None and mark.fill >= _SOLID_FILL:
             groups.setdefault(id(mark), []).append(i)
     poor = [members for members in groups.values()
-            if all(fit[i] < _POOR_FIT and HIDDEN not in blobs[i].doubt for i in members)
-            and (len(members) > 1 or SHAPELESS not in blobs[members[0]].doubt)]
+            if all(wanted[i] for i in members) and (len(members) > 1 or SHAPELESS not in blobs[members[0]].doubt)]
     if any(len(members) > 1 for members in poor):
         colours = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in blobs])))[0]
         poor = [members for members in poor if len({colours[i] for i in members}) == 1]

@@ -314,7 +314,7 @@ def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, in
     return bool(clipped) and _is_grown_symbol(blob, short, others)
 
 
-def measured_unglared(card: BalancedCard, centres_xy: list[tuple[float, float]], short: int,
+def measured_unglared(card: BalancedCard, centres_xy: list[tuple[float, float]], wanted: list[bool], short: int,
                       band: int) -> list[Blob | None]:
     """Marks measured again on the light they absorb against the paper around them, glare's
     added light left out (:func:`_absorbed`), for a card glare brightens (``card.source``).
@@ -327,7 +327,9 @@ def measured_unglared(card: BalancedCard, centres_xy: list[tuple[float, float]],
     with its shape features, size, ``fill`` (a printed digit's hole stays a hole) and
     spread, its colour left for the caller (marks whose centres one outline holds share
     one Blob: pieces of one symbol, or symbols the low cut joined); None where no outline
-    holds the centre, or the outline is no symbol's size. ``band``: the edge band symbols keep off, pixels.
+    holds the centre, or the outline is no symbol's size. Only the outlines holding a
+    ``wanted`` mark's centre are measured (None for the others). ``band``: the edge band
+    symbols keep off, pixels.
     """
     if card.source is None:
         return [None] * len(centres_xy)
@@ -336,14 +338,11 @@ def measured_unglared(card: BalancedCard, centres_xy: list[tuple[float, float]],
     cut[band:-band, band:-band] = cv2.threshold(soft[band:-band, band:-band], int(_ABSORBED_INK * PAPER_LEVEL), 255,
                                                 cv2.THRESH_BINARY)[1]
     outlines, _ = cv2.findContours(_off_edge(cut, band), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    measured: dict[int, Blob | None] = {}
-    marks: list[Blob | None] = []
-    for centre in centres_xy:
-        held = [k for k, o in enumerate(outlines) if cv2.pointPolygonTest(o, (float(centre[0]), float(centre[1])), False) >= 0]
-        if held and held[0] not in measured:
-            measured[held[0]] = _unglared_blob(card, soft, cut, outlines[held[0]], short)
-        marks.append(measured[held[0]] if held else None)
-    return marks
+    held = [next((k for k, o in enumerate(outlines) if cv2.pointPolygonTest(o, (float(x), float(y)), False) >= 0), -1)
+            for x, y in centres_xy]
+    measured = {k: _unglared_blob(card, soft, cut, outlines[k], short)
+                for k in dict.fromkeys(k for k, want in zip(held, wanted) if want and k >= 0)}
+    return [measured.get(k) for k in held]
 
 
 def _unglared_blob(card: BalancedCard, soft: NDArray[np.uint8], cut: NDArray[np.uint8], outline: NDArray[np.int32],
