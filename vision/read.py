@@ -320,6 +320,13 @@ def _colours(seg: Segmentation, inks: Any,
     return colours, confidence, fit
 
 
+def _shows_glare(card: BalancedCard) -> bool:
+    """Whether glare may have washed out part of a symbol: it brightens a good share of the
+    paper, or the camera clipped a channel over a symbol's worth of the card (a point
+    card's faint brightening, which the paper field leaves, is no glare)."""
+    return card.glare > _GLARE_SHARE or card.blind > 0.0 or card.clipped >= _HIDING_SHARE
+
+
 def _has_glare_spot(card: BalancedCard) -> bool:
     """Whether a glare spot brightens part of the card, clipping the camera there, but not
     most of it: glare over most of the card pales every symbol alike."""
@@ -387,7 +394,7 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     shapes, confidence, fit = classify_shapes(features, sizes)
     if noisy and np.count_nonzero(fit >= _POOR_FIT) < _TEXTURE_SYMBOLS:
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card))
-    if card.source is not None and bool((fit < _POOR_FIT).any()):
+    if card.source is not None and _shows_glare(card) and bool((fit < _POOR_FIT).any()):
         seg, shapes, confidence, fit = _unglared(card, seg, shapes, confidence, fit, short)
         features = np.stack([blob.features.as_array() for blob in seg.blobs])
         sizes = np.array([blob.extent for blob in seg.blobs])
@@ -436,9 +443,11 @@ def _unglared(card: BalancedCard, seg: Segmentation, shapes: list[Shape], confid
     one mark's centre replaces that mark; one holding several, every one of them fitting
     no shape and of one colour, replaces them all: one symbol's pieces. A mark partly
     hidden (``HIDDEN``) is left as it is, and so is a washed-out mark of unknown shape
-    (``SHAPELESS``) on its own. Colours stay as read."""
+    (``SHAPELESS``) on its own, and a mark with a hole: the absorbed light, blurred and cut
+    low, may close a printed digit's small hole (a glare-washed middle is told from a
+    digit's hole by ``_washed_middles``). Colours stay as read."""
     blobs = list(seg.blobs)
-    wanted = [f < _POOR_FIT and HIDDEN not in blob.doubt for blob, f in zip(blobs, fit)]
+    wanted = [f < _POOR_FIT and blob.fill >= _SOLID_FILL and HIDDEN not in blob.doubt for blob, f in zip(blobs, fit)]
     if not any(want and SHAPELESS not in blob.doubt for want, blob in zip(wanted, blobs)) and sum(wanted) < 2:
         return seg, shapes, confidence, fit
     again = measured_unglared(card, [blob.center_xy for blob in blobs], wanted, short, max(2, round(_EDGE_MARGIN * short)))
