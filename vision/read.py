@@ -322,9 +322,9 @@ def _colours(seg: Segmentation, inks: Any,
 
 def _shows_glare(card: BalancedCard) -> bool:
     """Whether glare may have washed out part of a symbol: it brightens a good share of the
-    paper, or the camera clipped a channel over a symbol's worth of the card (a point
-    card's faint brightening, which the paper field leaves, is no glare)."""
-    return card.glare > _GLARE_SHARE or card.blind > 0.0 or card.clipped >= _HIDING_SHARE
+    paper, or the camera clipped a channel somewhere on the card (a point card's faint
+    brightening, which the paper field leaves, is no glare)."""
+    return card.glare > _GLARE_SHARE or card.blind > 0.0 or card.clipped > 0.0
 
 
 def _has_glare_spot(card: BalancedCard) -> bool:
