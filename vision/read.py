@@ -22,8 +22,8 @@ from vision.blobs import WASHED_MIDDLE, Blob
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
-from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, find_blobs
-from vision.washed import _WIDE_GLARE
+from vision.symbols import _EDGE_MARGIN, HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, find_blobs
+from vision.washed import _WIDE_GLARE, UNGLARED, measured_unglared
 from vision.whitebalance import CELL_PX, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
@@ -133,6 +133,7 @@ _DOUBT_CONFIDENCE = {
     HIDDEN: 0.35,
     FRAME_PIECES: 0.45,
     WASHED_MIDDLE: 0.4,
+    UNGLARED: 0.45,
 }
 
 
@@ -319,6 +320,13 @@ def _colours(seg: Segmentation, inks: Any,
     return colours, confidence, fit
 
 
+def _shows_glare(card: BalancedCard) -> bool:
+    """Whether glare may have washed out part of a symbol: it brightens a good share of the
+    paper, or the camera clipped a channel somewhere on the card (a point card's faint
+    brightening, which the paper field leaves, is no glare)."""
+    return card.glare > _GLARE_SHARE or card.blind > 0.0 or card.clipped > 0.0
+
+
 def _has_glare_spot(card: BalancedCard) -> bool:
     """Whether a glare spot brightens part of the card, clipping the camera there, but not
     most of it: glare over most of the card pales every symbol alike."""
@@ -386,6 +394,10 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     shapes, confidence, fit = classify_shapes(features, sizes)
     if noisy and np.count_nonzero(fit >= _POOR_FIT) < _TEXTURE_SYMBOLS:
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card))
+    if card.source is not None and _shows_glare(card) and bool((fit < _POOR_FIT).any()):
+        seg, shapes, confidence, fit = _unglared(card, seg, shapes, confidence, fit, short)
+        features = np.stack([blob.features.as_array() for blob in seg.blobs])
+        sizes = np.array([blob.extent for blob in seg.blobs])
     # A symbol partly hidden keeps the shape it shows, unless a bar: a piece cut off along a
     # cover's edge looks like one, whatever it was (on fresh renders, 9 pieces read right so
     # for 2 read wrong, of 71 whose shape the card's other symbols had decided); but not
@@ -418,6 +430,54 @@ def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64],
         if unsure:
             known[i] = order[shown[int(np.argmax(scores[i, shown]))]]
     return known
+
+
+def _unglared(card: BalancedCard, seg: Segmentation, shapes: list[Shape], confidence: NDArray[np.float64],
+              fit: NDArray[np.float64], short: int
+              ) -> tuple[Segmentation, list[Shape], NDArray[np.float64], NDArray[np.float64]]:
+    """The marks with those that fit no shape on a card glare brightens measured again with
+    glare's light taken off (:func:`vision.washed.measured_unglared`: glare peaking over a
+    symbol washes its middle or a corner out of the ink map, or breaks it into pieces)
+    where the outline so measured fits a shape (``_POOR_FIT``) and is solid (a printed
+    digit's hole stays one); with their shapes, confidences and fits. An outline holding
+    one mark's centre replaces that mark; one holding several, every one of them fitting
+    no shape and of one colour, replaces them all: one symbol's pieces. A mark partly
+    hidden (``HIDDEN``) is left as it is, and so is a washed-out mark of unknown shape
+    (``SHAPELESS``) on its own, and a mark with a hole: the absorbed light, blurred and cut
+    low, may close a printed digit's small hole (a glare-washed middle is told from a
+    digit's hole by ``_washed_middles``). Colours stay as read."""
+    blobs = list(seg.blobs)
+    wanted = [f < _POOR_FIT and blob.fill >= _SOLID_FILL and HIDDEN not in blob.doubt for blob, f in zip(blobs, fit)]
+    if not any(want and SHAPELESS not in blob.doubt for want, blob in zip(wanted, blobs)) and sum(wanted) < 2:
+        return seg, shapes, confidence, fit
+    again = measured_unglared(card, [blob.center_xy for blob in blobs], wanted, short, max(2, round(_EDGE_MARGIN * short)))
+    groups: dict[int, list[int]] = {}
+    for i, mark in enumerate(again):
+        if mark is not None and mark.fill >= _SOLID_FILL:
+            groups.setdefault(id(mark), []).append(i)
+    poor = [members for members in groups.values()
+            if all(wanted[i] for i in members) and (len(members) > 1 or SHAPELESS not in blobs[members[0]].doubt)]
+    if any(len(members) > 1 for members in poor):
+        colours = classify_colours(bgr_to_lab(np.stack([blob.mean_bgr for blob in blobs])))[0]
+        poor = [members for members in poor if len({colours[i] for i in members}) == 1]
+    if not poor:
+        return seg, shapes, confidence, fit
+    marks = [again[members[0]] for members in poor]
+    new_shapes, new_confidence, new_fit = classify_shapes(np.stack([mark.features.as_array() for mark in marks]),
+                                                          np.array([mark.extent for mark in marks]))
+    shapes, confidence, fit = list(shapes), confidence.copy(), fit.copy()
+    dropped: set[int] = set()
+    for k, (members, mark) in enumerate(zip(poor, marks)):
+        if new_fit[k] < _POOR_FIT:
+            continue
+        first = members[0]
+        doubt = tuple(dict.fromkeys(d for i in members for d in blobs[i].doubt if d != SHAPELESS)) + (UNGLARED,)
+        blobs[first] = replace(blobs[first], center_xy=mark.center_xy, features=mark.features, extent=mark.extent,
+                               fill=mark.fill, spread_xy=mark.spread_xy, washed_hull=None, doubt=doubt)
+        shapes[first], confidence[first], fit[first] = new_shapes[k], new_confidence[k], new_fit[k]
+        dropped.update(members[1:])
+    keep = [i for i in range(len(blobs)) if i not in dropped]
+    return (replace(seg, blobs=tuple(blobs[i] for i in keep)), [shapes[i] for i in keep], confidence[keep], fit[keep])
 
 
 def _stretched(card: BalancedCard, size_wh: tuple[int, int]) -> BalancedCard:

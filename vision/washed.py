@@ -10,7 +10,8 @@ keeps only an edge strip of it, the pale region the strip bounds is the symbol, 
 with its shape and colour unknown. On a card that glare covers nearly all over, the glare
 is the typical paper itself, and faint marks are searched for everywhere on it. Whether
 a faint symbol-sized mark is still left unread is reported too, so that the reader can
-doubt the count.
+doubt the count. A symbol found but cut badly, glare having washed its middle or a corner
+out of the ink map, is measured again on the light it absorbs (:func:`measured_unglared`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import angular_harmonics, classify_shapes, measure_shape
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["SHAPELESS", "WASHED"]
+__all__ = ["SHAPELESS", "WASHED", "UNGLARED", "measured_unglared"]
 
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
 _FAINT = 0.06
@@ -61,6 +62,12 @@ _ABSORBED_INK, _CLOSE_SPAN = 0.2, 0.3
 # the strip at least _STRIP_SHARE of the hull, and the hull's inside stands above the paper
 # by _GROWN_INK times the paper's noise on average.
 _GROWN_SOLID, _STRIP_SHARE, _GROWN_INK = 0.3, 0.4, 1.0
+# A mark glare washed out unevenly (its middle, a corner) whose outline at the ink map's cut
+# fits no shape is measured again on the light it absorbs (:func:`measured_unglared`), cut
+# at _ABSORBED_INK: the reader keeps that outline where it fits a shape (``read._unglared``).
+# Of 4,789 fresh and dev cards cut at their true corners this read 9 right that were misread or
+# taken for no face (lone triangles), and none wrong that was read right.
+UNGLARED = "a symbol's outline measured with glare's light taken off"
 # Cards with more glare than this share of the paper (or blind spots) are searched for
 # washed-out symbols: the cards read.py doubts for glare.
 _GLARE_SHARE = 0.02
@@ -308,6 +315,57 @@ def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, in
     # (glare over most of the paper clipped it to white: the card keeps no source then)
     clipped = card.glare >= _WIDE_GLARE if near is None else int(near.max()) >= _CLIPPED
     return bool(clipped) and _is_grown_symbol(blob, short, others)
+
+
+def measured_unglared(card: BalancedCard, centres_xy: list[tuple[float, float]], wanted: list[bool], short: int,
+                      band: int) -> list[Blob | None]:
+    """Marks measured again on the light they absorb against the paper around them, glare's
+    added light left out (:func:`_absorbed`), for a card glare brightens (``card.source``).
+
+    Glare adds light to ink and paper alike, so where it peaks over a symbol the ink map
+    (ink against the paper field, which follows the glare only where paper shows) loses the
+    symbol's middle or a corner, and the cut outline fits no shape; the absorbed light
+    keeps the whole symbol. Each mark, by its centre (``centres_xy``, card pixels), is the
+    outline of the absorbed light cut at ``_ABSORBED_INK`` that holds that centre: a Blob
+    with its shape features, size, ``fill`` (a printed digit's hole stays a hole) and
+    spread, its colour left for the caller (marks whose centres one outline holds share
+    one Blob: pieces of one symbol, or symbols the low cut joined); None where no outline
+    holds the centre, or the outline is no symbol's size. Only the outlines holding a
+    ``wanted`` mark's centre are measured (None for the others). ``band``: the edge band
+    symbols keep off, pixels.
+    """
+    if card.source is None:
+        return [None] * len(centres_xy)
+    soft = cv2.GaussianBlur(_absorbed(card, short), (0, 0), 1.0)
+    cut = np.zeros_like(soft)
+    cut[band:-band, band:-band] = cv2.threshold(soft[band:-band, band:-band], int(_ABSORBED_INK * PAPER_LEVEL), 255,
+                                                cv2.THRESH_BINARY)[1]
+    outlines, _ = cv2.findContours(_off_edge(cut, band), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    held = [next((k for k, o in enumerate(outlines) if cv2.pointPolygonTest(o, (float(x), float(y)), False) >= 0), -1)
+            for x, y in centres_xy]
+    measured = {k: _unglared_blob(card, soft, cut, outlines[k], short)
+                for k in dict.fromkeys(k for k, want in zip(held, wanted) if want and k >= 0)}
+    return [measured.get(k) for k in held]
+
+
+def _unglared_blob(card: BalancedCard, soft: NDArray[np.uint8], cut: NDArray[np.uint8], outline: NDArray[np.int32],
+                   short: int) -> Blob | None:
+    """One outline of the absorbed light (:func:`measured_unglared`) measured as a mark."""
+    box = cv2.boundingRect(outline)
+    if not _MIN_EXTENT * short <= max(box[2:]) <= _MAX_EXTENT * short:
+        return None
+    filled, (x0, y0, x1, y1) = _filled(outline, box, 2, soft.shape)
+    ink = cv2.bitwise_and(cut[y0:y1, x0:x1], filled)
+    fill = cv2.countNonZero(ink) / max(cv2.countNonZero(filled), 1)
+    inradius = cv2.minMaxLoc(cv2.distanceTransform(filled, cv2.DIST_L2, 3))[1]
+    # (harmonics of the filled outline, as for a washed-out mark: the absorbed light is uneven inside)
+    features = measure_shape(outline - np.array([[x0, y0]], np.int32), inradius, angular_harmonics(filled))
+    if features is None:
+        return None
+    extent = features.long_side / short
+    cx, cy = x0 + features.center_xy[0], y0 + features.center_xy[1]
+    return Blob((float(cx), float(cy)), features, np.ones(3, np.float32), float(extent), (UNGLARED,), float(fill),
+                spread_xy=_spread(filled))
 
 
 def _absorbed(card: BalancedCard, short: int) -> NDArray[np.uint8]:
