@@ -22,8 +22,8 @@ from vision.blobs import WASHED_MIDDLE, Blob
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
-from vision.symbols import _EDGE_MARGIN, HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, find_blobs
-from vision.washed import _WIDE_GLARE, UNGLARED, measured_unglared
+from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, edge_band, find_blobs
+from vision.washed import UNGLARED, WIDE_GLARE, measured_unglared
 from vision.whitebalance import CELL_PX, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
@@ -330,7 +330,7 @@ def _shows_glare(card: BalancedCard) -> bool:
 def _has_glare_spot(card: BalancedCard) -> bool:
     """Whether a glare spot brightens part of the card, clipping the camera there, but not
     most of it: glare over most of the card pales every symbol alike."""
-    return (card.clipped > 0.0 or card.blind > 0.0) and card.glare < _WIDE_GLARE
+    return (card.clipped > 0.0 or card.blind > 0.0) and card.glare < WIDE_GLARE
 
 
 def _colour_surety(weight: float, fit: float) -> float:
@@ -450,7 +450,7 @@ def _unglared(card: BalancedCard, seg: Segmentation, shapes: list[Shape], confid
     wanted = [f < _POOR_FIT and blob.fill >= _SOLID_FILL and HIDDEN not in blob.doubt for blob, f in zip(blobs, fit)]
     if not any(want and SHAPELESS not in blob.doubt for want, blob in zip(wanted, blobs)) and sum(wanted) < 2:
         return seg, shapes, confidence, fit
-    again = measured_unglared(card, [blob.center_xy for blob in blobs], wanted, short, max(2, round(_EDGE_MARGIN * short)))
+    again = measured_unglared(card, [blob.center_xy for blob in blobs], wanted, short, edge_band(short))
     groups: dict[int, list[int]] = {}
     for i, mark in enumerate(again):
         if mark is not None and mark.fill >= _SOLID_FILL:

@@ -33,7 +33,7 @@ from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, WASHED, _closed, _faint_marks
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["Blob", "Segmentation", "find_blobs", "UNCLEAR_PIECE", "SHAPELESS", "STRAY", "HIDDEN", "WASHED"]
+__all__ = ["Blob", "Segmentation", "find_blobs", "edge_band", "UNCLEAR_PIECE", "SHAPELESS", "STRAY", "HIDDEN", "WASHED"]
 
 # The edge band symbols keep off (share of the card's short side).
 _EDGE_MARGIN = 0.04
@@ -115,6 +115,11 @@ def _thresholds(noise: float) -> tuple[float, float]:
     return low, min(max(0.32, 2.0 * low), 0.42)
 
 
+def edge_band(short: int) -> int:
+    """The band along a card's edge (``short``: its short side, pixels) that symbols keep off, pixels."""
+    return max(2, round(_EDGE_MARGIN * short))
+
+
 def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
     """Segment the symbols of a balanced card.
 
@@ -139,7 +144,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
     short = min(height, width)
     low_t, high_t = _thresholds(card.noise)
     low8, high8 = int(round(low_t * PAPER_LEVEL)), int(round(high_t * PAPER_LEVEL))
-    band = max(2, round(_EDGE_MARGIN * short))
+    band = edge_band(short)
     low = np.zeros_like(ink)
     low[band:-band, band:-band] = cv2.threshold(ink[band:-band, band:-band], low8, 255, cv2.THRESH_BINARY)[1]
     # Two-level hierarchy: a printed border line encloses the symbols but must not hide them.

@@ -29,7 +29,7 @@ from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import angular_harmonics, classify_shapes, measure_shape
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
-__all__ = ["SHAPELESS", "WASHED", "UNGLARED", "measured_unglared"]
+__all__ = ["SHAPELESS", "WASHED", "UNGLARED", "WIDE_GLARE", "measured_unglared"]
 
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
 _FAINT = 0.06
@@ -73,7 +73,7 @@ UNGLARED = "a symbol's outline measured with glare's light taken off"
 _GLARE_SHARE = 0.02
 # Glare (clipped or brightened paper) over at least this share of the paper sets the
 # typical paper's own level: every faint mark on such a card lies on glare.
-_WIDE_GLARE = 0.5
+WIDE_GLARE = 0.5
 # ... and so are cards where the camera clipped at least this share (a symbol's worth): on
 # near-white paper glare clips the paper hardly brighter than the card's typical paper.
 _CLIPPED_SHARE = 0.01
@@ -106,7 +106,7 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
         cv2.drawContours(used, taken, -1, 255, -1)
         free = cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2))
         # Glare over most of the paper is the card's typical paper itself: no cell is brighter.
-        wash = card.wash if card.glare < _WIDE_GLARE else np.maximum(card.wash, _WASHED_WASH)
+        wash = card.wash if card.glare < WIDE_GLARE else np.maximum(card.wash, _WASHED_WASH)
         bright = cv2.resize(cv2.compare(wash, _WASHED_WASH, cv2.CMP_GE), (width, height),
                             interpolation=cv2.INTER_NEAREST)
         maps = [(card.ink, _WASHED_INK)]
@@ -313,7 +313,7 @@ def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, in
     x, y, w, h = box
     near = card.source[max(0, y - 2):y + h + 2, max(0, x - 2):x + w + 2] if card.source is not None else None
     # (glare over most of the paper clipped it to white: the card keeps no source then)
-    clipped = card.glare >= _WIDE_GLARE if near is None else int(near.max()) >= _CLIPPED
+    clipped = card.glare >= WIDE_GLARE if near is None else int(near.max()) >= _CLIPPED
     return bool(clipped) and _is_grown_symbol(blob, short, others)
 
 
