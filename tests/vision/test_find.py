@@ -529,3 +529,15 @@ def test_a_region_refused_by_its_nearest_four_is_kept_at_the_size_in_view_only_w
     kept = _fitting(regions, [180.0, 180.0], chosen, corners, found, white)
 
     assert [r.corners_xy.tolist() for r in kept] == [near_card.corners_xy.tolist()]
+
+
+@pytest.mark.parametrize("hidden_share, kept", [(0.5, False), (0.25, True)], ids=["half hidden", "a quarter hidden"])
+def test_a_piece_of_a_card_half_under_a_back_is_no_card_but_one_a_quarter_under_is(hidden_share, kept) -> None:
+    whole = [card_corners((x, y), (80, 120), 0) for x, y in [(80, 110), (190, 110), (300, 110), (410, 110), (80, 290), (190, 290), (300, 290)]]
+    under = card_corners((470, 290), (80, 120), 0)
+    image = scene(whole + [under])
+    cv2.rectangle(image, (420, int(350 - 120 * hidden_share)), (540, 390), (90, 40, 25), -1)  # a card back over its lower part
+    found = find_cards(image)
+    assert min(match(found, whole, image.shape[:2])) > 0.85
+    assert any(cv2.pointPolygonTest(under, q.center_xy, False) > 0 for q in found) == kept
+    assert len(found) == len(whole) + kept
