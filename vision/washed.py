@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from vision.blobs import (_CROSS, _DOUBT_EXTENT, _GAMMA, _INK_ABSORPTION, _MAX_EXTENT, _MEASURE_PX, _MIN_EXTENT,
                           _PER_PAPER, Blob, _filled, _spread)
 from vision.colours import bgr_to_lab, classify_colours
-from vision.shapes import angular_harmonics, classify_shapes, measure_shape
+from vision.shapes import ShapeFeatures, angular_harmonics, classify_shapes, measure_shape
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
 
 __all__ = ["SHAPELESS", "WASHED", "UNGLARED", "WIDE_GLARE", "measured_unglared"]
@@ -221,9 +221,7 @@ def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[n
     contour = max(contours, key=cv2.contourArea)
     solid = np.zeros_like(mask)
     cv2.drawContours(solid, [contour], -1, 255, -1)
-    inradius = cv2.minMaxLoc(cv2.distanceTransform(solid, cv2.DIST_L2, 3))[1]
-    # Harmonics of the filled outline: the uneven ink of a washed-out mark would blur them.
-    features = measure_shape(contour, inradius, angular_harmonics(solid))
+    features = _filled_shape(contour, solid)
     if features is None:
         return None
     extent = features.long_side / scale / short
@@ -235,6 +233,14 @@ def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[n
     cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
     return Blob((float(cx), float(cy)), features, _unwashed(np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)),
                 float(extent), (WASHED,), spread_xy=tuple(v / scale ** 2 for v in _spread(solid)))
+
+
+def _filled_shape(contour: NDArray[np.int32], filled: NDArray[np.uint8]) -> ShapeFeatures | None:
+    """The shape features of a faint mark's outline (``contour``, in ``filled``'s pixels), its
+    inradius and harmonics taken from the outline filled: the uneven ink inside a washed-out
+    mark, or the uneven light it absorbs, would blur them."""
+    inradius = cv2.minMaxLoc(cv2.distanceTransform(filled, cv2.DIST_L2, 3))[1]
+    return measure_shape(contour, inradius, angular_harmonics(filled))
 
 
 def _holds_a_centre(box: tuple[int, int, int, int], blobs: list[Blob]) -> bool:
@@ -260,8 +266,7 @@ def _grown_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np
     inside = cv2.subtract(filled, cv2.dilate(strip, _CROSS))
     if cv2.countNonZero(inside) == 0 or cv2.mean(soft[y0:y1, x0:x1], inside)[0] < _GROWN_INK * PAPER_LEVEL * card.noise:
         return None
-    inradius = cv2.minMaxLoc(cv2.distanceTransform(filled, cv2.DIST_L2, 3))[1]
-    features = measure_shape(hull - np.array([[x0, y0]], np.int32), inradius, angular_harmonics(filled))
+    features = _filled_shape(hull - np.array([[x0, y0]], np.int32), filled)
     if features is None:
         return None
     extent = features.long_side / short
@@ -357,9 +362,7 @@ def _unglared_blob(card: BalancedCard, soft: NDArray[np.uint8], cut: NDArray[np.
     filled, (x0, y0, x1, y1) = _filled(outline, box, 2, soft.shape)
     ink = cv2.bitwise_and(cut[y0:y1, x0:x1], filled)
     fill = cv2.countNonZero(ink) / max(cv2.countNonZero(filled), 1)
-    inradius = cv2.minMaxLoc(cv2.distanceTransform(filled, cv2.DIST_L2, 3))[1]
-    # (harmonics of the filled outline, as for a washed-out mark: the absorbed light is uneven inside)
-    features = measure_shape(outline - np.array([[x0, y0]], np.int32), inradius, angular_harmonics(filled))
+    features = _filled_shape(outline - np.array([[x0, y0]], np.int32), filled)
     if features is None:
         return None
     extent = features.long_side / short
