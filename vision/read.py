@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.cards import Colour, Criteria, InvalidCardError, Shape
-from vision.blobs import WASHED_MIDDLE, Blob
+from vision.blobs import FAINT_FRAME, WASHED_MIDDLE, Blob
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
@@ -143,6 +143,7 @@ _DOUBT_CONFIDENCE = {
     FRAME_PIECES: 0.45,
     WASHED_MIDDLE: 0.4,
     UNGLARED: 0.45,
+    FAINT_FRAME: 0.6,
 }
 
 
