@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.cards import Colour, Criteria, InvalidCardError, Shape
-from vision.blobs import WASHED_MIDDLE, Blob
+from vision.blobs import FAINT_FRAME, WASHED_MIDDLE, Blob
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
@@ -68,6 +68,15 @@ _GLARE_SHARE = 0.02
 # (the washed-out symbols it leaves are read, or doubted on their own).
 _HIDING_SHARE = 0.01
 _MILD_GLARE = 0.6
+# A symbol glare hides lies in a patch the camera clipped, inside the area symbols are
+# printed in (they keep _PRINT_MARGIN of the short side off every edge) and clear of the
+# symbols found. Glare is only a mild doubt when no such patch holds a disk of radius
+# _HIDING_RADIUS (short sides): on fresh renders every card missing a symbol under glare
+# had a patch holding 0.077 or more (the smallest symbol is 0.15 across), while cards read
+# right often showed the clip along the edge or around the symbols found (up to 0.05:
+# 11 of the 36 whose only strong doubt was glare).
+_PRINT_MARGIN = 0.075
+_HIDING_RADIUS = 0.05
 # A warm reading (what a warm lamp's glare leaves of a black, green or red symbol: yellow,
 # or a black's brown read as red) paler than any print of that colour (chroma below its
 # floor less its spread: yellow 70 - 14, red 55 - 16) on a card a glare spot brightens is
@@ -134,6 +143,7 @@ _DOUBT_CONFIDENCE = {
     FRAME_PIECES: 0.45,
     WASHED_MIDDLE: 0.4,
     UNGLARED: 0.45,
+    FAINT_FRAME: 0.6,
 }
 
 
@@ -331,6 +341,25 @@ def _has_glare_spot(card: BalancedCard) -> bool:
     """Whether a glare spot brightens part of the card, clipping the camera there, but not
     most of it: glare over most of the card pales every symbol alike."""
     return (card.clipped > 0.0 or card.blind > 0.0) and card.glare < WIDE_GLARE
+
+
+def _hiding_room(card: BalancedCard, seg: Segmentation, short: int) -> float:
+    """The radius (short sides) of the largest disk that fits in a patch the camera clipped
+    (its holes filled: a symbol left faint inside) where a symbol could lie unseen: inside
+    the printed area (``_PRINT_MARGIN``) and off the disks (of the mark's extent) of the
+    marks found. Infinite when the card's own image was not kept (``BalancedCard.source``)."""
+    if card.source is None:
+        return math.inf
+    height, width = card.source.shape[:2]
+    brightest = cv2.max(cv2.max(card.source[..., 0], card.source[..., 1]), card.source[..., 2])
+    contours, _ = cv2.findContours(cv2.inRange(brightest, 250, 255), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    room = np.zeros((height, width), np.uint8)
+    cv2.drawContours(room, contours, -1, 255, -1)
+    margin = round(_PRINT_MARGIN * short)
+    room[:margin], room[height - margin:], room[:, :margin], room[:, width - margin:] = 0, 0, 0, 0
+    for blob in seg.blobs:
+        cv2.circle(room, (round(blob.center_xy[0]), round(blob.center_xy[1])), round(0.5 * blob.extent * short), 0, -1)
+    return float(cv2.distanceTransform(room, cv2.DIST_L2, 3).max()) / short
 
 
 def _colour_surety(weight: float, fit: float) -> float:
@@ -696,10 +725,12 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
 
     card_doubts = [(d, _DOUBT_CONFIDENCE.get(d, 0.5)) for d in seg.doubt]
     if card.glare > _GLARE_SHARE or card.blind > 0.0:
-        if card.clipped >= _HIDING_SHARE:
+        if card.clipped < _HIDING_SHARE:
+            card_doubts.append(("glare on the card, nothing clipped", _MILD_GLARE))
+        elif _hiding_room(card, seg, short) >= _HIDING_RADIUS:
             card_doubts.append(("glare on the card may wash out a symbol", 0.45))
         else:
-            card_doubts.append(("glare on the card, nothing clipped", _MILD_GLARE))
+            card_doubts.append(("glare on the card, clipped only where no symbol can hide", _MILD_GLARE))
     if _near_pairs(seg, short):
         card_doubts.append(("two blobs closer than symbols are printed", 0.4))
     if dark:

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.blobs import _CROSS, _FAINT_DOUBT, _HOLED, _MIN_EXTENT, _SMALL_DOUBT, Blob, _filled, _measure_blob
+from vision.blobs import _CROSS, _FAINT_DOUBT, FAINT_FRAME, _HOLED, _MIN_EXTENT, _SMALL_DOUBT, Blob, _filled, _measure_blob
 from vision.colours import bgr_to_lab, classify_colours, label_pixels
 from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, WASHED, _closed, _faint_marks
@@ -238,7 +238,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                 and all(math.dist(blob.center_xy, other.center_xy) >= min(other.extent, _STRAY_EXTENT) * short for other in kept):
             kept.append(replace(blob, doubt=(HIDDEN,)))
     blobs.extend(kept)
-    washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt)
+    washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt or FAINT_FRAME in doubt)
     blobs.extend(washed)
     if faint_left:
         doubt.append(_FAINT_DOUBT)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.blobs import (_CROSS, _DOUBT_EXTENT, _GAMMA, _INK_ABSORPTION, _MAX_EXTENT, _MEASURE_PX, _MIN_EXTENT,
-                          _PER_PAPER, Blob, _filled, _spread)
+                          _PER_PAPER, Blob, _filled, _spread, is_frame_line)
 from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import ShapeFeatures, angular_harmonics, classify_shapes, measure_shape
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
@@ -97,9 +97,9 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
     over a symbol's worth of the card), which spares cards with mild glare."""
     height, width = card.ink.shape
     washed: list[Blob] = []
-    faint_left = _has_faint_mark(card.ink, band, short, blobs)
+    faint_any, faint_left = _faint_left(card.ink, band, short, blobs)
     glare = card.wash is not None and (card.glare > _GLARE_SHARE or card.blind > 0.0)
-    sign = faint_left or faint_seen or card.blind > 0.0 or card.clipped >= _CLIPPED_SHARE
+    sign = faint_any or faint_seen or card.blind > 0.0 or card.clipped >= _CLIPPED_SHARE
     if glare and sign and _may_hide_washed(card):
         # The edge's ink as it is, not filled: a printed frame would enclose every mark.
         used = cv2.subtract(low, _off_edge(low, band))
@@ -151,26 +151,31 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
             if blob is not None and _is_grown_symbol(blob, short, blobs + washed):
                 washed.append(blob)
         if washed:
-            faint_left = _has_faint_mark(card.ink, band, short, blobs + washed)
+            faint_left = _faint_left(card.ink, band, short, blobs + washed)[1]
     return washed, faint_left
 
 
-def _has_faint_mark(ink: NDArray[np.uint8], band: int, short: int, blobs: list[Blob]) -> bool:
+def _faint_left(ink: NDArray[np.uint8], band: int, short: int, blobs: list[Blob]) -> tuple[bool, bool]:
     """Is there a symbol-sized mark too faint to read (a symbol washed out by glare) away
-    from the symbols that were read?"""
+    from the symbols that were read; and is there one that does not lie as a printed
+    frame's line does (``vision.blobs.is_frame_line``)?"""
     faint = np.zeros_like(ink)
     inner = ink[band:-band, band:-band]
     faint[band:-band, band:-band] = cv2.threshold(inner, int(_FAINT * PAPER_LEVEL), 255, cv2.THRESH_BINARY)[1]
     outlines, _ = cv2.findContours(_off_edge(faint, band), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    size_wh = (ink.shape[1], ink.shape[0])
+    seen = False
     for outline in outlines:
-        x, y, w, h = cv2.boundingRect(outline)
+        x, y, w, h = box = cv2.boundingRect(outline)
         if not _DOUBT_EXTENT * short <= max(w, h) <= _MAX_EXTENT * short:
             continue
         if any(x <= b.center_xy[0] <= x + w and y <= b.center_xy[1] <= y + h for b in blobs):
             continue
         if cv2.contourArea(outline) >= 0.3 * w * h:
-            return True
-    return False
+            if not is_frame_line(box, size_wh, short):
+                return True, True
+            seen = True
+    return seen, False
 
 
 def _off_edge(mask: NDArray[np.uint8], band: int) -> NDArray[np.uint8]:

@@ -952,3 +952,35 @@ def test_a_coloured_number_under_glare_is_not_a_face(card_art, value, ink, radiu
     cv2.putText(img, value, ((80 - tw) // 2, (116 + th) // 2), cv2.FONT_HERSHEY_DUPLEX, 1.8, ink, thickness, cv2.LINE_AA)
     reading = read_card(card_art.light(_added_glare(img, 0.5, 0.5, radius, amount), noise=2.0, blur=0.5))
     assert not reading.is_face, reading
+
+
+def _four_corners(card_art):
+    """A card's symbols kept to its four corners, leaving the middle bare paper."""
+    return [card_art.Sym("circle", "red", 0.3, 0.3, 0.25), card_art.Sym("square", "blue", 0.7, 0.3, 0.25),
+            card_art.Sym("triangle", "green", 0.3, 1.15, 0.25), card_art.Sym("star", "black", 0.7, 1.15, 0.25)]
+
+
+@pytest.mark.parametrize("spot, hides", [((0.5, 1.0, 0.1, 0.6), False), ((0.5, 0.5, 0.1, 0.5), True)],
+                         ids=["clipped-along-the-edge", "clipped-over-bare-paper-in-the-middle"])
+def test_glare_is_a_strong_doubt_only_where_its_clipped_patch_could_hide_a_symbol(card_art, spot, hides):
+    # A glare spot clipping the paper white on the card's bottom edge, where no symbol is
+    # printed, cannot hide one; the same glare over the bare middle of the card could.
+    image = _added_glare(card_art.draw(_four_corners(card_art), paper=(215, 222, 228)), *spot)
+    reading = read_card(image)
+    assert _names(reading) == [("circle", "red"), ("square", "blue"), ("star", "black"), ("triangle", "green")]
+    assert "glare on the card" in reading.reason
+    assert (reading.confidence < 0.5) is hides, reading
+
+
+@pytest.mark.parametrize("grey", [166, 198])
+def test_a_faint_line_along_the_edge_is_no_faint_symbol(card_art, grey):
+    # A printed frame's line, faint and broken up, leaves a strip along the card's side:
+    # it is not doubted as a washed-out symbol. A mark as faint in the middle still is.
+    image = card_art.draw(_four_corners(card_art))
+    image[40:80, 4:7] = (grey, grey + 4, grey + 6)
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert "faint blob" not in reading.reason and reading.confidence >= 0.5, reading
+    middle = card_art.draw(_four_corners(card_art))
+    cv2.circle(middle, (40, 58), 9, (grey, grey + 4, grey + 6), -1, cv2.LINE_AA)
+    reading = read_card(card_art.light(middle, noise=2.0))
+    assert "faint blob" in reading.reason and reading.confidence < 0.5, reading
