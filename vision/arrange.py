@@ -38,7 +38,9 @@ _OVERLAP_COST = 10.0
 # ends of two players' rows may sit a step apart.
 _STEP_FROM = 0.15  # a step across the chain costs nothing up to this, in long sides ...
 _STEP_TO = 0.2  # ... and its full cost from here
-_STEP_COST = 10.0
+# More than a lone card's piece pays when its player sits up to a card off it (as when the
+# other card of a two-card row lies hidden under the neighbour's end): the step decides.
+_STEP_COST = 20.0
 # Gaps between neighbours, in short sides: within a row up to half a card, as seen in a slanted
 # view up to about 0.6; where two rows meet, often wider (a quarter of such gaps exceed 0.55).
 _WIDE_GAP_FROM = 0.5  # a gap costs nothing up to half a card ...

@@ -213,6 +213,18 @@ def test_a_neighbours_row_at_another_depth_is_cut_where_the_line_steps() -> None
     assert rows == {"Anna": (0,), "Ines": (1, 2, 3, 4, 5, 6, 7)}
 
 
+def test_a_lone_card_a_step_off_a_neighbours_row_stays_its_players_though_they_sit_beside_it() -> None:
+    # Greta's row is two cards, the second hidden under the first card of Hakan's row, which
+    # lies more than half a card on and a fifth of a card's length nearer the table's edge.
+    # Greta sits in front of the hidden card, most of a card off her one seen card: the
+    # step across the line, never seen within one row, decides.
+    greta = [card((300, 1000), 0)]
+    hakan = row((300 + SHORT + 37, 1000 + 0.23 * LONG), (SHORT + 21, 0), 6, 0)
+    seats = [Seat("Greta", (300 + 0.78 * SHORT, 1180)), Seat("Hakan", (600, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(greta + hakan, seats, (W, H))}
+    assert rows == {"Greta": (0,), "Hakan": (1, 2, 3, 4, 5, 6)}
+
+
 def test_a_row_whose_cards_lie_a_little_off_one_line_comes_out_whole() -> None:
     # Neighbours a seventh of a card's length apart across the row, as seen in one row.
     cards = [card((300 + 70 * i, 1000 + 12 * (i % 2)), 0) for i in range(7)]
