@@ -12,9 +12,10 @@ from numpy.typing import NDArray
 
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, shade
-from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
-from vision.regions import (LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside,
-                            sweep_span)
+from vision.quads import (CardQuad, frame_level, grow, meet_lines, order_corners, sides, sides_outwards, snap_all_corners, square_up, unit,
+                          warp_card)
+from vision.regions import (LEVELS, Region, _inked, blurred_whiteness, card_regions, choose_cards, histogram_percentiles,
+                            points_inside, sweep_span)
 from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
@@ -47,6 +48,16 @@ _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
 _CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed from the corner
 _CORNER_FRESH = 0.75  # three quarters of it paper no card found explains: a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
+_TRACED_AREA = 0.3  # paper left over of at least this share of a card may hold a card traced by its steps
+_TRACED_EDGES = (10, 30)  # Canny's thresholds on the lightness: the faint step of a card's outline over another card
+_TRACED_COS = 0.17  # two sides meeting at 80 to 100 degrees make a corner
+_TRACED_REACH = 0.35  # the side opposite one is looked for within this share of a card's side from where it shows
+_TRACED_STEPS = 29  # in this many steps
+_TRACED_AREAS = (0.6, 1.7)  # a card traced measures this many times the area a card shows there
+_TRACED_ASPECT = (1.15, 1.9)  # and its long side this many times its short side
+_TRACED_SEEN = 0.75  # an edge along this share of each side
+_TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
+_TRACED_FRESH = 0.5  # half of it paper no card found explains
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
@@ -368,8 +379,9 @@ def _look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], whit
         kept += [r for r in unnecked if _stands_out(white, r.corners_xy) >= _NECK_CONTRAST * (span[1] - span[0])]
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
-    return kept + _seen_by_a_corner(pieces, left, bright, unlit, high - low,
-                                    quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+    cornered = _seen_by_a_corner(pieces, left, bright, unlit, high - low, quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+    kept += cornered
+    return kept + _traced_by_steps(pieces, left, bright, unlit, small_lab[..., 0], quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
 
 
 def _opened_apart(lit: NDArray[np.float32], unlit: NDArray[np.float32], offset: NDArray[np.float32], more: list[Region],
@@ -484,6 +496,123 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
     completed.sort(key=lambda card: -card[0])
     cards = [CardQuad(quad, fill) for _, quad, fill in completed]
     return [Region(q.corners_xy, q.fill, 0) for q in _add_new(quads, cards)[len(quads):]]
+
+
+def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
+                     unlit: NDArray[np.float32], lightness: NDArray[np.uint8], quads: list[CardQuad]) -> list[Region]:
+    """Cards of the paper left over traced by the steps of their outline from a corner.
+
+    A card lying over another face-up card makes one region of paper with it at every
+    level: its outline over the card beneath is only a faint step in lightness (and a thin
+    shadow), lost where the whiteness is clipped. Where the paper left over shows a corner
+    (two straight sides meeting at about a right angle), the sides opposite are looked for
+    as the lines parallel to them, within ``_TRACED_REACH`` of a card's sides as they show
+    there (``_sizes_in_view``), along which the lightness steps most. A card so traced
+    counts where an edge runs along ``_TRACED_SEEN`` of each of its four sides, paper (its
+    symbols counted in) fills it, symbols are printed in it and half of it at least is
+    paper no card found explains. ``quads``: the cards found; ``left``: the paper they
+    leave over (``pieces``: its outlines); ``bright``: all that is as bright as paper;
+    ``lightness``: Lab L (H, W) uint8.
+    """
+    if len(quads) < 2:
+        return []
+    short, long = np.median([q.size_wh for q in quads], axis=0)
+    large = [c for c in pieces if cv2.contourArea(c) >= _TRACED_AREA * short * long]
+    if not large:
+        return []
+    symbol = _SYMBOL_AREA * short * long
+    paper, fresh = _paper_of(bright, symbol), _paper_of(left, symbol)
+    stepped = np.zeros(left.shape, np.uint8)
+    for x0, y0, x1, y1 in _boxes_around(tuple(large), left.shape, 0.0, int(0.5 * long)):
+        edges = cv2.Canny(cv2.GaussianBlur(lightness[y0:y1, x0:x1], (3, 3), 0), *_TRACED_EDGES)
+        stepped[y0:y1, x0:x1] = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    traced: list[tuple[float, NDArray[np.float32], float]] = []
+    for contour in large:
+        view = _sizes_in_view(quads, contour.reshape(-1, 2).mean(axis=0)[None].astype(np.float64))
+        if view is None or not len(view):
+            continue
+        for corner, arm_a, arm_b in _corners_of(contour, 0.08 * view[0, 0]):
+            best = None
+            for sa, sb in (view[0], view[0, ::-1]):
+                quad = _traced_from(stepped, corner, arm_a, arm_b, sa, sb)
+                size = np.array(sides(quad))
+                if not (_TRACED_AREAS[0] < size[0] * size[1] / (view[0, 0] * view[0, 1]) < _TRACED_AREAS[1]
+                        and _TRACED_ASPECT[0] < size[1] / size[0] < _TRACED_ASPECT[1]):
+                    continue
+                seen = float(_edge_along(stepped, quad).min())
+                if seen < _TRACED_SEEN:
+                    continue
+                fill = _filled(quad, paper)
+                if fill < _TRACED_FILL or _filled(quad, fresh) < _TRACED_FRESH or not _inked(unlit, quad[None])[0]:
+                    continue
+                if best is None or seen + fill > best[0]:
+                    best = (seen + fill, quad, fill)
+            if best is not None:
+                traced.append(best)
+    traced.sort(key=lambda card: -card[0])
+    cards = [CardQuad(quad, fill) for _, quad, fill in traced]
+    return [Region(q.corners_xy, q.fill, 0) for q in _add_new(quads, cards)[len(quads):]]
+
+
+def _corners_of(contour: NDArray[np.int32], epsilon: float) -> list[tuple[NDArray[np.float64], ...]]:
+    """The corners of a contour's outline simplified to ``epsilon`` pixels where two sides
+    at least ``4 * epsilon`` long meet at 80 to 100 degrees: (corner, unit vector along
+    one side, unit vector along the other) each, the sides' lines fitted to the contour."""
+    points = contour.reshape(-1, 2)
+    poly = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2)
+    if len(poly) < 3:
+        return []
+    at = [int(np.argmin(np.hypot(*(points - vertex).T))) for vertex in poly]
+    lines = []
+    for k in range(len(poly)):
+        start, end = at[k], at[(k + 1) % len(poly)]
+        run = points[start:end + 1] if start <= end else np.concatenate([points[start:], points[:end + 1]])
+        cut = len(run) // 6
+        inner = run[cut:len(run) - cut] if len(run) - 2 * cut >= 2 else run
+        vx, vy, x, y = cv2.fitLine(inner.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x, y], np.float64), np.array([vx, vy], np.float64), float(np.hypot(*(poly[(k + 1) % len(poly)] - poly[k])))))
+    corners = []
+    for k in range(len(poly)):
+        (pa, da, la), (pb, db, lb) = lines[k - 1], lines[k]
+        if min(la, lb) < 4 * epsilon or abs(float(da @ db)) > _TRACED_COS:
+            continue
+        corner = meet_lines(pa, da, pb, db).astype(np.float64)
+        if not np.isfinite(corner).all():
+            continue
+        arm_a = da * np.sign(float((poly[k - 1] - corner) @ da))
+        arm_b = db * np.sign(float((poly[(k + 1) % len(poly)] - corner) @ db))
+        corners.append((corner, arm_a, arm_b))
+    return corners
+
+
+def _traced_from(stepped: NDArray[np.uint8], corner: NDArray[np.float64], arm_a: NDArray[np.float64], arm_b: NDArray[np.float64],
+                 sa: float, sb: float) -> NDArray[np.float32]:
+    """The quadrilateral (4, 2) of a card with a corner at ``corner``, its sides along
+    ``arm_a`` and ``arm_b``, about ``sa`` and ``sb`` long: each side opposite is put where
+    the edges ``stepped`` run along most of it, within ``_TRACED_REACH`` of that length."""
+    steps = np.linspace(1 - _TRACED_REACH, 1 + _TRACED_REACH, _TRACED_STEPS)
+    reached = []
+    for arm, length, other, other_length in ((arm_a, sa, arm_b, sb), (arm_b, sb, arm_a, sa)):
+        starts = corner + steps[:, None] * length * arm
+        reached.append(float(steps[int(np.argmax(_edge_share(stepped, starts, starts + other_length * other)))]) * length)
+    a, b = arm_a * reached[0], arm_b * reached[1]
+    return order_corners(np.array([corner, corner + a, corner + a + b, corner + b], np.float32))
+
+
+def _edge_along(edges: NDArray[np.uint8], quad_xy: NDArray[np.float32]) -> NDArray[np.float64]:
+    """Along each side of a quadrilateral (4, 2), the share of it where an edge lies (see ``_edge_share``): (4,)."""
+    return _edge_share(edges, quad_xy.astype(np.float64), np.roll(quad_xy, -1, axis=0).astype(np.float64))
+
+
+def _edge_share(edges: NDArray[np.uint8], starts_xy: NDArray[np.float64], ends_xy: NDArray[np.float64],
+                samples: int = 16) -> NDArray[np.float64]:
+    """Along each line from ``starts_xy`` to ``ends_xy`` (N, 2), the share of points (0.1
+    to 0.9 of the way) where an edge (``edges`` (H, W), set) lies: (N,)."""
+    t = np.linspace(0.1, 0.9, samples)
+    points = np.round(starts_xy[:, None, :] + t[None, :, None] * (ends_xy - starts_xy)[:, None, :]).astype(int)
+    h, w = edges.shape
+    x, y = np.clip(points[..., 0], 0, w - 1), np.clip(points[..., 1], 0, h - 1)
+    return (edges[y, x] > 0).mean(axis=1)
 
 
 def _corner_sizes(la: float, lb: float, typical: _Typical) -> list[tuple[float, float]]:
