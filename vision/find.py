@@ -12,8 +12,8 @@ from numpy.typing import NDArray
 
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, shade
-from vision.quads import (CardQuad, frame_level, grow, meet_lines, order_corners, sides, sides_outwards, snap_all_corners, square_up, unit,
-                          warp_card)
+from vision.quads import (CardQuad, frame_level, grow, meet_lines, order_corners, sides, sides_outwards, snap_all_corners, square_up,
+                          unit, warp_card)
 from vision.regions import (LEVELS, Region, _inked, blurred_whiteness, card_regions, choose_cards, histogram_percentiles,
                             points_inside, sweep_span)
 from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
@@ -53,9 +53,9 @@ _TRACED_EDGES = (10, 30)  # Canny's thresholds on the lightness: the faint step 
 _TRACED_COS = 0.17  # two sides meeting at 80 to 100 degrees make a corner
 _TRACED_REACH = 0.35  # the side opposite one is looked for within this share of a card's side from where it shows
 _TRACED_STEPS = 29  # in this many steps
-_TRACED_AREAS = (0.6, 1.7)  # a card traced measures this many times the area a card shows there
+_TRACED_AREAS = (0.95, 1.7)  # a card traced is this many times the area a card shows there (its paper, in a printed border)
 _TRACED_ASPECT = (1.15, 1.9)  # and its long side this many times its short side
-_TRACED_SEEN = 0.75  # an edge along this share of each side
+_TRACED_SEEN = 0.65  # an edge along this share of each side
 _TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
@@ -316,8 +316,11 @@ def _look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], whit
     in its outline (into a pale cloth, a finger, a shadow) makes one region with what lies
     beyond at every level; where half a card's area of paper is left, it is swept once
     more at the first sweep's ``span`` of ``white``, with such narrow necks opened off.
-    A region counts only at about the size of the cards found near it. ``small_lab`` is
-    ``small_bgr`` in Lab, as the whiteness was read off it.
+    A region counts only at about the size of the cards found near it. Paper still left
+    over is looked at for cards merged with what touches them, by a corner seen whole
+    (``_seen_by_a_corner``) or by the steps of their outline (``_traced_by_steps``: a card
+    lying over another face-up card). ``small_lab`` is ``small_bgr`` in Lab, as the
+    whiteness was read off it.
     """
     if len(chosen) < 2:
         return []
@@ -379,9 +382,10 @@ def _look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], whit
         kept += [r for r in unnecked if _stands_out(white, r.corners_xy) >= _NECK_CONTRAST * (span[1] - span[0])]
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
-    cornered = _seen_by_a_corner(pieces, left, bright, unlit, high - low, quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
-    kept += cornered
-    return kept + _traced_by_steps(pieces, left, bright, unlit, small_lab[..., 0], quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+    kept += _seen_by_a_corner(pieces, left, bright, unlit, high - low, quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+    # A card lying over another face-up card may show no corner whole, but the steps of its outline.
+    return kept + _traced_by_steps(pieces, left, bright, unlit, small_lab[..., 0],
+                                   quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
 
 
 def _opened_apart(lit: NDArray[np.float32], unlit: NDArray[np.float32], offset: NDArray[np.float32], more: list[Region],
@@ -520,30 +524,29 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
     large = [c for c in pieces if cv2.contourArea(c) >= _TRACED_AREA * short * long]
     if not large:
         return []
-    symbol = _SYMBOL_AREA * short * long
-    paper, fresh = _paper_of(bright, symbol), _paper_of(left, symbol)
     stepped = np.zeros(left.shape, np.uint8)
     for x0, y0, x1, y1 in _boxes_around(tuple(large), left.shape, 0.0, int(0.5 * long)):
         edges = cv2.Canny(cv2.GaussianBlur(lightness[y0:y1, x0:x1], (3, 3), 0), *_TRACED_EDGES)
         stepped[y0:y1, x0:x1] = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    views = _sizes_in_view(quads, np.array([c.reshape(-1, 2).mean(axis=0) for c in large], np.float64))
+    masks = None  # the paper, its symbols counted in, and the paper no card found explains: made when first asked for
     traced: list[tuple[float, NDArray[np.float32], float]] = []
-    for contour in large:
-        view = _sizes_in_view(quads, contour.reshape(-1, 2).mean(axis=0)[None].astype(np.float64))
-        if view is None or not len(view):
-            continue
-        for corner, arm_a, arm_b in _corners_of(contour, 0.08 * view[0, 0]):
+    for contour, view in zip(large, views):
+        for corner, arm_a, arm_b in _corners_of(contour, view[0]):
             best = None
-            for sa, sb in (view[0], view[0, ::-1]):
+            for sa, sb in (view, view[::-1]):
                 quad = _traced_from(stepped, corner, arm_a, arm_b, sa, sb)
                 size = np.array(sides(quad))
-                if not (_TRACED_AREAS[0] < size[0] * size[1] / (view[0, 0] * view[0, 1]) < _TRACED_AREAS[1]
+                if not (_TRACED_AREAS[0] < size[0] * size[1] / (view[0] * view[1]) < _TRACED_AREAS[1]
                         and _TRACED_ASPECT[0] < size[1] / size[0] < _TRACED_ASPECT[1]):
                     continue
                 seen = float(_edge_along(stepped, quad).min())
                 if seen < _TRACED_SEEN:
                     continue
-                fill = _filled(quad, paper)
-                if fill < _TRACED_FILL or _filled(quad, fresh) < _TRACED_FRESH or not _inked(unlit, quad[None])[0]:
+                if masks is None:
+                    masks = _paper_of(bright, _SYMBOL_AREA * short * long), _paper_of(left, _SYMBOL_AREA * short * long)
+                fill = _filled(quad, masks[0])
+                if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not _inked(unlit, quad[None])[0]:
                     continue
                 if best is None or seen + fill > best[0]:
                     best = (seen + fill, quad, fill)
@@ -554,34 +557,41 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
     return [Region(q.corners_xy, q.fill, 0) for q in _add_new(quads, cards)[len(quads):]]
 
 
-def _corners_of(contour: NDArray[np.int32], epsilon: float) -> list[tuple[NDArray[np.float64], ...]]:
-    """The corners of a contour's outline simplified to ``epsilon`` pixels where two sides
-    at least ``4 * epsilon`` long meet at 80 to 100 degrees: (corner, unit vector along
-    one side, unit vector along the other) each, the sides' lines fitted to the contour."""
-    points = contour.reshape(-1, 2)
-    poly = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2)
-    if len(poly) < 3:
+def _corners_of(contour: NDArray[np.int32], reach: float) -> list[tuple[NDArray[np.float64], ...]]:
+    """The corners of a contour where its outline, simplified to a twelfth of ``reach``
+    pixels, has two sides at least a third of ``reach`` long meeting at 80 to 100 degrees:
+    (corner, unit vector along one side, unit vector along the other) each. Each side's
+    line is fitted to the contour within ``reach`` of the corner, past its rounding: a
+    side may run on into another card's."""
+    points = contour.reshape(-1, 2).astype(np.float32)
+    poly = cv2.approxPolyDP(contour, reach / 12, True).reshape(-1, 2).astype(np.float32)
+    if len(poly) < 3 or len(points) < 8:
         return []
-    at = [int(np.argmin(np.hypot(*(points - vertex).T))) for vertex in poly]
-    lines = []
-    for k in range(len(poly)):
-        start, end = at[k], at[(k + 1) % len(poly)]
-        run = points[start:end + 1] if start <= end else np.concatenate([points[start:], points[:end + 1]])
-        cut = len(run) // 6
-        inner = run[cut:len(run) - cut] if len(run) - 2 * cut >= 2 else run
-        vx, vy, x, y = cv2.fitLine(inner.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x, y], np.float64), np.array([vx, vy], np.float64), float(np.hypot(*(poly[(k + 1) % len(poly)] - poly[k])))))
     corners = []
     for k in range(len(poly)):
-        (pa, da, la), (pb, db, lb) = lines[k - 1], lines[k]
-        if min(la, lb) < 4 * epsilon or abs(float(da @ db)) > _TRACED_COS:
+        before, after = poly[k - 1] - poly[k], poly[(k + 1) % len(poly)] - poly[k]
+        la, lb = float(np.hypot(*before)), float(np.hypot(*after))
+        if min(la, lb) < reach / 3 or abs(float(before @ after)) > _TRACED_COS * la * lb:
             continue
-        corner = meet_lines(pa, da, pb, db).astype(np.float64)
-        if not np.isfinite(corner).all():
+        at = [int(np.argmin(np.hypot(*(points - vertex).T))) for vertex in (poly[k - 1], poly[k], poly[(k + 1) % len(poly)])]
+        arms = []
+        for start, end in ((at[1], at[0]), (at[1], at[2])):  # back along the contour to the vertex before, and on
+            step = -1 if (start, end) == (at[1], at[0]) else 1
+            run = points[np.arange(start, start + step * ((end - start) * step % len(points) + 1), step) % len(points)]
+            beyond = np.hypot(*(run - poly[k]).T) > reach
+            run = run[: max(int(np.argmax(beyond)) if beyond.any() else len(run), 2)]
+            cut = len(run) // 6
+            if len(run) - 2 * cut < 2:
+                break
+            arms.append(cv2.fitLine(run[cut:len(run) - cut], cv2.DIST_L2, 0, 0.01, 0.01).ravel().astype(np.float64))
+        if len(arms) < 2:
             continue
-        arm_a = da * np.sign(float((poly[k - 1] - corner) @ da))
-        arm_b = db * np.sign(float((poly[(k + 1) % len(poly)] - corner) @ db))
-        corners.append((corner, arm_a, arm_b))
+        (vxa, vya, xa, ya), (vxb, vyb, xb, yb) = arms
+        da, db = np.array([vxa, vya]), np.array([vxb, vyb])
+        corner = meet_lines(np.array([xa, ya]), da, np.array([xb, yb]), db).astype(np.float64)
+        if not np.isfinite(corner).all() or np.hypot(*(corner - poly[k])) > reach / 4:
+            continue
+        corners.append((corner, da * np.sign(float(before @ da)), db * np.sign(float(after @ db))))
     return corners
 
 
