@@ -567,17 +567,16 @@ def _corners_of(contour: NDArray[np.int32], reach: float) -> list[tuple[NDArray[
     poly = cv2.approxPolyDP(contour, reach / 12, True).reshape(-1, 2).astype(np.float32)
     if len(poly) < 3 or len(points) < 8:
         return []
+    at = [int(np.argmin(np.abs(points - vertex).sum(axis=1))) for vertex in poly]  # approxPolyDP keeps contour points
     corners = []
     for k in range(len(poly)):
         before, after = poly[k - 1] - poly[k], poly[(k + 1) % len(poly)] - poly[k]
         la, lb = float(np.hypot(*before)), float(np.hypot(*after))
         if min(la, lb) < reach / 3 or abs(float(before @ after)) > _TRACED_COS * la * lb:
             continue
-        at = [int(np.argmin(np.hypot(*(points - vertex).T))) for vertex in (poly[k - 1], poly[k], poly[(k + 1) % len(poly)])]
         arms = []
-        for start, end in ((at[1], at[0]), (at[1], at[2])):  # back along the contour to the vertex before, and on
-            step = -1 if (start, end) == (at[1], at[0]) else 1
-            run = points[np.arange(start, start + step * ((end - start) * step % len(points) + 1), step) % len(points)]
+        for end, step in ((at[k - 1], -1), (at[(k + 1) % len(poly)], 1)):  # back along the contour to the vertex before, and on
+            run = points[np.arange(at[k], at[k] + step * ((end - at[k]) * step % len(points) + 1), step) % len(points)]
             beyond = np.hypot(*(run - poly[k]).T) > reach
             run = run[: max(int(np.argmax(beyond)) if beyond.any() else len(run), 2)]
             cut = len(run) // 6
@@ -600,12 +599,11 @@ def _traced_from(stepped: NDArray[np.uint8], corner: NDArray[np.float64], arm_a:
     """The quadrilateral (4, 2) of a card with a corner at ``corner``, its sides along
     ``arm_a`` and ``arm_b``, about ``sa`` and ``sb`` long: each side opposite is put where
     the edges ``stepped`` run along most of it, within ``_TRACED_REACH`` of that length."""
-    steps = np.linspace(1 - _TRACED_REACH, 1 + _TRACED_REACH, _TRACED_STEPS)
-    reached = []
-    for arm, length, other, other_length in ((arm_a, sa, arm_b, sb), (arm_b, sb, arm_a, sa)):
-        starts = corner + steps[:, None] * length * arm
-        reached.append(float(steps[int(np.argmax(_edge_share(stepped, starts, starts + other_length * other)))]) * length)
-    a, b = arm_a * reached[0], arm_b * reached[1]
+    steps = np.linspace(1 - _TRACED_REACH, 1 + _TRACED_REACH, _TRACED_STEPS)[:, None]
+    starts = np.concatenate([corner + steps * sa * arm_a, corner + steps * sb * arm_b])
+    ends = np.concatenate([starts[:_TRACED_STEPS] + sb * arm_b, starts[_TRACED_STEPS:] + sa * arm_a])
+    shares = _edge_share(stepped, starts, ends).reshape(2, _TRACED_STEPS)
+    a, b = arm_a * sa * steps[np.argmax(shares[0]), 0], arm_b * sb * steps[np.argmax(shares[1]), 0]
     return order_corners(np.array([corner, corner + a, corner + a + b, corner + b], np.float32))
 
 
