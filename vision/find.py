@@ -12,9 +12,10 @@ from numpy.typing import NDArray
 
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, shade
-from vision.quads import CardQuad, frame_level, grow, order_corners, sides_outwards, snap_all_corners, square_up, unit, warp_card
-from vision.regions import (LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside,
-                            sweep_span)
+from vision.quads import (CardQuad, frame_level, grow, meet_lines, order_corners, sides, sides_outwards, snap_all_corners, square_up,
+                          unit, warp_card)
+from vision.regions import (LEVELS, Region, _inked, blurred_whiteness, card_regions, choose_cards, histogram_percentiles,
+                            points_inside, sweep_span)
 from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
@@ -47,6 +48,16 @@ _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
 _CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed from the corner
 _CORNER_FRESH = 0.75  # three quarters of it paper no card found explains: a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
+_TRACED_AREA = 0.3  # paper left over of at least this share of a card may hold a card traced by its steps
+_TRACED_EDGES = (10, 30)  # Canny's thresholds on the lightness: the faint step of a card's outline over another card
+_TRACED_COS = 0.17  # two sides meeting at 80 to 100 degrees make a corner
+_TRACED_REACH = 0.35  # the side opposite one is looked for within this share of a card's side from where it shows
+_TRACED_STEPS = 29  # in this many steps
+_TRACED_AREAS = (0.95, 1.7)  # a card traced is this many times the area a card shows there (its paper, in a printed border)
+_TRACED_ASPECT = (1.15, 1.9)  # and its long side this many times its short side
+_TRACED_SEEN = 0.65  # an edge along this share of each side
+_TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
+_TRACED_FRESH = 0.5  # half of it paper no card found explains
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
@@ -305,8 +316,11 @@ def _look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], whit
     in its outline (into a pale cloth, a finger, a shadow) makes one region with what lies
     beyond at every level; where half a card's area of paper is left, it is swept once
     more at the first sweep's ``span`` of ``white``, with such narrow necks opened off.
-    A region counts only at about the size of the cards found near it. ``small_lab`` is
-    ``small_bgr`` in Lab, as the whiteness was read off it.
+    A region counts only at about the size of the cards found near it. Paper still left
+    over is looked at for cards merged with what touches them, by a corner seen whole
+    (``_seen_by_a_corner``) or by the steps of their outline (``_traced_by_steps``: a card
+    lying over another face-up card). ``small_lab`` is ``small_bgr`` in Lab, as the
+    whiteness was read off it.
     """
     if len(chosen) < 2:
         return []
@@ -368,8 +382,10 @@ def _look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], whit
         kept += [r for r in unnecked if _stands_out(white, r.corners_xy) >= _NECK_CONTRAST * (span[1] - span[0])]
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
-    return kept + _seen_by_a_corner(pieces, left, bright, unlit, high - low,
-                                    quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+    kept += _seen_by_a_corner(pieces, left, bright, unlit, high - low, quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+    # A card lying over another face-up card may show no corner whole, but the steps of its outline.
+    return kept + _traced_by_steps(pieces, left, bright, unlit, small_lab[..., 0],
+                                   quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
 
 
 def _opened_apart(lit: NDArray[np.float32], unlit: NDArray[np.float32], offset: NDArray[np.float32], more: list[Region],
@@ -484,6 +500,127 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
     completed.sort(key=lambda card: -card[0])
     cards = [CardQuad(quad, fill) for _, quad, fill in completed]
     return [Region(q.corners_xy, q.fill, 0) for q in _add_new(quads, cards)[len(quads):]]
+
+
+def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
+                     unlit: NDArray[np.float32], lightness: NDArray[np.uint8], quads: list[CardQuad]) -> list[Region]:
+    """Cards of the paper left over traced by the steps of their outline from a corner.
+
+    A card lying over another face-up card makes one region of paper with it at every
+    level: its outline over the card beneath is only a faint step in lightness (and a thin
+    shadow), lost where the whiteness is clipped. Where the paper left over shows a corner
+    (two straight sides meeting at about a right angle), the sides opposite are looked for
+    as the lines parallel to them, within ``_TRACED_REACH`` of a card's sides as they show
+    there (``_sizes_in_view``), along which the lightness steps most. A card so traced
+    counts where an edge runs along ``_TRACED_SEEN`` of each of its four sides, paper (its
+    symbols counted in) fills it, symbols are printed in it and half of it at least is
+    paper no card found explains. ``quads``: the cards found; ``left``: the paper they
+    leave over (``pieces``: its outlines); ``bright``: all that is as bright as paper;
+    ``lightness``: Lab L (H, W) uint8.
+    """
+    if len(quads) < 2:
+        return []
+    short, long = np.median([q.size_wh for q in quads], axis=0)
+    large = [c for c in pieces if cv2.contourArea(c) >= _TRACED_AREA * short * long]
+    if not large:
+        return []
+    stepped = np.zeros(left.shape, np.uint8)
+    for x0, y0, x1, y1 in _boxes_around(tuple(large), left.shape, 0.0, int(0.5 * long)):
+        edges = cv2.Canny(cv2.GaussianBlur(lightness[y0:y1, x0:x1], (3, 3), 0), *_TRACED_EDGES)
+        stepped[y0:y1, x0:x1] = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    views = _sizes_in_view(quads, np.array([c.reshape(-1, 2).mean(axis=0) for c in large], np.float64))
+    masks = None  # the paper, its symbols counted in, and the paper no card found explains: made when first asked for
+    traced: list[tuple[float, NDArray[np.float32], float]] = []
+    for contour, view in zip(large, views):
+        for corner, arm_a, arm_b in _corners_of(contour, view[0]):
+            best = None
+            for sa, sb in (view, view[::-1]):
+                quad = _traced_from(stepped, corner, arm_a, arm_b, sa, sb)
+                size = np.array(sides(quad))
+                if not (_TRACED_AREAS[0] < size[0] * size[1] / (view[0] * view[1]) < _TRACED_AREAS[1]
+                        and _TRACED_ASPECT[0] < size[1] / size[0] < _TRACED_ASPECT[1]):
+                    continue
+                seen = float(_edge_along(stepped, quad).min())
+                if seen < _TRACED_SEEN:
+                    continue
+                if masks is None:
+                    masks = _paper_of(bright, _SYMBOL_AREA * short * long), _paper_of(left, _SYMBOL_AREA * short * long)
+                fill = _filled(quad, masks[0])
+                if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not _inked(unlit, quad[None])[0]:
+                    continue
+                if best is None or seen + fill > best[0]:
+                    best = (seen + fill, quad, fill)
+            if best is not None:
+                traced.append(best)
+    traced.sort(key=lambda card: -card[0])
+    cards = [CardQuad(quad, fill) for _, quad, fill in traced]
+    return [Region(q.corners_xy, q.fill, 0) for q in _add_new(quads, cards)[len(quads):]]
+
+
+def _corners_of(contour: NDArray[np.int32], reach: float) -> list[tuple[NDArray[np.float64], ...]]:
+    """The corners of a contour where its outline, simplified to a twelfth of ``reach``
+    pixels, has two sides at least a third of ``reach`` long meeting at 80 to 100 degrees:
+    (corner, unit vector along one side, unit vector along the other) each. Each side's
+    line is fitted to the contour within ``reach`` of the corner, past its rounding: a
+    side may run on into another card's."""
+    points = contour.reshape(-1, 2).astype(np.float32)
+    poly = cv2.approxPolyDP(contour, reach / 12, True).reshape(-1, 2).astype(np.float32)
+    if len(poly) < 3 or len(points) < 8:
+        return []
+    at = [int(np.argmin(np.abs(points - vertex).sum(axis=1))) for vertex in poly]  # approxPolyDP keeps contour points
+    corners = []
+    for k in range(len(poly)):
+        before, after = poly[k - 1] - poly[k], poly[(k + 1) % len(poly)] - poly[k]
+        la, lb = float(np.hypot(*before)), float(np.hypot(*after))
+        if min(la, lb) < reach / 3 or abs(float(before @ after)) > _TRACED_COS * la * lb:
+            continue
+        arms = []
+        for end, step in ((at[k - 1], -1), (at[(k + 1) % len(poly)], 1)):  # back along the contour to the vertex before, and on
+            run = points[np.arange(at[k], at[k] + step * ((end - at[k]) * step % len(points) + 1), step) % len(points)]
+            beyond = np.hypot(*(run - poly[k]).T) > reach
+            run = run[: max(int(np.argmax(beyond)) if beyond.any() else len(run), 2)]
+            cut = len(run) // 6
+            if len(run) - 2 * cut < 2:
+                break
+            arms.append(cv2.fitLine(run[cut:len(run) - cut], cv2.DIST_L2, 0, 0.01, 0.01).ravel().astype(np.float64))
+        if len(arms) < 2:
+            continue
+        (vxa, vya, xa, ya), (vxb, vyb, xb, yb) = arms
+        da, db = np.array([vxa, vya]), np.array([vxb, vyb])
+        corner = meet_lines(np.array([xa, ya]), da, np.array([xb, yb]), db).astype(np.float64)
+        if not np.isfinite(corner).all() or np.hypot(*(corner - poly[k])) > reach / 4:
+            continue
+        corners.append((corner, da * np.sign(float(before @ da)), db * np.sign(float(after @ db))))
+    return corners
+
+
+def _traced_from(stepped: NDArray[np.uint8], corner: NDArray[np.float64], arm_a: NDArray[np.float64], arm_b: NDArray[np.float64],
+                 sa: float, sb: float) -> NDArray[np.float32]:
+    """The quadrilateral (4, 2) of a card with a corner at ``corner``, its sides along
+    ``arm_a`` and ``arm_b``, about ``sa`` and ``sb`` long: each side opposite is put where
+    the edges ``stepped`` run along most of it, within ``_TRACED_REACH`` of that length."""
+    steps = np.linspace(1 - _TRACED_REACH, 1 + _TRACED_REACH, _TRACED_STEPS)[:, None]
+    starts = np.concatenate([corner + steps * sa * arm_a, corner + steps * sb * arm_b])
+    ends = np.concatenate([starts[:_TRACED_STEPS] + sb * arm_b, starts[_TRACED_STEPS:] + sa * arm_a])
+    shares = _edge_share(stepped, starts, ends).reshape(2, _TRACED_STEPS)
+    a, b = arm_a * sa * steps[np.argmax(shares[0]), 0], arm_b * sb * steps[np.argmax(shares[1]), 0]
+    return order_corners(np.array([corner, corner + a, corner + a + b, corner + b], np.float32))
+
+
+def _edge_along(edges: NDArray[np.uint8], quad_xy: NDArray[np.float32]) -> NDArray[np.float64]:
+    """Along each side of a quadrilateral (4, 2), the share of it where an edge lies (see ``_edge_share``): (4,)."""
+    return _edge_share(edges, quad_xy.astype(np.float64), np.roll(quad_xy, -1, axis=0).astype(np.float64))
+
+
+def _edge_share(edges: NDArray[np.uint8], starts_xy: NDArray[np.float64], ends_xy: NDArray[np.float64],
+                samples: int = 16) -> NDArray[np.float64]:
+    """Along each line from ``starts_xy`` to ``ends_xy`` (N, 2), the share of points (0.1
+    to 0.9 of the way) where an edge (``edges`` (H, W), set) lies: (N,)."""
+    t = np.linspace(0.1, 0.9, samples)
+    points = np.round(starts_xy[:, None, :] + t[None, :, None] * (ends_xy - starts_xy)[:, None, :]).astype(int)
+    h, w = edges.shape
+    x, y = np.clip(points[..., 0], 0, w - 1), np.clip(points[..., 1], 0, h - 1)
+    return (edges[y, x] > 0).mean(axis=1)
 
 
 def _corner_sizes(la: float, lb: float, typical: _Typical) -> list[tuple[float, float]]:

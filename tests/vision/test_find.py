@@ -541,3 +541,29 @@ def test_a_piece_of_a_card_half_under_a_back_is_no_card_but_one_a_quarter_under_
     assert min(match(found, whole, image.shape[:2])) > 0.85
     assert any(cv2.pointPolygonTest(under, q.center_xy, False) > 0 for q in found) == kept
     assert len(found) == len(whole) + kept
+
+
+def paint_four_dots(image, corners, paper) -> None:
+    """A card of ``paper`` with four red dots, painted into a float image."""
+    cv2.fillConvexPoly(image, corners.astype(np.int32), paper, lineType=cv2.LINE_AA)
+    centre, along, across = corners.mean(axis=0), (corners[1] - corners[0]) / 2, (corners[3] - corners[0]) / 2
+    for i in (-0.5, 0.5):
+        for j in (-0.5, 0.5):
+            cv2.circle(image, tuple((centre + i * along + j * across).astype(int)), 7, (40, 40, 200), -1, cv2.LINE_AA)
+
+
+def test_a_card_lying_over_another_is_traced_by_the_faint_step_of_its_outline() -> None:
+    # Two cards of paper whiter than the whiteness's top, one lying over the other: one
+    # region at every level, and where the top card lies over the other its outline is only
+    # a step of a few grey levels and a thin shadow. Its four sides are still edges a card's
+    # size apart, meeting at right angles.
+    under, over = card_corners((420, 220), (80, 120), 38), card_corners((359, 266), (80, 120), 58)
+    image = lay(scene([], table_bgr=(127, 84, 43)).astype(np.float32), THREE_CLEAR).astype(np.float32)
+    paint_four_dots(image, under, (250, 252, 253))
+    cv2.polylines(image, [(over + 1.5).astype(np.int32)], True, (215, 220, 222), 2, cv2.LINE_AA)
+    paint_four_dots(image, over, (255, 255, 255))
+    image = grained(image, 15)
+    found = find_cards(image)
+    assert min(match(found, THREE_CLEAR, image.shape[:2])) > 0.9
+    assert min(match(found, [over, under], image.shape[:2])) > 0.9
+    assert len(found) == 5
