@@ -14,8 +14,8 @@ from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, shade
 from vision.quads import (CardQuad, frame_level, grow, meet_lines, order_corners, sides, sides_outwards, snap_all_corners, square_up,
                           unit, warp_card)
-from vision.regions import (LEVELS, Region, _inked, blurred_whiteness, card_regions, choose_cards, histogram_percentiles,
-                            points_inside, sweep_span)
+from vision.regions import (LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside,
+                            printed_in, sweep_span)
 from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
 
 __all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
@@ -546,7 +546,7 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
                 if masks is None:
                     masks = _paper_of(bright, _SYMBOL_AREA * short * long), _paper_of(left, _SYMBOL_AREA * short * long)
                 fill = _filled(quad, masks[0])
-                if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not _inked(unlit, quad[None])[0]:
+                if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not printed_in(unlit, quad[None])[0]:
                     continue
                 if best is None or seen + fill > best[0]:
                     best = (seen + fill, quad, fill)

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from vision.quads import fit_quad
 
-__all__ = ["Region", "blurred_whiteness", "card_regions", "choose_cards", "histogram_percentiles", "points_inside", "sweep_span"]
+__all__ = ["Region", "blurred_whiteness", "card_regions", "choose_cards", "histogram_percentiles", "points_inside", "printed_in", "sweep_span"]
 
 LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
@@ -222,7 +222,7 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92, white: NDArray
     clean = (group == np.arange(n)) & (fill >= clean_fill) & ~framed
     if white is not None:
         inked = clean.copy()
-        inked[clean] = _inked(white, corners[clean])
+        inked[clean] = printed_in(white, corners[clean])
         clean = inked if inked.sum() >= 2 else clean  # too few show symbols: all, as without the whiteness
     # The squares of a checked cloth are clean too, but no card is seen that square.
     aspect = size[:, 1] / size[:, 0]
@@ -265,7 +265,7 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92, white: NDArray
     return [regions[k] for k in chosen]
 
 
-def _inked(white: NDArray[np.float32], corners_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
+def printed_in(white: NDArray[np.float32], corners_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
     """Whether symbols are printed in each quadrilateral (N, 4, 2) of ``white``: enough of
     its middle (0.8 of it, a grid of points) is much less white than the median there: (N,)."""
     # x and y apart, the points last; no matmul: BLAS's threads spin on other cores.
