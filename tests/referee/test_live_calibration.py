@@ -33,10 +33,19 @@ def warmed(frames, fps: float, start: float, end: float = float("inf")):
 
 
 @pytest.fixture(scope="module")
-def calibration(tmp_path_factory) -> Path:
+def round_frames() -> tuple[np.ndarray, ...]:
+    """The frames of ``script_round()`` at ``FPS``, drawn once for this module (read-only: the tests only look)."""
+    frames = tuple(frames_of(script_round(), FPS))
+    for frame in frames:
+        frame.flags.writeable = False
+    return frames
+
+
+@pytest.fixture(scope="module")
+def calibration(tmp_path_factory, round_frames) -> Path:
     """A calibration made by ``referee calibrate`` from a frame of the round, with the script's own seats."""
     folder = tmp_path_factory.mktemp("calibration")
-    video = write_video(script_round(), folder / "round.avi", fps=FPS)
+    video = write_frames(round_frames, folder / "round.avi")
     made = folder / "made.yaml"
     assert main(["calibrate", "--video", str(video), "--frame", "60", "--players", "Anna,Ben", "--out", str(made), "--headless"]) == 0
     doc = yaml.safe_load(made.read_text())
@@ -63,9 +72,10 @@ def run_live(video: Path, calibration: Path, folder: Path, capsys) -> list[dict]
     ],
     ids=["a lamp switched on mid-round", "a lamp switched on and off again", "a calibration with only seats"],
 )
-def test_a_change_of_light_is_said_once_and_the_round_is_refereed_right(calibration, tmp_path, capsys, lamp, profile, said) -> None:
+def test_a_change_of_light_is_said_once_and_the_round_is_refereed_right(calibration, round_frames, tmp_path, capsys, lamp,
+                                                                       profile, said) -> None:
     script = script_round()
-    video = write_frames(warmed(frames_of(script, FPS), FPS, *lamp), tmp_path / "lamp.avi")
+    video = write_frames(warmed(round_frames, FPS, *lamp), tmp_path / "lamp.avi")
     if not profile:
         calibration = tmp_path / "seats.yaml"
         calibration.write_text(seats_yaml())

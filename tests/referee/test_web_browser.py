@@ -112,23 +112,30 @@ def test_the_page_shows_the_standings_of_a_video_and_updates_when_the_round_is_s
         run.close()
 
 
-CLIP = Path(__file__).resolve().parents[2] / "fixtures" / "video" / "round-medium.mp4"
+# The shorter of the two committed clips (201 frames at 15 fps against round-medium's 497 at 30):
+# the page follows either the same way, and tests/referee/test_live_fixture.py referees both.
+CLIP = Path(__file__).resolve().parents[2] / "fixtures" / "video" / "round-hard.mp4"
 
 
 @pytest.mark.skipif(not CLIP.exists(), reason=f"the committed fixture clip is missing: {CLIP}")
 def test_the_page_follows_a_committed_fixture_clip_to_its_scored_round(page, tmp_path) -> None:
+    # The standings and the result come by the page's events; its MJPEG <img> of the table is
+    # checked above (a synthetic round) and is left unloaded here: drawing, encoding and decoding
+    # 720p frames for it took about 12 s of this test's 27 on 2 cores, and a clip read from a file
+    # gives the same events whether or not anyone watches.
+    page.route("**/stream.mjpg", lambda route: route.abort())
     run = LiveRun(tmp_path, CLIP)
     try:
         page.goto(run.url, wait_until="domcontentloaded")
         expect(page.locator("#title")).to_contain_text("Round 1 of 5")
         mona = page.locator('#players li[data-player="Mona"]')
         expect(mona.locator(".name")).to_have_text("Mona")
-        expect(page.locator('#players li[data-player="Olga"] .name')).to_have_text("Olga")
+        expect(page.locator('#players li[data-player="Nils"] .name')).to_have_text("Nils")
         result = page.locator("#result")
-        # The clip is read frame by frame as fast as the machine goes: about 25 s of one core,
-        # minutes of wall time on a busy machine (load 5 on 2 cores: 81 s). The result is checked, not the speed.
-        expect(result).to_contain_text("Round 1 scored: 1. Mona 7 valid", timeout=300_000)
-        expect(result).to_contain_text("2. Olga 2 valid")
+        # The clip is read frame by frame as fast as the machine goes: about 10 s of one core,
+        # a minute or more of wall time on a busy machine. The result is checked, not the speed.
+        expect(result).to_contain_text("Round 1 scored: 1. Mona 6 valid", timeout=300_000)
+        expect(result).to_contain_text("2. Nils 5 valid")
         expect(page.locator("#title")).to_have_text("Round 1 of 5 - scored")
         assert run.close() == 0
     finally:
