@@ -24,7 +24,7 @@ from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
 from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, edge_band, find_blobs
 from vision.washed import UNGLARED, WIDE_GLARE, measured_unglared
-from vision.whitebalance import CELL_PX, BalancedCard, balance_card
+from vision.whitebalance import CELL_PX, CLIPPED_LEVEL, BalancedCard, balance_card
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
 
@@ -352,7 +352,7 @@ def _hiding_room(card: BalancedCard, seg: Segmentation, short: int) -> float:
         return math.inf
     height, width = card.source.shape[:2]
     brightest = cv2.max(cv2.max(card.source[..., 0], card.source[..., 1]), card.source[..., 2])
-    contours, _ = cv2.findContours(cv2.inRange(brightest, 250, 255), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(cv2.inRange(brightest, CLIPPED_LEVEL, 255), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     room = np.zeros((height, width), np.uint8)
     cv2.drawContours(room, contours, -1, 255, -1)
     margin = round(_PRINT_MARGIN * short)

@@ -27,7 +27,7 @@ from vision.blobs import (_CROSS, _DOUBT_EXTENT, _GAMMA, _INK_ABSORPTION, _MAX_E
                           _PER_PAPER, Blob, _filled, _spread, is_frame_line)
 from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import ShapeFeatures, angular_harmonics, classify_shapes, measure_shape
-from vision.whitebalance import PAPER_LEVEL, BalancedCard
+from vision.whitebalance import CLIPPED_LEVEL, PAPER_LEVEL, BalancedCard
 
 __all__ = ["SHAPELESS", "WASHED", "UNGLARED", "WIDE_GLARE", "measured_unglared"]
 
@@ -46,12 +46,12 @@ _WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
 # symbol read lay on paper of 197 or more and noise 0.065 or less.
 _WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
 # A washed-out mark that fits no shape (glare clipped part of it away) still counts as a
-# symbol where the camera clipped a channel (from _CLIPPED, 0-255) beside it, when its colour
+# symbol where the camera clipped a channel (``CLIPPED_LEVEL``) beside it, when its colour
 # fits a print colour this well and it keeps this far (share of the short side) off every
 # symbol read; its shape is then unknown (the reader takes one the card shows).
 SHAPELESS = "a washed-out mark of unknown shape"
 WASHED = "symbol washed out by glare"
-_CLIPPED, _SHAPELESS_COLOUR_FIT, _SHAPELESS_APART = 250, 0.3, 0.08
+_SHAPELESS_COLOUR_FIT, _SHAPELESS_APART = 0.3, 0.08
 # The same search on the light a mark absorbs against the paper closed over _CLOSE_SPAN of
 # the short side (:func:`_absorbed`), from this ink level: on /tmp/dev120 renders 0.12-0.16
 # read fewer washed-out symbols, 0.24 or a span of 0.4-0.5 fewer on dev120/hard, an ellipse
@@ -323,7 +323,7 @@ def _is_shapeless_symbol(card: BalancedCard, blob: Blob, box: tuple[int, int, in
     x, y, w, h = box
     near = card.source[max(0, y - 2):y + h + 2, max(0, x - 2):x + w + 2] if card.source is not None else None
     # (glare over most of the paper clipped it to white: the card keeps no source then)
-    clipped = card.glare >= WIDE_GLARE if near is None else int(near.max()) >= _CLIPPED
+    clipped = card.glare >= WIDE_GLARE if near is None else int(near.max()) >= CLIPPED_LEVEL
     return bool(clipped) and _is_grown_symbol(blob, short, others)
 
 

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["BalancedCard", "balance_card", "estimate_paper_bgr", "PAPER_LEVEL", "CELL_PX"]
+__all__ = ["BalancedCard", "balance_card", "estimate_paper_bgr", "PAPER_LEVEL", "CELL_PX", "CLIPPED_LEVEL"]
 
 # Coarse grid cell, in working pixels; the paper field is smooth at this scale.
 # Working sizes are multiples of it.
@@ -34,6 +34,8 @@ _NEUTRAL_SPREAD = 0.3
 _MAX_WASH = 4.0
 _GLARE_WASH = 1.3
 _GLARE_CLIPPED = 0.15
+# A channel this bright (0-255) is one the camera clipped: glare, no ink, shows there.
+CLIPPED_LEVEL = 250
 _BLIND_WASH = 1.1
 # Weight (in share-of-cell * 255 units) of the paper-colour prior in cells without paper.
 _PRIOR = 3.0
@@ -322,16 +324,16 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
     # paper much brighter than typical. A few clipped pixels only mean a bright exposure.
     hot = np.count_nonzero(wash > _GLARE_WASH) / wash.size
     glare, blind, clipped_any = hot, 0.0, 0.0
-    if int(half.max()) >= 250:
-        clipped = cv2.countNonZero(cv2.inRange(half, (250, 250, 250), (255, 255, 255))) / max(cv2.countNonZero(paper_mask), 1)
+    if int(half.max()) >= CLIPPED_LEVEL:
+        clipped = cv2.countNonZero(cv2.inRange(half, (CLIPPED_LEVEL,) * 3, (255,) * 3)) / max(cv2.countNonZero(paper_mask), 1)
         glare = max(min(clipped, 1.0) if clipped >= _GLARE_CLIPPED else 0.0, hot)
         # Where glare clipped a channel, an ink dark only in that channel is gone for good.
         half_b, half_g, half_r = cv2.split(half)
         brightest = cv2.max(cv2.max(half_b, half_g), half_r)
-        clipped_cells = cv2.resize(cv2.inRange(brightest, 250, 255), wash.shape[::-1], interpolation=cv2.INTER_AREA)
+        clipped_cells = cv2.resize(cv2.inRange(brightest, CLIPPED_LEVEL, 255), wash.shape[::-1], interpolation=cv2.INTER_AREA)
         blind = np.count_nonzero((wash > _BLIND_WASH) & (clipped_cells > 0)) / wash.size
         inner = brightest[margin:-margin, margin:-margin]
-        clipped_any = cv2.countNonZero(cv2.inRange(inner, 250, 255)) / max(inner.size, 1)
+        clipped_any = cv2.countNonZero(cv2.inRange(inner, CLIPPED_LEVEL, 255)) / max(inner.size, 1)
     paper_bgr = np.array(cv2.mean(fine)[:3], np.float32)
     source = card_bgr if float(wash.max()) > _UNGLARE_FROM else None
     return BalancedCard(balanced, ink, paper_bgr, paper_mask, noise, float(glare), wash, float(blind), float(clipped_any),
