@@ -29,6 +29,9 @@ from calibration.seats import Seat  # noqa: E402
 __all__ = ["main", "match_cards", "score_arrangement", "ArrangementTally", "Tally"]
 
 _VISIBLE_ENOUGH = 0.75  # a pool card hidden by more than a quarter may be skipped
+# A symbol at least this much in view shows its colour and shape; a card with a symbol more
+# hidden (a hand over a card otherwise in view) can't have its triple told from the photo.
+_SYMBOL_IN_VIEW = 0.9
 
 
 def _overlap(a: np.ndarray, b: np.ndarray, b_visible: float = 1.0) -> tuple[float, float]:
@@ -78,6 +81,8 @@ class Tally:
     found: int = 0
     false_found: int = 0
     triples_right: int = 0
+    symbols_in_view: int = 0  # cards found whose every symbol is in view
+    symbols_in_view_right: int = 0
     criteria_right: Counter = field(default_factory=Counter)
     colour_confusion: Counter = field(default_factory=Counter)
     shape_confusion: Counter = field(default_factory=Counter)
@@ -111,6 +116,8 @@ class Tally:
             "card_recall_pct": pct(self.found_true, self.true_cards),
             "card_precision_pct": pct(self.found - self.false_found, self.found),
             "exact_triple_pct": pct(self.triples_right, self.found_true),
+            "cards_found_with_every_symbol_in_view": self.symbols_in_view,
+            "exact_triple_when_every_symbol_in_view_pct": pct(self.symbols_in_view_right, self.symbols_in_view),
             "per_criterion_pct": {k: pct(v, matched) for k, v in sorted(self.criteria_right.items())},
             "low_confidence_share_of_wrong_reads_pct": pct(self.wrong_read_low_conf, wrong_reads),
             "low_confidence_share_of_right_reads_pct": pct(self.right_read_low_conf, self.triples_right),
@@ -161,6 +168,9 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
         right = read.criteria.as_dict() == true["criteria"]
         if j in countable:
             tally.triples_right += right
+            in_view = all(s.get("visible_fraction", 1.0) >= _SYMBOL_IN_VIEW for s in true["symbols"])
+            tally.symbols_in_view += in_view
+            tally.symbols_in_view_right += in_view and right
             for key in ("colours", "shapes", "symbols"):
                 tally.criteria_right[key] += getattr(read.criteria, key) == true["criteria"][key]
             low = read.confidence < UNCERTAIN_BELOW

@@ -66,6 +66,9 @@ def test_cards_readings_and_verdicts_stay_above_their_floors(tier, photos, monke
     floor = FLOORS[tier]
     assert tally.found_true / tally.true_cards >= floor["recall"]
     assert tally.triples_right / tally.found_true >= floor["triple"]
+    # Cards with every symbol in view are a part of those found, and read at least as well.
+    assert 0 < tally.symbols_in_view <= tally.found_true
+    assert tally.symbols_in_view_right / tally.symbols_in_view >= tally.triples_right / tally.found_true
     assert tally.verdicts_right / tally.rows >= floor["verdict"]
 
 
