@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from referee.cards import Colour
 from vision.blobs import _CROSS, _FAINT_DOUBT, FAINT_FRAME, _HOLED, _MIN_EXTENT, _SMALL_DOUBT, Blob, _filled, _measure_blob
 from vision.colours import bgr_to_lab, classify_colours, label_pixels
 from vision.shapes import shape_scores
@@ -238,12 +239,22 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
         blobs.extend(_in_shade(card, short, blobs, overlaps))
     # (its shape is taken from the card's other symbols); the largest first: pieces nearer
     # each other than the larger one's extent (or a symbol's, _STRAY_EXTENT, when that
-    # is larger: a piece holding more than a symbol) are one symbol, cut in two by its cover
+    # is larger: a piece holding more than a symbol) are one symbol, cut in two by its cover;
+    # so are pieces of one colour nearer than a whole symbol's extent (the median of the
+    # card's symbols found: a cover's corner over a symbol leaves two small pieces of it)
     kept: list[Blob] = []
-    for blob in sorted(hidden, key=lambda piece: -piece.extent) if blobs else ():
-        if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs) \
-                and all(math.dist(blob.center_xy, other.center_xy) >= min(other.extent, _STRAY_EXTENT) * short for other in kept):
-            kept.append(replace(blob, doubt=(HIDDEN,)))
+    kept_colours: list[Colour] = []
+    if hidden and blobs:
+        hidden.sort(key=lambda piece: -piece.extent)
+        whole = float(np.median([blob.extent for blob in blobs]))
+        colours = classify_colours(bgr_to_lab(np.stack([piece.mean_bgr for piece in hidden])))[0]
+        for blob, colour in zip(hidden, colours):
+            if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs) \
+                    and all(math.dist(blob.center_xy, other.center_xy)
+                            >= min(max(other.extent, whole) if colour == other_colour else other.extent, _STRAY_EXTENT) * short
+                            for other, other_colour in zip(kept, kept_colours)):
+                kept.append(replace(blob, doubt=(HIDDEN,)))
+                kept_colours.append(colour)
     blobs.extend(kept)
     washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt or FAINT_FRAME in doubt)
     blobs.extend(washed)
