@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from referee.cards import Colour
 from vision.blobs import _CROSS, _FAINT_DOUBT, FAINT_FRAME, _HOLED, _MIN_EXTENT, _SMALL_DOUBT, Blob, _filled, _measure_blob
 from vision.colours import bgr_to_lab, classify_colours, label_pixels
 from vision.shapes import shape_scores
@@ -87,6 +88,13 @@ _PIXEL_FIT = 0.5
 # symbol: a colour making up this share of the blob's ink is the cover's own.
 _ON_PAPER, _RING_IN, _RING_OUT = 0.6, 2, 5
 _COVER_SAME = 0.5
+# A symbol standing out from under a cover has the cover along its hidden side: its ring may
+# be only _HALF_ON_PAPER paper when the ink around it is plainly of another hue (distance of
+# the mean colours' a, b at least _COVER_APART). A piece of the cover's own print (a card
+# back's navy rim outside its light frame line) is of the cover's hue, only lighter or
+# darker. On fresh renders the symbols so freed showed 0.47-0.59 paper and 24-104 apart,
+# the pieces of navy card backs 0.43-0.56 paper and 1-6 apart.
+_HALF_ON_PAPER, _COVER_APART = 0.45, 18.0
 # Shares of an edge blob's own ink level at which a symbol joined to it is cut free (a
 # shadow's or an overlapping card's ink is paler than a symbol's; on dev renders each of
 # these frees symbols the others do not).
@@ -231,12 +239,22 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
         blobs.extend(_in_shade(card, short, blobs, overlaps))
     # (its shape is taken from the card's other symbols); the largest first: pieces nearer
     # each other than the larger one's extent (or a symbol's, _STRAY_EXTENT, when that
-    # is larger: a piece holding more than a symbol) are one symbol, cut in two by its cover
+    # is larger: a piece holding more than a symbol) are one symbol, cut in two by its cover;
+    # so are pieces of one colour nearer than a whole symbol's extent (the median of the
+    # card's symbols found: a cover's corner over a symbol leaves two small pieces of it)
     kept: list[Blob] = []
-    for blob in sorted(hidden, key=lambda piece: -piece.extent) if blobs else ():
-        if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs) \
-                and all(math.dist(blob.center_xy, other.center_xy) >= min(other.extent, _STRAY_EXTENT) * short for other in kept):
-            kept.append(replace(blob, doubt=(HIDDEN,)))
+    kept_colours: list[Colour] = []
+    if hidden and blobs:
+        hidden.sort(key=lambda piece: -piece.extent)
+        whole = float(np.median([blob.extent for blob in blobs]))
+        colours = classify_colours(bgr_to_lab(np.stack([piece.mean_bgr for piece in hidden])))[0]
+        for blob, colour in zip(hidden, colours):
+            if all(math.dist(blob.center_xy, other.center_xy) >= 0.5 * max(blob.extent, other.extent) * short for other in blobs) \
+                    and all(math.dist(blob.center_xy, other.center_xy)
+                            >= min(max(other.extent, whole) if colour == other_colour else other.extent, _STRAY_EXTENT) * short
+                            for other, other_colour in zip(kept, kept_colours)):
+                kept.append(replace(blob, doubt=(HIDDEN,)))
+                kept_colours.append(colour)
     blobs.extend(kept)
     washed, faint_left = _faint_marks(card, low, band, short, blobs, taken, _FAINT_DOUBT in doubt or FAINT_FRAME in doubt)
     blobs.extend(washed)
@@ -432,22 +450,36 @@ def _split_by_colour(card: BalancedCard, low: NDArray[np.uint8], outline: NDArra
             pbox = cv2.boundingRect(c)
             if max(pbox[2:]) < min_px or _at_edge(pbox, band + 1, width, height) or _is_border_piece(pbox, short, width, height):
                 continue
-            if _on_paper(low, c) >= _ON_PAPER:
+            paper = _on_paper(low, c)
+            if paper >= _ON_PAPER or (paper >= _HALF_ON_PAPER and _cover_apart(card, low, c) >= _COVER_APART):
                 pieces.append(c)
     return pieces
 
 
-def _on_paper(low: NDArray[np.uint8], outline: NDArray[np.int32]) -> float:
-    """The share of paper (no ink) in a ring a few pixels out from an outline (past a
-    symbol's blurred rim)."""
-    height, width = low.shape
-    x, y, w, h = cv2.boundingRect(outline)
-    pad = _RING_OUT + 1
-    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(width, x + w + pad), min(height, y + h + pad)
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(mask, [outline], -1, 255, -1, offset=(-x0, -y0))
+def _ring(outline: NDArray[np.int32], shape: tuple[int, ...]) -> tuple[NDArray[np.uint8], tuple[int, int, int, int]]:
+    """A ring from _RING_IN to _RING_OUT pixels out from an outline (past a symbol's blurred
+    rim), kept inside an image of ``shape``: the mask and its box's (x0, y0, x1, y1)."""
+    mask, corners = _filled(outline, cv2.boundingRect(outline), _RING_OUT + 1, shape)
     ring = cv2.subtract(cv2.dilate(mask, _CROSS, iterations=_RING_OUT), cv2.dilate(mask, _CROSS, iterations=_RING_IN))
+    return ring, corners
+
+
+def _on_paper(low: NDArray[np.uint8], outline: NDArray[np.int32]) -> float:
+    """The share of paper (no ink) in a ring a few pixels out from an outline (``_ring``)."""
+    ring, (x0, y0, x1, y1) = _ring(outline, low.shape)
     return cv2.countNonZero(cv2.bitwise_and(ring, cv2.bitwise_not(low[y0:y1, x0:x1]))) / max(cv2.countNonZero(ring), 1)
+
+
+def _cover_apart(card: BalancedCard, low: NDArray[np.uint8], outline: NDArray[np.int32]) -> float:
+    """How far apart in hue the mean colours of a piece and of the ink in its ring (``_ring``:
+    the cover it is joined to) are: the distance of their Lab a, b."""
+    ring, (x0, y0, x1, y1) = _ring(outline, low.shape)
+    piece = np.zeros_like(ring)
+    cv2.drawContours(piece, [outline], -1, 255, -1, offset=(-x0, -y0))
+    patch = card.balanced_bgr[y0:y1, x0:x1]
+    means = [cv2.mean(patch, mask)[:3] for mask in (piece, cv2.bitwise_and(ring, low[y0:y1, x0:x1]))]
+    lab = bgr_to_lab(np.array(means, np.float32) * (1.0 / PAPER_LEVEL))
+    return float(np.linalg.norm(lab[0, 1:] - lab[1, 1:]))
 
 
 def _is_plain_frame(hole: NDArray[np.int32] | None, area: float, short: int) -> bool:

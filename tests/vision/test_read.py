@@ -759,6 +759,31 @@ def test_a_symbol_half_under_a_finger_is_counted_and_doubted(card_art, cover):
     assert reading.confidence < 0.5, reading
 
 
+@pytest.mark.parametrize(("shape", "colour", "edge_x", "tilt"), [
+    ("triangle", "yellow", 23, 8.0),
+    ("square", "green", 23, 8.0),
+    ("circle", "green", 20, 12.0),
+], ids=["yellow-triangle", "green-square", "green-circle"])
+def test_a_symbol_standing_out_from_under_a_card_back_is_counted_and_doubted(card_art, shape, colour, edge_x, tilt):
+    # A navy card back (its light frame line inside its edge) lies over the card's left side,
+    # its slanting edge over a symbol: the part left in view stands out from the back's edge,
+    # ringed as much by the back as by paper, but plainly of another hue than the navy. It
+    # is counted, in its own colour, and the card is doubted.
+    syms = [card_art.Sym("circle", "red", 0.7, 0.3, 0.25), card_art.Sym("triangle", "green", 0.7, 0.85, 0.25),
+            card_art.Sym("square", "red", 0.7, 1.2, 0.25, 10.0), card_art.Sym(shape, colour, 0.3, 0.6, 0.25)]
+    image = card_art.draw(syms, short_px=100)
+    height = image.shape[0]
+    slant = math.tan(math.radians(tilt)) * height
+    back = np.array([[-50, -10], [edge_x, -10], [edge_x + slant, height + 10], [-50, height + 10]], np.float32)
+    cv2.fillPoly(image, [np.round(back).astype(np.int32)], (110, 40, 30), cv2.LINE_AA)
+    frame_line = back - np.array([[0, 0], [5, 0], [5, 0], [0, 0]], np.float32)
+    cv2.polylines(image, [np.round(frame_line).astype(np.int32)], True, (200, 205, 210), 2, cv2.LINE_AA)
+    reading = read_card(card_art.light(image, noise=2.0, blur=1.5))
+    assert reading.criteria is not None and reading.criteria.symbols == 4, reading.reason
+    assert sorted(s.colour.value for s in reading.symbols) == sorted(["red", "green", "red", colour]), reading.reason
+    assert reading.confidence < 0.5, reading
+
+
 @pytest.mark.parametrize(("shape", "cover_bgr", "corner_xy"), [
     ("triangle", (120, 150, 205), (32, 48)),
     ("triangle", (40, 60, 90), (34, 56)),
