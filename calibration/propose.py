@@ -212,9 +212,17 @@ def propose_seats(
     guessed = by_arm
     if one_edge and len(placed) < room and not by_arm:
         guessed = [_across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh)]
-    # Named players still without a seat sit where the table's edge has none.
+    # Named players still without a seat sit where an arm reaches in apart from every seat
+    # (the one furthest from them first), else where the table's edge has none.
     while players is not None and placed and len(placed) + len(guessed) < room:
-        guessed = guessed + [_in_widest_gap([angle for angle, _ in placed + guessed], centre, table_xy, image_size_wh)]
+        seats = [seat for _, seat in placed + guessed]
+        free = [(min(math.dist(e, seat) for seat in seats), e) for e in entries]
+        free = [(far, e) for far, e in free if far > pair]
+        if free:
+            x, y = max(free)[1]
+            guessed = guessed + [(_angle((x, y), centre), (float(np.clip(x, 0, width - 1)), float(np.clip(y, 0, height - 1))))]
+        else:
+            guessed = guessed + [_in_widest_gap([angle for angle, _ in placed + guessed], centre, table_xy, image_size_wh)]
     placed = sorted(placed + guessed, key=lambda item: item[0])
     names = seat_names(len(placed), players)
     return tuple(Seat(name, item[1], guessed=any(item is g for g in guessed)) for name, item in zip(names, placed))

@@ -198,6 +198,17 @@ def test_more_names_than_the_rows_and_arms_seat_the_last_player_where_the_edge_i
     assert seats[2].position_xy[1] == pytest.approx(0, abs=1)  # the top, the widest stretch left
 
 
+def test_a_named_player_without_a_row_sits_where_an_arm_reaches_in_beside_a_seat() -> None:
+    # Rows at the bottom and on the left; an arm reaches in at the top, 3.5 long sides from the
+    # left row's seat (too near to be a seat of its own unasked). Named, the third sits there.
+    bottom = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    left = [np.array([[120, y + 80], [120, y], [240, y], [240, y + 80]], np.float64) for y in (300, 390)]
+    arm = np.array([(200.0, 0.0)])
+    assert len(propose_seats(bottom + left, (1000, 800), arms_xy=arm)) == 2
+    seats = propose_seats(bottom + left, (1000, 800), arms_xy=arm, players=["Anna", "Ben", "Cleo"])
+    assert [s.guessed for s in seats] == [False, False, True] and seats[2].position_xy == (200.0, 0.0)
+
+
 def test_a_lone_card_on_the_heap_of_backs_is_a_pool_card_not_a_row() -> None:
     # A row of three below the middle, and one card up near the top edge, facing it: alone it
     # is a player's row, lying on the heap of face-down cards it is a pool card.
