@@ -9,7 +9,8 @@ temperature at most --max-kelvin, brightness falling across the table by at leas
 no ground truth used), then the frame is refereed with the true seats, once without and
 once with the calibration's colour profile (and table areas). Seats: the proposal against
 the true seats (right number; each true row given, with the proposal, to the proposed
-seat nearest its true seat). Never tune on the test split.
+seat nearest its true seat); with --named the calibration is given the players' names (as
+``referee calibrate --players`` would be), so it knows how many play. Never tune on the test split.
 """
 
 from __future__ import annotations
@@ -203,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-kelvin", type=float, default=2800.0, help="keep photos lit at most this warm (default: 2800)")
     parser.add_argument("--min-falloff", type=float, default=0.45, help="keep photos whose light falls by at least this (default: 0.45)")
     parser.add_argument("--cache", type=Path, default=None, help="keep rendered photos here and reuse them")
+    parser.add_argument("--named", action="store_true",
+                        help="calibrate with the players named (--players: the true seats' names), so their number is known")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if not args.folders and (why := unreachable_light(args.tier, args.max_kelvin, args.min_falloff)):
@@ -219,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         falloffs.append(truth["conditions"]["falloff"])
         true_seats = [Seat(s["name"], tuple(s["position"])) for s in truth["seats"]]
         try:
-            calibration = calibrate_frame(frame)
+            calibration = calibrate_frame(frame, [s.name for s in true_seats] if args.named else None)
         except ProposalError:
             from calibration.areas import find_table_area
             from calibration.config import Calibration

@@ -29,12 +29,12 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
     Parameters
     ----------
     frame_bgr : ndarray (H, W, 3) uint8, the table with the players' rows laid out
-    players : names, one per row, clockwise from the bottom of the image
+    players : names, one per seat wanted, clockwise from the bottom of the image
 
     Raises
     ------
     ProposalError
-        When no row is found, or ``players`` does not hold one name per row.
+        When no row is found, or ``players`` holds an empty name or one twice.
     """
     from vision.pipeline import read_frame
 

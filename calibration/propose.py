@@ -7,6 +7,10 @@ edge far from every row's seat (``calibration.arms``), and from every arm beside
 is a player whose row lies hidden under their hand: they sit where it reaches in. Otherwise, rows all along one edge (one row alone
 included) get one more seat across the table: a game has two players at least, and they sit
 round the table.
+
+Names given say how many play: with more rows than names, the shortest rows go (of two as
+short, the one whose seat lies nearer another); a player still without a seat sits in the widest stretch of the table's edge
+that no seat has (players spread out round a table).
 """
 
 from __future__ import annotations
@@ -43,10 +47,8 @@ class ProposalError(ValueError):
     """Seats cannot be proposed as asked (a wrong number of names)."""
 
 
-def seat_names(count: int, players: Sequence[str] | None, guessed: int = 0, where: str = "across the table") -> list[str]:
-    """``Player 1..n``, or the given names when there is one per seat (``guessed`` of the
-    ``count`` seats have no row seen, ``where`` says how they were guessed: the message on a
-    wrong count says so).
+def seat_names(count: int, players: Sequence[str] | None) -> list[str]:
+    """``Player 1..n``, or the given names, one per seat.
 
     >>> seat_names(2, None)
     ['Player 1', 'Player 2']
@@ -57,14 +59,7 @@ def seat_names(count: int, players: Sequence[str] | None, guessed: int = 0, wher
     if any(not n for n in names) or len(set(names)) != len(names):
         raise ProposalError(f"--players: expected distinct, non-empty names, got {','.join(players)!r}")
     if len(names) != count:
-        rows = count - guessed
-        seen = f"{rows} row{'s' if rows != 1 else ''}" + (
-            f" and {'one seat' if guessed == 1 else f'{guessed} seats'} guessed {where}" if guessed else "")
-        raise ProposalError(
-            f"--players: the table shows {seen}, so {count} name"
-            f"{'s' if count != 1 else ''} expected, got {len(names)} ({', '.join(names)}); "
-            "name them in clockwise order from the bottom of the image, or drag and rename seats in the window"
-        )
+        raise ProposalError(f"--players: {count} name{'s' if count != 1 else ''} expected, got {len(names)} ({', '.join(names)})")
     return names
 
 
@@ -89,6 +84,19 @@ def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy:
     seat = (float(np.clip(seat[0], 0, width - 1)), float(np.clip(seat[1], 0, height - 1)))
     angle = (math.atan2(direction[1], direction[0]) - math.pi / 2) % (2 * math.pi)
     return angle, seat
+
+
+def _in_widest_gap(angles: Sequence[float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
+                   image_size_wh: tuple[int, int]) -> tuple[float, tuple[float, float]]:
+    """A seat at the table's edge (the image's without a table top) halfway round the widest
+    gap between the seats' angles round the middle (clockwise from the bottom), with its angle."""
+    ordered = sorted(angles)
+    gaps = [((b - a) % (2 * math.pi)) or 2 * math.pi for a, b in zip(ordered, ordered[1:] + ordered[:1])]
+    widest = int(np.argmax(gaps))
+    angle = (ordered[widest] + gaps[widest] / 2) % (2 * math.pi)
+    # _angle's inverse: the direction from the middle at this angle (0 = straight down).
+    direction = np.array([-math.sin(angle), math.cos(angle)])
+    return _across(tuple(centre - direction), centre, table_xy, image_size_wh)
 
 
 def table_centre(table_xy: NDArray[np.float64] | None, image_size_wh: tuple[int, int]) -> NDArray[np.float64]:
@@ -121,13 +129,15 @@ def propose_seats(
     along one edge (a single row included), one more seat is proposed across the table
     from theirs (that player's row hidden under a hand, or not laid yet), unless an arm
     reaching in far from every row's seat shows where another player sits: then a seat there.
+    Names given settle the count: the shortest rows go, or guessed seats fill the widest
+    stretches of the table's edge that have none.
 
     Parameters
     ----------
     corners : sequence of ndarray (4, 2), the face-up cards' corners in image pixels
     image_size_wh : (width, height) of the image; seats are kept inside it
     table_xy : the table top (N, 2), or None (then the image centre is the middle)
-    players : names, one per row, clockwise from the bottom; default ``Player 1..n``
+    players : names, clockwise from the bottom, as many as seats wanted; default ``Player 1..n``, a seat per row
     frame_bgr : ndarray (H, W, 3) uint8, the photo, to tell a row parted by a hidden card
         from two neighbours' rows (see ``row_chains``); None: such a row's pieces stay apart
     rows : the rows ``row_chains`` gives for these cards round ``table_centre``, when the
@@ -141,7 +151,7 @@ def propose_seats(
     Raises
     ------
     ProposalError
-        When ``players`` does not hold one name per row found.
+        When ``players`` holds an empty name or one twice.
     """
     width, height = image_size_wh
     if len(corners) == 0:
@@ -173,6 +183,17 @@ def propose_seats(
         placed.append((_angle(middle, centre), seat))
         normals.append(normal)
     room = _MAX_PLAYERS if players is None else len(players)
+    # More rows than names: the shortest row goes (a pool card near the edge, a piece of a
+    # row); of two as short, the one whose seat lies nearer another (players spread out),
+    # then the one further in from the image's edge (players sit at the table's edge).
+    lengths = [len(row) for row in rows]
+    while len(placed) > room:
+        def doubt(i: int) -> tuple[int, float, float]:
+            (x, y), others = placed[i][1], [seat for j, (_, seat) in enumerate(placed) if j != i]
+            return lengths[i], min(math.dist((x, y), seat) for seat in others), -min(x, y, width - 1 - x, height - 1 - y)
+
+        gone = min(range(len(placed)), key=doubt)
+        del placed[gone], normals[gone], lengths[gone]
     # A player whose row lies hidden under their hand: their arm reaches in far from every seat.
     # Given names say how many play: no more seats than names.
     by_arm: list[tuple[float, tuple[float, float]]] = []
@@ -191,6 +212,17 @@ def propose_seats(
     guessed = by_arm
     if one_edge and len(placed) < room and not by_arm:
         guessed = [_across(tuple(np.mean([seat for _, seat in placed], axis=0)), centre, table_xy, image_size_wh)]
+    # Named players still without a seat sit where an arm reaches in apart from every seat
+    # (the one furthest from them first), else where the table's edge has none.
+    while players is not None and placed and len(placed) + len(guessed) < room:
+        seats = [seat for _, seat in placed + guessed]
+        free = [(min(math.dist(e, seat) for seat in seats), e) for e in entries]
+        free = [(far, e) for far, e in free if far > pair]
+        if free:
+            x, y = max(free)[1]
+            guessed = guessed + [(_angle((x, y), centre), (float(np.clip(x, 0, width - 1)), float(np.clip(y, 0, height - 1))))]
+        else:
+            guessed = guessed + [_in_widest_gap([angle for angle, _ in placed + guessed], centre, table_xy, image_size_wh)]
     placed = sorted(placed + guessed, key=lambda item: item[0])
-    names = seat_names(len(placed), players, len(guessed), "where arms reach in" if by_arm else "across the table")
+    names = seat_names(len(placed), players)
     return tuple(Seat(name, item[1], guessed=any(item is g for g in guessed)) for name, item in zip(names, placed))

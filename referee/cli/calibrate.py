@@ -42,8 +42,8 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:
     source.add_argument("--url", metavar="URL", help="an MJPEG-over-HTTP or RTSP stream")
     calibrate.add_argument("--out", metavar="FILE.yaml", type=Path, required=True, help="where to write the calibration")
     calibrate.add_argument("--players", metavar="NAMES", default=None,
-                           help="player names, one per row, clockwise from the bottom of the image, e.g. Anna,Ben,Cleo "
-                           "(default: Player 1, Player 2, ...)")
+                           help="player names, one per seat, clockwise from the bottom of the image, e.g. Anna,Ben,Cleo: "
+                           "as many seats as names (default: one per row, Player 1, Player 2, ...)")
     calibrate.add_argument("--frame", metavar="N", type=_whole, default=None,
                            help="which frame to use: of a video file, its index (default: 0); of a camera or stream, "
                            "how many to let pass first while the exposure settles (default: 15)")
@@ -144,7 +144,8 @@ def _calibrate(args: argparse.Namespace) -> int:
             raise _Refused(str(error)) from None
         raise _Failed(f"{source}: {error}") from None
     warnings = calibration.colours.warnings() if calibration.colours is not None else ["no symbols read: no colour profile"]
-    guesses = [f"{seat.name}: guessed (no row seen there; across the table, or where an arm reaches in): check the seat"
+    guesses = [f"{seat.name}: guessed (no row seen there; across the table, where an arm reaches in, "
+               "or where the table's edge has no seat): check the seat"
                for seat in calibration.seats if seat.guessed]
     for warning in warnings + guesses:
         print(f"referee calibrate: warning: {warning}", file=sys.stderr)

@@ -79,8 +79,8 @@ def test_a_table_with_one_row_gets_a_second_seat_across_it(table) -> None:
 @pytest.mark.parametrize(
     "count, players, message",
     [
-        (3, ["Anna", "Ben"], "the table shows 3 rows, so 3 names expected, got 2"),
-        (1, ["Anna", "Ben"], "the table shows 1 row, so 1 name expected, got 2"),
+        (3, ["Anna", "Ben"], "3 names expected, got 2"),
+        (1, ["Anna", "Ben"], "1 name expected, got 2"),
         (2, ["Anna", "Anna"], "expected distinct, non-empty names"),
         (2, ["Anna", " "], "expected distinct, non-empty names"),
     ],
@@ -120,10 +120,40 @@ def test_named_players_as_many_as_the_rows_get_no_guessed_seat() -> None:
     assert all(s.position_xy[1] > 680 for s in seats)
 
 
-def test_more_names_than_the_rows_and_a_guess_say_the_seat_was_guessed() -> None:
+def test_more_names_than_seats_seat_the_rest_in_the_widest_stretch_of_the_tables_edge() -> None:
+    # One row at the bottom: the guess across the table at the top, then two more named
+    # players halfway along the free sides, left and right of the middle.
     quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
-    with pytest.raises(ProposalError, match="shows 1 row and one seat guessed across the table, so 2 names expected, got 3"):
-        propose_seats(quads, (1000, 800), players=["Anna", "Ben", "Cleo"])
+    table = np.array([(100, 100), (900, 100), (900, 700), (100, 700)], np.float64)
+    seats = propose_seats(quads, (1000, 800), table, players=["Anna", "Ben", "Cleo", "Dora"])
+    assert [s.name for s in seats] == ["Anna", "Ben", "Cleo", "Dora"]
+    assert [s.guessed for s in seats] == [False, True, True, True]
+    assert seats[0].position_xy[1] > 680  # the row's player at the bottom
+    # Clockwise: the left edge, across (the top edge), the right edge, each about halfway between.
+    assert seats[1].position_xy[0] == pytest.approx(100, abs=1) and 250 < seats[1].position_xy[1] < 550
+    assert seats[2].position_xy[1] == pytest.approx(100, abs=1)
+    assert seats[3].position_xy[0] == pytest.approx(900, abs=1) and 250 < seats[3].position_xy[1] < 550
+
+
+def test_fewer_names_than_rows_leave_the_shortest_row_unseated() -> None:
+    # Anna's row of three at the bottom, Ben's two on the left, a lone card on the right.
+    bottom = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    left = [np.array([[120, y + 80], [120, y], [240, y], [240, y + 80]], np.float64) for y in (300, 390)]
+    lone = [np.array([[760, 340], [880, 340], [880, 420], [760, 420]], np.float64)]
+    assert len(propose_seats(bottom + left + lone, (1000, 800))) == 3
+    seats = propose_seats(bottom + left + lone, (1000, 800), players=["Anna", "Ben"])
+    assert [s.name for s in seats] == ["Anna", "Ben"] and not any(s.guessed for s in seats)
+    assert seats[0].position_xy[1] > 680 and seats[1].position_xy[0] < 120
+
+
+def test_of_two_rows_as_short_the_one_crowding_another_seat_goes() -> None:
+    # Two rows of two along the bottom edge, close together, and one of two on the left:
+    # with two names, one of the bottom pair goes (the pieces of one row), not the left row.
+    bottom = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (200, 290, 560, 650)]
+    left = [np.array([[40, y + 80], [40, y], [160, y], [160, y + 80]], np.float64) for y in (300, 390)]
+    seats = propose_seats(bottom + left, (1000, 800), players=["Anna", "Ben"])
+    assert len(seats) == 2
+    assert sum(s.position_xy[1] > 680 for s in seats) == 1 and sum(s.position_xy[0] < 40 for s in seats) == 1
 
 
 def test_an_arm_reaching_in_far_from_the_rows_is_a_seat_instead_of_the_guess_across() -> None:
@@ -158,12 +188,25 @@ def test_arms_only_add_to_rows_found() -> None:
     assert propose_seats(quads, (1000, 800), arms_xy=np.array([(0.0, 400.0)])) == ()
 
 
-def test_more_names_than_the_rows_and_arms_say_the_seats_were_guessed_where_arms_reach_in() -> None:
+def test_more_names_than_the_rows_and_arms_seat_the_last_player_where_the_edge_is_free() -> None:
     quads = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
     arms = np.array([(0.0, 400.0), (999.0, 400.0)])
     assert len(propose_seats(quads, (1000, 800), arms_xy=arms)) == 3
-    with pytest.raises(ProposalError, match="shows 1 row and 2 seats guessed where arms reach in, so 3 names expected, got 4"):
-        propose_seats(quads, (1000, 800), arms_xy=arms, players=["Anna", "Ben", "Cleo", "Dora"])
+    seats = propose_seats(quads, (1000, 800), arms_xy=arms, players=["Anna", "Ben", "Cleo", "Dora"])
+    assert [s.guessed for s in seats] == [False, True, True, True]
+    assert seats[1].position_xy == (0.0, 400.0) and seats[3].position_xy == (999.0, 400.0)
+    assert seats[2].position_xy[1] == pytest.approx(0, abs=1)  # the top, the widest stretch left
+
+
+def test_a_named_player_without_a_row_sits_where_an_arm_reaches_in_beside_a_seat() -> None:
+    # Rows at the bottom and on the left; an arm reaches in at the top, 3.5 long sides from the
+    # left row's seat (too near to be a seat of its own unasked). Named, the third sits there.
+    bottom = [np.array([[x, 560], [x + 80, 560], [x + 80, 680], [x, 680]], np.float64) for x in (300, 400, 500)]
+    left = [np.array([[120, y + 80], [120, y], [240, y], [240, y + 80]], np.float64) for y in (300, 390)]
+    arm = np.array([(200.0, 0.0)])
+    assert len(propose_seats(bottom + left, (1000, 800), arms_xy=arm)) == 2
+    seats = propose_seats(bottom + left, (1000, 800), arms_xy=arm, players=["Anna", "Ben", "Cleo"])
+    assert [s.guessed for s in seats] == [False, False, True] and seats[2].position_xy == (200.0, 0.0)
 
 
 def test_a_lone_card_on_the_heap_of_backs_is_a_pool_card_not_a_row() -> None:
