@@ -204,7 +204,8 @@ def _chains(geo: CardGeometry) -> list[list[int]]:
 
 
 def arrange_rows(
-    corners: Sequence[NDArray], seats: Sequence[Seat] | None, image_size_wh: tuple[int, int]
+    corners: Sequence[NDArray], seats: Sequence[Seat] | None, image_size_wh: tuple[int, int],
+    beneath: Sequence[NDArray] = (),
 ) -> list[PlacedRow]:
     """Each player's row from the cards' corners, in the player's own left-to-right order.
 
@@ -220,14 +221,66 @@ def arrange_rows(
     corners : sequence of ndarray (4, 2), clockwise, first edge a short side
     seats : the players' seats, or None
     image_size_wh : (width, height) of the image
+    beneath : sequence of ndarray (4, 2), cards lying partly under the cards given, too hidden to
+        be read (``vision.beneath.find_cards_beneath``): with seats, each takes its place in the
+        chain of the card over it, where it tells one player's row from the next; no row lists it
+        (a row of such cards alone is left out)
     """
     if len(corners) == 0:
         return []
-    geo = _geometry(corners)
-    chains = _chains(geo)
-    if seats:
-        return _rows_for_seats(geo, chains, seats, image_size_wh)
-    return _rows_without_seats(geo, chains, image_size_wh)
+    if not seats or len(beneath) == 0:
+        geo = _geometry(corners)
+        chains = _chains(geo)
+        if seats:
+            return _rows_for_seats(geo, chains, seats, image_size_wh)
+        return _rows_without_seats(geo, chains, image_size_wh)
+    count = len(corners)
+    geo = _geometry(list(corners) + list(beneath))
+    chains = _with_cards_beneath(geo, _chains(_first(geo, count)), count)
+    placed = _rows_for_seats(geo, chains, seats, image_size_wh)
+    rows = [replace(row, cards=tuple(k for k in row.cards if k < count)) for row in placed]
+    return [row for row in rows if row.cards]
+
+
+def _first(geo: CardGeometry, count: int) -> CardGeometry:
+    """The geometry of the first ``count`` cards."""
+    return CardGeometry(geo.quads[:count], geo.centres[:count], geo.short_axes[:count], geo.shorts[:count], geo.longs[:count])
+
+
+def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) -> list[list[int]]:
+    """The chains of the first ``count`` cards with each later card (one lying beneath a card)
+    put in the chain of the card it overlaps most, where it lies on that chain's line, next to
+    that card on the side it sticks out to; the others left out.
+
+    Such a card never links in a chain as the cards seen do: lying under its neighbour, it would
+    take the place of that card or the next. Beside the card over it, overlapping it, it makes
+    the chain's cut fall between them (``_link_costs``): they are two players' rows meeting.
+    """
+    chains = [list(chain) for chain in chains]
+    chain_of = {k: c for c, chain in enumerate(chains) for k in chain}
+    for piece in range(count, len(geo.centres)):
+        depth = separations(np.repeat(geo.quads[piece][None], count, axis=0), geo.quads[:count])
+        over = int(np.argmin(depth))
+        if depth[over] >= 0:
+            continue
+        chain = chains[chain_of[over]]
+        seen = [k for k in chain if k < count]
+        axis = _direction(geo, seen)
+        normal = np.array([-axis[1], axis[0]])
+        line = float(np.mean(geo.centres[seen] @ normal))
+        if (abs(float(geo.centres[piece] @ normal) - line) > _MAX_SIDEWAYS * float(np.mean(geo.longs[seen]))
+                or _axis_angle(geo.short_axes[piece], axis) > _MAX_TURN_DEG):
+            continue
+        place = chain.index(over)
+        # Under a card inside a chain, a step off that card's line (a row at another depth):
+        # such a card may lie on either side of the cut, however it sticks out along the chain.
+        off = abs(float((geo.centres[piece] - geo.centres[over]) @ normal)) / float(geo.longs[over])
+        if 0 < place < len(chain) - 1 and off > _STEP_TO:
+            continue
+        # Next to the card over it, on its own side: where its row meets the next.
+        before = float(geo.centres[piece] @ axis) < float(geo.centres[over] @ axis)
+        chain.insert(place if before else place + 1, piece)
+    return chains
 
 
 def _rows_for_seats(
@@ -404,10 +457,11 @@ def _share_chain(
     them badly.
     """
     axis = _direction(geo, chain)
-    along = geo.centres[chain] @ axis
-    order = np.argsort(along)
-    cards = [chain[k] for k in order]
-    along = along[order]
+    # A chain comes in order along its line (a card beneath another in its place beside it).
+    if float(geo.centres[chain[-1]] @ axis) < float(geo.centres[chain[0]] @ axis):
+        axis = -axis
+    cards = list(chain)
+    along = geo.centres[cards] @ axis
     seats = sorted(seats, key=lambda seat: float(positions[seat] @ axis))
     if len(seats) == 1:
         return {seats[0]: cards}
@@ -428,7 +482,7 @@ def _share_chain(
         """Cards a..b-1 as ``seat``'s row: how far its player sits off its middle, plus how far it bends."""
         if (a, b, seat) not in pieces:
             count = b - a
-            extent = at[b - 1] - at[a] + sum(shorts[a:b]) / count
+            extent = abs(at[b - 1] - at[a]) + sum(shorts[a:b]) / count
             offset = abs(sum(at[a:b]) / count - seat_at[seat]) / extent
             if (a, b) not in lines:
                 lines[a, b] = _LINE_WEIGHT * _off_line(xs[a:b], ys[a:b], offsets[a:b], long)

@@ -15,6 +15,7 @@ from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, row_gaps
+from vision.beneath import find_cards_beneath
 from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table
 from vision.pipeline import DetectedCard, read_frame
@@ -101,9 +102,13 @@ def referee_frame(
     # shortened: its verdict is then taken without them, and flagged.
     faces = cards + unread
     candidates = row_candidates([card.center_xy for card in faces], areas)
+    # Cards lying partly under a face, too hidden to read, tell where one player's row ends
+    # and the next begins; no row lists them.
+    beneath = find_cards_beneath(frame_bgr, [face.corners_xy for face in faces]) if seats else []
+    beneath = [beneath[k] for k in row_candidates([tuple(quad.mean(axis=0)) for quad in beneath], areas)]
     placed = [
         replace(row, cards=tuple(candidates[k] for k in row.cards))
-        for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh)
+        for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh, beneath)
     ]
     faces_xy = [card.corners_xy for card in faces]
     # The table is looked at once, for all rows: where a card of theirs may lie covered.
