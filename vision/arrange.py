@@ -223,8 +223,8 @@ def arrange_rows(
     image_size_wh : (width, height) of the image
     beneath : sequence of ndarray (4, 2), cards lying partly under the cards given, too hidden to
         be read (``vision.beneath.find_cards_beneath``): with seats, each takes its place in the
-        chain of the card over it, where it tells one player's row from the next; no row lists it
-        (a row of such cards alone is left out)
+        chain of the card over it, where it tells one player's row from the next. A row lists the
+        i-th as ``len(corners) + i``; a row may hold such cards alone.
     """
     if len(corners) == 0:
         return []
@@ -237,9 +237,7 @@ def arrange_rows(
     count = len(corners)
     geo = _geometry(list(corners) + list(beneath))
     chains = _with_cards_beneath(geo, _chains(_first(geo, count)), count)
-    placed = _rows_for_seats(geo, chains, seats, image_size_wh)
-    rows = [replace(row, cards=tuple(k for k in row.cards if k < count)) for row in placed]
-    return [row for row in rows if row.cards]
+    return _rows_for_seats(geo, chains, seats, image_size_wh)
 
 
 def _first(geo: CardGeometry, count: int) -> CardGeometry:

@@ -42,6 +42,8 @@ class TableRow:
     row's ends where a card may lie hidden under something (a hand, a mug): 0 before its
     first card, ``len(cards)`` after its last; the verdict is uncertain when a card there
     would change it (before the first card always, after the last when the row has no error).
+    ``hidden_cards`` counts the row's cards lying partly under another player's card, too hidden
+    to read (not in ``cards``): the verdict is taken without them and is uncertain.
     """
 
     player: str
@@ -52,6 +54,7 @@ class TableRow:
     seat: int = 0  # the player's seat number (the row's number without seats): their colour
     gaps: tuple[int, ...] = ()
     covered: tuple[int, ...] = ()
+    hidden_cards: int = 0  # cards of the row lying partly under another player's, not read: not in ``cards``
 
     @property
     def deciding_gaps(self) -> tuple[int, ...]:
@@ -68,7 +71,7 @@ class TableRow:
 
     @property
     def uncertain(self) -> bool:
-        return bool(self.uncertain_cards or self.unread_cards or self.deciding_gaps or self.deciding_covered)
+        return bool(self.uncertain_cards or self.unread_cards or self.hidden_cards or self.deciding_gaps or self.deciding_covered)
 
 
 @dataclass(frozen=True)
@@ -106,15 +109,15 @@ def referee_frame(
     # and the next begins; no row lists them.
     beneath = find_cards_beneath(frame_bgr, [face.corners_xy for face in faces]) if seats else []
     beneath = [beneath[k] for k in row_candidates([tuple(quad.mean(axis=0)) for quad in beneath], areas)]
-    placed = [
-        replace(row, cards=tuple(candidates[k] for k in row.cards))
-        for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh, beneath)
-    ]
+    placed, hidden = [], []
+    for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh, beneath):
+        placed.append(replace(row, cards=tuple(candidates[k] for k in row.cards if k < len(candidates))))
+        hidden.append(sum(k >= len(candidates) for k in row.cards))
     faces_xy = [card.corners_xy for card in faces]
     # The table is looked at once, for all rows: where a card of theirs may lie covered.
     look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None, small_bgr) if placed else (None, None)
     rows = []
-    for row in placed:
+    for row, beneath_count in zip(placed, hidden):
         readable = tuple(k for k in row.cards if k < len(cards))
         if not readable:
             continue
@@ -131,7 +134,7 @@ def referee_frame(
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, faces_xy, up_to, top_xy)
         rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
-                             row_gaps(corners), covered))
+                             row_gaps(corners), covered, beneath_count))
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
@@ -202,6 +205,7 @@ def _row_json(row: TableRow) -> dict[str, Any]:
         "uncertain": row.uncertain,
         "uncertain_cards": list(row.uncertain_cards),
         "unread_cards": row.unread_cards,
+        "hidden_cards": row.hidden_cards,
         "gaps": list(row.gaps),
         "covered_ends": list(row.covered),
     }
@@ -238,6 +242,8 @@ def result_lines(result: TableResult, path: str) -> list[str]:
             words += f" (please look at card {positions}: read with doubt)"
         if row.unread_cards:
             words += " (a card in this row could not be read: please look)"
+        if row.hidden_cards:
+            words += " (a card of this row lies under another player's: please look)"
         if row.deciding_gaps:
             positions = ", ".join(ordinal(g + 1) for g in row.deciding_gaps)
             words += f" (room for a card before the {positions}: one may be hidden, please look)"

@@ -341,7 +341,7 @@ def test_a_card_beneath_the_end_of_a_neighbours_row_keeps_that_card_in_its_row()
     seats = [Seat("Anna", (663, 1045)), Seat("Dora", (853, 35)), Seat("Emil", (1288, 34))]
     assert {r.player: r.cards for r in arrange_rows(emil, seats, (1920, 1080))} == {"Dora": (6,), "Emil": tuple(range(6))}
     rows = {r.player: r.cards for r in arrange_rows(emil, seats, (1920, 1080), beneath=[dora])}
-    assert rows == {"Emil": tuple(range(7))}  # Emil's row whole; Dora's card is in no row
+    assert rows == {"Dora": (7,), "Emil": tuple(range(7))}  # Emil's row whole; Dora's the card beneath (listed after the cards)
 
 
 def test_a_card_beneath_another_off_the_rows_line_is_left_out() -> None:
