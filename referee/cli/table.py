@@ -42,8 +42,9 @@ class TableRow:
     row's ends where a card may lie hidden under something (a hand, a mug): 0 before its
     first card, ``len(cards)`` after its last; the verdict is uncertain when a card there
     would change it (before the first card always, after the last when the row has no error).
-    ``hidden_cards`` counts the row's cards lying partly under another player's card, too hidden
-    to read (not in ``cards``): the verdict is taken without them and is uncertain.
+    ``hidden`` are the positions the row's cards lying partly under another player's card, too
+    hidden to read, would take in ``cards`` (they are not in it): the verdict is taken without them
+    and is uncertain when one lies at or before the first error.
     """
 
     player: str
@@ -54,7 +55,7 @@ class TableRow:
     seat: int = 0  # the player's seat number (the row's number without seats): their colour
     gaps: tuple[int, ...] = ()
     covered: tuple[int, ...] = ()
-    hidden_cards: int = 0  # cards of the row lying partly under another player's, not read: not in ``cards``
+    hidden: tuple[int, ...] = ()
 
     @property
     def deciding_gaps(self) -> tuple[int, ...]:
@@ -64,6 +65,10 @@ class TableRow:
     def deciding_covered(self) -> tuple[int, ...]:
         return self._deciding(self.covered)
 
+    @property
+    def deciding_hidden(self) -> tuple[int, ...]:
+        return self._deciding(self.hidden)
+
     def _deciding(self, positions: tuple[int, ...]) -> tuple[int, ...]:
         """The positions where a hidden card would change the verdict: at or before the first error."""
         error = self.verdict.first_error
@@ -71,7 +76,8 @@ class TableRow:
 
     @property
     def uncertain(self) -> bool:
-        return bool(self.uncertain_cards or self.unread_cards or self.hidden_cards or self.deciding_gaps or self.deciding_covered)
+        return bool(self.uncertain_cards or self.unread_cards or self.deciding_gaps or self.deciding_covered
+                    or self.deciding_hidden)
 
 
 @dataclass(frozen=True)
@@ -112,12 +118,14 @@ def referee_frame(
     placed, hidden = [], []
     for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh, beneath):
         placed.append(replace(row, cards=tuple(candidates[k] for k in row.cards if k < len(candidates))))
-        hidden.append(sum(k >= len(candidates) for k in row.cards))
+        # Where each card beneath lies among the row's cards read: the position it would take.
+        read = [k < len(candidates) and candidates[k] < len(cards) for k in row.cards]
+        hidden.append(tuple(sum(read[:i]) for i, k in enumerate(row.cards) if k >= len(candidates)))
     faces_xy = [card.corners_xy for card in faces]
     # The table is looked at once, for all rows: where a card of theirs may lie covered.
     look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None, small_bgr) if placed else (None, None)
     rows = []
-    for row, beneath_count in zip(placed, hidden):
+    for row, beneath_at in zip(placed, hidden):
         readable = tuple(k for k in row.cards if k < len(cards))
         if not readable:
             continue
@@ -134,7 +142,7 @@ def referee_frame(
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, faces_xy, up_to, top_xy)
         rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
-                             row_gaps(corners), covered, beneath_count))
+                             row_gaps(corners), covered, beneath_at))
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
@@ -205,7 +213,7 @@ def _row_json(row: TableRow) -> dict[str, Any]:
         "uncertain": row.uncertain,
         "uncertain_cards": list(row.uncertain_cards),
         "unread_cards": row.unread_cards,
-        "hidden_cards": row.hidden_cards,
+        "hidden_cards": list(row.hidden),
         "gaps": list(row.gaps),
         "covered_ends": list(row.covered),
     }
@@ -242,7 +250,7 @@ def result_lines(result: TableResult, path: str) -> list[str]:
             words += f" (please look at card {positions}: read with doubt)"
         if row.unread_cards:
             words += " (a card in this row could not be read: please look)"
-        if row.hidden_cards:
+        if row.deciding_hidden:
             words += " (a card of this row lies under another player's: please look)"
         if row.deciding_gaps:
             positions = ", ".join(ordinal(g + 1) for g in row.deciding_gaps)

@@ -93,17 +93,19 @@ def test_a_covered_row_end_is_said_in_words_and_in_the_json() -> None:
     assert result_json(result, "table.png")["rows"][0]["covered_ends"] == [0, 3]
 
 
-def test_a_card_of_the_row_under_another_players_makes_it_uncertain_in_words_and_in_the_json() -> None:
+def test_a_card_of_the_row_under_another_players_makes_it_uncertain_at_or_before_its_first_error() -> None:
     from referee.cli.table import TableResult, TableRow, result_json, result_lines
-    from referee.rows import Verdict
+    from referee.rows import RowError, Verdict
 
-    assert not TableRow("Anna", (), Verdict(0, None), ()).uncertain
-    row = TableRow("Anna", (), Verdict(0, None), (), hidden_cards=1)
+    error_at_1 = Verdict(1, RowError(1, ("colours",)))
+    assert TableRow("Anna", (0, 1, 2), error_at_1, (), hidden=(0,)).uncertain  # before the first card
+    assert not TableRow("Anna", (0, 1, 2), error_at_1, (), hidden=(3,)).uncertain  # after the error: it changes nothing
+    row = TableRow("Anna", (), Verdict(0, None), (), hidden=(0,))  # a row of such a card alone
     assert row.uncertain
     result = TableResult((640, 400), (), (), (row,), ())
     assert "a card of this row lies under another player's: please look" in " ".join(result_lines(result, "table.png"))
     line = result_json(result, "table.png")["rows"][0]
-    assert line["hidden_cards"] == 1 and line["uncertain"] and line["cards"] == []
+    assert line["hidden_cards"] == [0] and line["uncertain"] and line["cards"] == []
 
 
 def test_the_places_drawn_for_a_hidden_card_are_the_deciding_covered_ends_and_gaps() -> None:
