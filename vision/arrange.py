@@ -236,8 +236,10 @@ def arrange_rows(
         return _rows_without_seats(geo, chains, image_size_wh)
     count = len(corners)
     geo = _geometry(list(corners) + list(beneath))
-    chains = _with_cards_beneath(geo, _chains(_first(geo, count)), count)
-    return _rows_for_seats(geo, chains, seats, image_size_wh)
+    chains, over = _with_cards_beneath(geo, _chains(_first(geo, count)), count)
+    # A card beneath another is never of that card's row (where one row ends, the next begins).
+    return [replace(row, cards=tuple(k for k in row.cards if over.get(k) not in row.cards))
+            for row in _rows_for_seats(geo, chains, seats, image_size_wh)]
 
 
 def _first(geo: CardGeometry, count: int) -> CardGeometry:
@@ -245,7 +247,7 @@ def _first(geo: CardGeometry, count: int) -> CardGeometry:
     return CardGeometry(geo.quads[:count], geo.centres[:count], geo.short_axes[:count], geo.shorts[:count], geo.longs[:count])
 
 
-def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) -> list[list[int]]:
+def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) -> tuple[list[list[int]], dict[int, int]]:
     """The chains of the first ``count`` cards with each later card (one lying beneath a card)
     put in the chain of the card it overlaps most, where it lies on that chain's line, next to
     that card on the side it sticks out to; the others left out.
@@ -253,9 +255,11 @@ def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) 
     Such a card never links in a chain as the cards seen do: lying under its neighbour, it would
     take the place of that card or the next. Beside the card over it, overlapping it, it makes
     the chain's cut fall between them (``_link_costs``): they are two players' rows meeting.
+    Also returns the card over each card beneath put in a chain.
     """
     chains = [list(chain) for chain in chains]
     chain_of = {k: c for c, chain in enumerate(chains) for k in chain}
+    over_of: dict[int, int] = {}
     for piece in range(count, len(geo.centres)):
         depth = separations(np.repeat(geo.quads[piece][None], count, axis=0), geo.quads[:count])
         over = int(np.argmin(depth))
@@ -278,7 +282,8 @@ def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) 
         # Next to the card over it, on its own side: where its row meets the next.
         before = float(geo.centres[piece] @ axis) < float(geo.centres[over] @ axis)
         chain.insert(place if before else place + 1, piece)
-    return chains
+        over_of[piece] = over
+    return chains, over_of
 
 
 def _rows_for_seats(
