@@ -6,10 +6,12 @@ could be read), but a person sees it: paper with printed symbols sticking out fr
 top card, in line with a row. Such a card's place tells where one row ends and the next begins
 (``vision.arrange.arrange_rows`` takes it as a row member that is no card of the result).
 
-Each card found is looked at in its own view (the card upright, its short side ``_VIEW_SHORT``
-pixels, with room around it). A card of its size, shifted from under it, is looked for where
-the part not under any card found is all of the card's own paper, shows a good share of a card,
-and ends where the paper does: just beyond its sides in view, no paper.
+Only cards with paper like their own just beyond their sides, on no card found, are looked at
+closely (``_paper_around``): each in its own view (the card upright, its short side
+``_VIEW_SHORT`` pixels, with room around it). A card of its size, shifted from under it, is
+looked for where the part of it on no card found shows a good share of a card, is mostly paper
+like the card's own (printed symbols aside), and ends where that paper does: just beyond its
+sides, no paper. Of the shifts that fit, the one taking in the most paper and the least else.
 """
 
 from __future__ import annotations
@@ -27,14 +29,14 @@ _REACH = 0.7  # the view reaches this far beyond each side, in that side's lengt
 _STEPS = 32  # shifts tried per side's length (each pixel of the view)
 _SEEN = (0.15, 0.7)  # the share of a card not under any card found: less is no evidence; more, a card found whole or a patch
 _UNDER = 0.25  # at least this share of the card lies under the card it is found beneath
-_FILL = 0.55  # the part seen is this much of the card's own paper (printed symbols aside)
+_FILL = 0.55  # the part seen is this much paper like the card's own at least (printed symbols aside)
 _BEYOND = 0.2  # and just beyond its sides in view, at most this share is paper
 _BEYOND_MIN = 0.5  # of a band as long as this many short sides at least (the outline must show)
 _BAND = 2  # the band's width, in pixels of the view
 _PAPER_L = 0.12  # paper: lightness (Lab L) within this share of the card's paper ...
 _PAPER_AB = 8.0  # ... and its tint (Lab a, b) within this of each
 _AROUND_OFF = 0.15  # a first glance: paper within this share of the card's own, each of blue, green, red
-_AROUND_POINTS = 2
+_AROUND_POINTS = 2  # at this many points at least (of 96, at three depths beyond the sides)
 _SAME = 0.5  # two cards found beneath cards within this many short sides of each other are one
 
 
@@ -127,32 +129,23 @@ def _beneath(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float32], k: int, n
     return float(white[best]) / area, quad.astype(np.float32), short
 
 
+# Points (u, v) in a card's own coordinates (0..1 along its short and long sides): on its paper,
+# and beyond its sides at three depths.
+_INNER_UV = np.stack(np.meshgrid(np.linspace(0.15, 0.85, 5), np.linspace(0.15, 0.85, 5)), -1).reshape(-1, 2)
+_OUTER_UV = np.concatenate(
+    [np.stack([np.full(9, u), np.linspace(0.05, 0.95, 9)], -1) for u in (-0.08, -0.2, -0.35, 1.08, 1.2, 1.35)]
+    + [np.stack([np.linspace(0.05, 0.95, 7), np.full(7, v)], -1) for v in (-0.06, -0.14, -0.25, 1.06, 1.14, 1.25)])
+
+
 def _paper_around(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float32]) -> NDArray[np.bool_]:
     """Whether paper like each card's own shows just beyond its sides, on no card found, at
     ``_AROUND_POINTS`` of the points looked at at least: (N,). Few cards have any; only these are
     looked at closely (a view of each card costs far more than a few points of the frame)."""
-    height, width = frame_bgr.shape[:2]
-    # Points (u, v) in each card's own coordinates (0..1 along its short and long sides) ...
-    inner = np.stack(np.meshgrid(np.linspace(0.15, 0.85, 5), np.linspace(0.15, 0.85, 5)), -1).reshape(-1, 2)
-    along_v, along_u = np.linspace(0.05, 0.95, 9), np.linspace(0.05, 0.95, 7)
-    outer = np.concatenate([np.stack([np.full_like(along_v, u), along_v], -1) for u in (-0.08, -0.2, -0.35, 1.08, 1.2, 1.35)]
-                           + [np.stack([along_u, np.full_like(along_u, v)], -1) for v in (-0.06, -0.14, -0.25, 1.06, 1.14, 1.25)])
-    # ... in the frame: (N, P, 2), the corners' bilinear blend.
-    def placed(uv: NDArray[np.float64]) -> NDArray[np.float64]:
-        u, v = uv[None, :, :1], uv[None, :, 1:]
-        a, b, c, d = (quads[:, None, i].astype(np.float64) for i in range(4))
-        return (1 - v) * ((1 - u) * a + u * b) + v * ((1 - u) * d + u * c)
-    def colours(points: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-        x = np.round(points[..., 0]).astype(np.intp)
-        y = np.round(points[..., 1]).astype(np.intp)
-        inside = (x >= 0) & (x < width) & (y >= 0) & (y < height)
-        return frame_bgr[np.clip(y, 0, height - 1), np.clip(x, 0, width - 1)].astype(np.float64), inside
-    own, _ = colours(placed(inner))
-    brightness = own.sum(axis=2)
-    order = np.argsort(-brightness, axis=1)[:, : len(inner) * 2 // 5]
-    ref = np.median(np.take_along_axis(own, order[..., None], axis=1), axis=1)  # (N, 3)
-    points = placed(outer)
-    seen, inside = colours(points)
+    own, _ = _colours_at(frame_bgr, _at_uv(quads, _INNER_UV))
+    brightest = np.argsort(-own.sum(axis=2), axis=1)[:, : len(_INNER_UV) * 2 // 5]
+    ref = np.median(np.take_along_axis(own, brightest[..., None], axis=1), axis=1)  # (N, 3)
+    points = _at_uv(quads, _OUTER_UV)
+    seen, inside = _colours_at(frame_bgr, points)
     paper = (np.abs(seen - ref[:, None]) <= _AROUND_OFF * ref[:, None] + 4).all(axis=2) & inside
     # On no card found: outside every quad (on the same side of all four sides inside one).
     card, point = np.nonzero(paper)
@@ -162,6 +155,22 @@ def _paper_around(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float32]) -> N
     cross = edges[None, ..., 0] * rel[..., 1] - edges[None, ..., 1] * rel[..., 0]
     covered = ((cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)).any(axis=1)
     return np.bincount(card[~covered], minlength=len(quads)) >= _AROUND_POINTS
+
+
+def _at_uv(quads: NDArray[np.float32], uv: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Points given in each card's own coordinates (P, 2) in the frame: (N, P, 2), the corners' bilinear blend."""
+    u, v = uv[None, :, :1], uv[None, :, 1:]
+    a, b, c, d = (quads[:, None, i].astype(np.float64) for i in range(4))
+    return (1 - v) * ((1 - u) * a + u * b) + v * ((1 - u) * d + u * c)
+
+
+def _colours_at(frame_bgr: NDArray[np.uint8], points_xy: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """The frame's colour at each point (..., 2), the nearest pixel's (..., 3), and whether it lies in the frame."""
+    height, width = frame_bgr.shape[:2]
+    x = np.round(points_xy[..., 0]).astype(np.intp)
+    y = np.round(points_xy[..., 1]).astype(np.intp)
+    inside = (x >= 0) & (x < width) & (y >= 0) & (y < height)
+    return frame_bgr[np.clip(y, 0, height - 1), np.clip(x, 0, width - 1)].astype(np.float64), inside
 
 
 def _integral(mask: NDArray[np.uint8]) -> NDArray[np.int32]:
