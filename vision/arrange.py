@@ -235,16 +235,14 @@ def arrange_rows(
             return _rows_for_seats(geo, chains, seats, image_size_wh)
         return _rows_without_seats(geo, chains, image_size_wh)
     count = len(corners)
-    geo = _geometry(list(corners) + list(beneath))
-    chains, over = _with_cards_beneath(geo, _chains(_first(geo, count)), count)
+    seen, hidden = _geometry(corners), card_geometry(beneath)
+    geo = CardGeometry(*(np.concatenate([a, b]) for a, b in
+                         zip((seen.quads, seen.centres, seen.short_axes, seen.shorts, seen.longs),
+                             (hidden.quads, hidden.centres, hidden.short_axes, hidden.shorts, hidden.longs))))
+    chains, over = _with_cards_beneath(geo, _chains(seen), count)
     # A card beneath another is never of that card's row (where one row ends, the next begins).
     return [replace(row, cards=tuple(k for k in row.cards if over.get(k) not in row.cards))
             for row in _rows_for_seats(geo, chains, seats, image_size_wh)]
-
-
-def _first(geo: CardGeometry, count: int) -> CardGeometry:
-    """The geometry of the first ``count`` cards."""
-    return CardGeometry(geo.quads[:count], geo.centres[:count], geo.short_axes[:count], geo.shorts[:count], geo.longs[:count])
 
 
 def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) -> tuple[list[list[int]], dict[int, int]]:
