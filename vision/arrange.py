@@ -247,8 +247,8 @@ def arrange_rows(
 
 def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) -> tuple[list[list[int]], dict[int, int]]:
     """The chains of the first ``count`` cards with each later card (one lying beneath a card)
-    put in the chain of the card it overlaps most, where it lies on that chain's line, next to
-    that card on the side it sticks out to; the others left out.
+    put in the chain of the card it overlaps most, where that chain holds two cards or more and
+    it lies on the chain's line, next to that card on the side it sticks out to; the others left out.
 
     Such a card never links in a chain as the cards seen do: lying under its neighbour, it would
     take the place of that card or the next. Beside the card over it, overlapping it, it makes
@@ -265,6 +265,8 @@ def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) 
             continue
         chain = chains[chain_of[over]]
         seen = [k for k in chain if k < count]
+        if len(seen) < 2:  # a lone card's line is too uncertain (and a pool card may lie on another)
+            continue
         axis = _direction(geo, seen)
         normal = np.array([-axis[1], axis[0]])
         line = float(np.mean(geo.centres[seen] @ normal))

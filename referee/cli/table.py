@@ -127,7 +127,10 @@ def referee_frame(
     rows = []
     for row, beneath_at in zip(placed, hidden):
         readable = tuple(k for k in row.cards if k < len(cards))
+        seat = [s.name for s in seats].index(row.player) if seats else len(rows)
         if not readable:
+            if beneath_at:  # the player's cards all lie under another's: a row, none of it read
+                rows.append(TableRow(row.player, (), check_row([]), (), len(row.cards), seat, hidden=beneath_at))
             continue
         criteria = [cards[k].reading.criteria for k in readable]
         verdict = check_row(criteria)
@@ -137,7 +140,6 @@ def referee_frame(
         # mostly lies half under a hand, where the rest of its row may be hidden too.
         doubtful = tuple(k for i, k in enumerate(deciding) if cards[k].reading.confidence < UNCERTAIN_BELOW
                          and (len(readable) == 1 or misread_may_change(criteria, i, verdict)))
-        seat = [s.name for s in seats].index(row.player) if seats else len(rows)
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, faces_xy, up_to, top_xy)
@@ -287,7 +289,7 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
             colour=row.seat,
             hidden=_hidden_places([result.cards[k].corners_xy for k in row.cards], row),
         )
-        for row in result.rows
+        for row in result.rows if row.cards  # (a row none of whose cards was read shows nothing to draw)
     ]
     labels: list[tuple[int, int, int, int]] = []
     out = draw_rows(out, overlays, labels)

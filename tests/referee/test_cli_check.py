@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from referee.cli import main
@@ -106,6 +107,9 @@ def test_a_card_of_the_row_under_another_players_makes_it_uncertain_at_or_before
     assert "a card of this row lies under another player's: please look" in " ".join(result_lines(result, "table.png"))
     line = result_json(result, "table.png")["rows"][0]
     assert line["hidden_cards"] == [0] and line["uncertain"] and line["cards"] == []
+    from referee.cli.table import draw_table
+
+    assert draw_table(np.zeros((400, 640, 3), np.uint8), result).shape == (400, 640, 3)  # nothing of the row to draw
 
 
 def test_the_places_drawn_for_a_hidden_card_are_the_deciding_covered_ends_and_gaps() -> None:
