@@ -33,6 +33,9 @@ _FILL = 0.55  # the part seen is this much paper like the card's own at least (p
 _BEYOND = 0.2  # and just beyond its sides in view, at most this share is paper
 _BEYOND_MIN = 0.5  # of a band as long as this many short sides at least (the outline must show)
 _BAND = 2  # the band's width, in pixels of the view
+_EDGE = 2  # the card's own outline, grown a pixel, ends this many pixels of the view beyond its side
+_RUNS_ON = 0.5  # just beyond the card's sides the card beneath shows, this share of it is paper
+_PALE_TABLE = 0.3  # paper no card explains is at most this share of the view's (a cream table is not)
 _PAPER_L = 0.12  # paper: lightness (Lab L) within this share of the card's paper ...
 _PAPER_AB = 8.0  # ... and its tint (Lab a, b) within this of each
 _AROUND_OFF = 0.15  # a first glance: paper within this share of the card's own, each of blue, green, red
@@ -107,6 +110,8 @@ def _beneath(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float32], k: int, n
     area = s * ln
     if cv2.countNonZero(left) < _SEEN[0] * _FILL * area:  # (most cards: no paper left around them)
         return None
+    if cv2.countNonZero(left) > _PALE_TABLE * cv2.countNonZero(free):  # a table as pale as paper shows nothing
+        return None
     free_sum, paper_sum = _integral(free), _integral(left)
     dy, dx = np.mgrid[-my:my + 1:max(1, ln // _STEPS), -mx:mx + 1:max(1, s // _STEPS)]
     dx, dy = dx.ravel(), dy.ravel()
@@ -124,6 +129,18 @@ def _beneath(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float32], k: int, n
     # The most paper explained, less what it takes in that is no paper (beyond the card's true edge).
     best = int(np.argmax(np.where(fits, 2 * white - seen, -area)))
     dx, dy = int(dx[best]), int(dy[best])
+    # Its paper runs on under the card (a card under a hand beside it leaves table between them),
+    # just beyond one of the card's sides it sticks out past.
+    y0, y1, x0, x1 = max(my, my + dy), min(my + ln, my + dy + ln), max(mx, mx + dx), min(mx + s, mx + dx + s)
+    strips = []
+    if abs(dx) >= _EDGE + _BAND:
+        x = mx + s + _EDGE if dx > 0 else mx - _EDGE - _BAND
+        strips.append((x, y0, x + _BAND, y1))
+    if abs(dy) >= _EDGE + _BAND:
+        y = my + ln + _EDGE if dy > 0 else my - _EDGE - _BAND
+        strips.append((x0, y, x1, y + _BAND))
+    if not any(_runs_on(free_sum, paper_sum, strip, s) for strip in strips):
+        return None
     shifted = card + np.array([dx, dy], np.float32)
     quad = cv2.perspectiveTransform(shifted.reshape(-1, 1, 2), np.linalg.inv(to_view)).reshape(4, 2)
     return float(white[best]) / area, quad.astype(np.float32), short
@@ -171,6 +188,14 @@ def _colours_at(frame_bgr: NDArray[np.uint8], points_xy: NDArray[np.float64]) ->
     y = np.round(points_xy[..., 1]).astype(np.intp)
     inside = (x >= 0) & (x < width) & (y >= 0) & (y < height)
     return frame_bgr[np.clip(y, 0, height - 1), np.clip(x, 0, width - 1)].astype(np.float64), inside
+
+
+def _runs_on(free_sum: NDArray[np.int32], paper_sum: NDArray[np.int32], strip: tuple[int, int, int, int], short: int) -> bool:
+    """Whether a strip (x0, y0, x1, y1) of the view is on no card found along half a short side
+    (``short`` pixels) at least, and ``_RUNS_ON`` of that is paper."""
+    box = tuple(np.array([v]) for v in strip)
+    free, paper = int(_boxes(free_sum, *box)[0]), int(_boxes(paper_sum, *box)[0])
+    return free >= 0.5 * short * _BAND and paper >= _RUNS_ON * free
 
 
 def _integral(mask: NDArray[np.uint8]) -> NDArray[np.int32]:

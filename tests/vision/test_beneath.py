@@ -61,3 +61,16 @@ def test_paper_of_no_card_s_size_is_no_card_beneath() -> None:
     for corners in ROW:
         draw(frame, corners)
     assert find_cards_beneath(frame, ROW) == []
+
+
+def test_a_card_under_a_hand_beside_a_card_is_not_beneath_it() -> None:
+    # The next card lies a little apart from the row's end, half of it under a hand: its paper
+    # does not run on under the card beside it (the table shows between them).
+    beside = quad((250 + SHORT + 12, 250))
+    frame = table(ROW[:1], [beside])
+    cv2.ellipse(frame, (250 + SHORT + 45, 250), (40, 90), 0, 0, 360, (120, 160, 210), -1)
+    assert find_cards_beneath(frame, ROW[:1]) == []
+
+
+def test_a_table_as_pale_as_paper_shows_no_card_beneath() -> None:
+    assert find_cards_beneath(table(ROW, colour=(225, 236, 240)), ROW) == []
