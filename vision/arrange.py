@@ -239,16 +239,20 @@ def arrange_rows(
     geo = CardGeometry(*(np.concatenate([a, b]) for a, b in
                          zip((seen.quads, seen.centres, seen.short_axes, seen.shorts, seen.longs),
                              (hidden.quads, hidden.centres, hidden.short_axes, hidden.shorts, hidden.longs))))
-    chains, over = _with_cards_beneath(geo, _chains(seen), count)
+    positions = np.array([s.position_xy for s in seats], np.float64)
+    chains, over = _with_cards_beneath(geo, _chains(seen), count, _nearest_seats(positions, geo.centres[:count]))
     # A card beneath another is never of that card's row (where one row ends, the next begins).
     return [replace(row, cards=tuple(k for k in row.cards if over.get(k) not in row.cards))
             for row in _rows_for_seats(geo, chains, seats, image_size_wh)]
 
 
-def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) -> tuple[list[list[int]], dict[int, int]]:
+def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int, nearest: list[int]
+                        ) -> tuple[list[list[int]], dict[int, int]]:
     """The chains of the first ``count`` cards with each later card (one lying beneath a card)
-    put in the chain of the card it overlaps most, where that chain holds two cards or more and
-    it lies on the chain's line, next to that card on the side it sticks out to; the others left out.
+    put in the chain of the card it overlaps most, where that chain holds two cards or more
+    nearest two seats or more (``nearest``: each card's nearest seat; a chain that may hold two
+    players' rows) and it lies on the chain's line, next to that card on the side it sticks out
+    to; the others left out (in one player's chain it would only make a cut no seat asks for).
 
     Such a card never links in a chain as the cards seen do: lying under its neighbour, it would
     take the place of that card or the next. Beside the card over it, overlapping it, it makes
@@ -265,7 +269,7 @@ def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int) 
             continue
         chain = chains[chain_of[over]]
         seen = [k for k in chain if k < count]
-        if len(seen) < 2:  # a lone card's line is too uncertain (and a pool card may lie on another)
+        if len(seen) < 2 or len({nearest[k] for k in seen}) < 2:  # (a lone card's line is too uncertain)
             continue
         axis = _direction(geo, seen)
         normal = np.array([-axis[1], axis[0]])
