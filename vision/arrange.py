@@ -204,7 +204,8 @@ def _chains(geo: CardGeometry) -> list[list[int]]:
 
 
 def arrange_rows(
-    corners: Sequence[NDArray], seats: Sequence[Seat] | None, image_size_wh: tuple[int, int]
+    corners: Sequence[NDArray], seats: Sequence[Seat] | None, image_size_wh: tuple[int, int],
+    beneath: Sequence[NDArray] = (),
 ) -> list[PlacedRow]:
     """Each player's row from the cards' corners, in the player's own left-to-right order.
 
@@ -220,14 +221,73 @@ def arrange_rows(
     corners : sequence of ndarray (4, 2), clockwise, first edge a short side
     seats : the players' seats, or None
     image_size_wh : (width, height) of the image
+    beneath : sequence of ndarray (4, 2), cards lying partly under the cards given, too hidden to
+        be read (``vision.beneath.find_cards_beneath``): with seats, each takes its place in the
+        chain of the card over it, where it tells one player's row from the next. A row lists the
+        i-th as ``len(corners) + i``; a row may hold such cards alone.
     """
     if len(corners) == 0:
         return []
-    geo = _geometry(corners)
-    chains = _chains(geo)
-    if seats:
-        return _rows_for_seats(geo, chains, seats, image_size_wh)
-    return _rows_without_seats(geo, chains, image_size_wh)
+    if not seats or len(beneath) == 0:
+        geo = _geometry(corners)
+        chains = _chains(geo)
+        if seats:
+            return _rows_for_seats(geo, chains, seats, image_size_wh)
+        return _rows_without_seats(geo, chains, image_size_wh)
+    count = len(corners)
+    seen, hidden = _geometry(corners), card_geometry(beneath)
+    geo = CardGeometry(*(np.concatenate([a, b]) for a, b in
+                         zip((seen.quads, seen.centres, seen.short_axes, seen.shorts, seen.longs),
+                             (hidden.quads, hidden.centres, hidden.short_axes, hidden.shorts, hidden.longs))))
+    positions = np.array([s.position_xy for s in seats], np.float64)
+    chains, over = _with_cards_beneath(geo, _chains(seen), count, _nearest_seats(positions, geo.centres[:count]))
+    # A card beneath another is never of that card's row (where one row ends, the next begins).
+    return [replace(row, cards=tuple(k for k in row.cards if over.get(k) not in row.cards))
+            for row in _rows_for_seats(geo, chains, seats, image_size_wh)]
+
+
+def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int, nearest: list[int]
+                        ) -> tuple[list[list[int]], dict[int, int]]:
+    """The chains of the first ``count`` cards with each later card (one lying beneath a card)
+    put in the chain of the card it overlaps most, where that chain holds two cards or more
+    nearest two seats or more (``nearest``: each card's nearest seat; a chain that may hold two
+    players' rows) and it lies on the chain's line, next to that card on the side it sticks out
+    to; the others left out (in one player's chain it would only make a cut no seat asks for).
+
+    Such a card never links in a chain as the cards seen do: lying under its neighbour, it would
+    take the place of that card or the next. Beside the card over it, overlapping it, it makes
+    the chain's cut fall between them (``_link_costs``): they are two players' rows meeting.
+    Also returns the card over each card beneath put in a chain.
+    """
+    chains = [list(chain) for chain in chains]
+    chain_of = {k: c for c, chain in enumerate(chains) for k in chain}
+    over_of: dict[int, int] = {}
+    for piece in range(count, len(geo.centres)):
+        depth = separations(np.repeat(geo.quads[piece][None], count, axis=0), geo.quads[:count])
+        over = int(np.argmin(depth))
+        if depth[over] >= 0:
+            continue
+        chain = chains[chain_of[over]]
+        seen = [k for k in chain if k < count]
+        if len(seen) < 2 or len({nearest[k] for k in seen}) < 2:  # (a lone card's line is too uncertain)
+            continue
+        axis = _direction(geo, seen)
+        normal = np.array([-axis[1], axis[0]])
+        line = float(np.mean(geo.centres[seen] @ normal))
+        if (abs(float(geo.centres[piece] @ normal) - line) > _MAX_SIDEWAYS * float(np.mean(geo.longs[seen]))
+                or _axis_angle(geo.short_axes[piece], axis) > _MAX_TURN_DEG):
+            continue
+        place = chain.index(over)
+        # Under a card inside a chain, a step off that card's line (a row at another depth):
+        # such a card may lie on either side of the cut, however it sticks out along the chain.
+        off = abs(float((geo.centres[piece] - geo.centres[over]) @ normal)) / float(geo.longs[over])
+        if 0 < place < len(chain) - 1 and off > _STEP_TO:
+            continue
+        # Next to the card over it, on its own side: where its row meets the next.
+        before = float(geo.centres[piece] @ axis) < float(geo.centres[over] @ axis)
+        chain.insert(place if before else place + 1, piece)
+        over_of[piece] = over
+    return chains, over_of
 
 
 def _rows_for_seats(
@@ -404,10 +464,11 @@ def _share_chain(
     them badly.
     """
     axis = _direction(geo, chain)
-    along = geo.centres[chain] @ axis
-    order = np.argsort(along)
-    cards = [chain[k] for k in order]
-    along = along[order]
+    # A chain comes in order along its line (a card beneath another in its place beside it).
+    if float(geo.centres[chain[-1]] @ axis) < float(geo.centres[chain[0]] @ axis):
+        axis = -axis
+    cards = list(chain)
+    along = geo.centres[cards] @ axis
     seats = sorted(seats, key=lambda seat: float(positions[seat] @ axis))
     if len(seats) == 1:
         return {seats[0]: cards}
@@ -428,7 +489,7 @@ def _share_chain(
         """Cards a..b-1 as ``seat``'s row: how far its player sits off its middle, plus how far it bends."""
         if (a, b, seat) not in pieces:
             count = b - a
-            extent = at[b - 1] - at[a] + sum(shorts[a:b]) / count
+            extent = abs(at[b - 1] - at[a]) + sum(shorts[a:b]) / count
             offset = abs(sum(at[a:b]) / count - seat_at[seat]) / extent
             if (a, b) not in lines:
                 lines[a, b] = _LINE_WEIGHT * _off_line(xs[a:b], ys[a:b], offsets[a:b], long)

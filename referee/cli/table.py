@@ -15,6 +15,7 @@ from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, row_gaps
+from vision.beneath import find_cards_beneath
 from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table
 from vision.pipeline import DetectedCard, read_frame
@@ -41,6 +42,9 @@ class TableRow:
     row's ends where a card may lie hidden under something (a hand, a mug): 0 before its
     first card, ``len(cards)`` after its last; the verdict is uncertain when a card there
     would change it (before the first card always, after the last when the row has no error).
+    ``hidden`` are the positions the row's cards lying partly under another player's card, too
+    hidden to read, would take in ``cards`` (they are not in it): the verdict is taken without them
+    and is uncertain when one lies at or before the first error.
     """
 
     player: str
@@ -51,6 +55,7 @@ class TableRow:
     seat: int = 0  # the player's seat number (the row's number without seats): their colour
     gaps: tuple[int, ...] = ()
     covered: tuple[int, ...] = ()
+    hidden: tuple[int, ...] = ()
 
     @property
     def deciding_gaps(self) -> tuple[int, ...]:
@@ -60,6 +65,10 @@ class TableRow:
     def deciding_covered(self) -> tuple[int, ...]:
         return self._deciding(self.covered)
 
+    @property
+    def deciding_hidden(self) -> tuple[int, ...]:
+        return self._deciding(self.hidden)
+
     def _deciding(self, positions: tuple[int, ...]) -> tuple[int, ...]:
         """The positions where a hidden card would change the verdict: at or before the first error."""
         error = self.verdict.first_error
@@ -67,7 +76,8 @@ class TableRow:
 
     @property
     def uncertain(self) -> bool:
-        return bool(self.uncertain_cards or self.unread_cards or self.deciding_gaps or self.deciding_covered)
+        return bool(self.uncertain_cards or self.unread_cards or self.deciding_gaps or self.deciding_covered
+                    or self.deciding_hidden)
 
 
 @dataclass(frozen=True)
@@ -101,17 +111,26 @@ def referee_frame(
     # shortened: its verdict is then taken without them, and flagged.
     faces = cards + unread
     candidates = row_candidates([card.center_xy for card in faces], areas)
-    placed = [
-        replace(row, cards=tuple(candidates[k] for k in row.cards))
-        for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh)
-    ]
+    # Cards lying partly under a face, too hidden to read, tell where one player's row ends
+    # and the next begins; no row lists them.
+    beneath = find_cards_beneath(frame_bgr, [face.corners_xy for face in faces]) if seats else []
+    beneath = [beneath[k] for k in row_candidates([tuple(quad.mean(axis=0)) for quad in beneath], areas)]
+    placed, hidden = [], []
+    for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh, beneath):
+        placed.append(replace(row, cards=tuple(candidates[k] for k in row.cards if k < len(candidates))))
+        # Where each card beneath lies among the row's cards read: the position it would take.
+        read = [k < len(candidates) and candidates[k] < len(cards) for k in row.cards]
+        hidden.append(tuple(sum(read[:i]) for i, k in enumerate(row.cards) if k >= len(candidates)))
     faces_xy = [card.corners_xy for card in faces]
     # The table is looked at once, for all rows: where a card of theirs may lie covered.
     look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None, small_bgr) if placed else (None, None)
     rows = []
-    for row in placed:
+    for row, beneath_at in zip(placed, hidden):
         readable = tuple(k for k in row.cards if k < len(cards))
+        seat = [s.name for s in seats].index(row.player) if seats else len(rows)
         if not readable:
+            if beneath_at:  # the player's cards all lie under another's: a row, none of it read
+                rows.append(TableRow(row.player, (), check_row([]), (), len(row.cards), seat, hidden=beneath_at))
             continue
         criteria = [cards[k].reading.criteria for k in readable]
         verdict = check_row(criteria)
@@ -121,12 +140,11 @@ def referee_frame(
         # mostly lies half under a hand, where the rest of its row may be hidden too.
         doubtful = tuple(k for i, k in enumerate(deciding) if cards[k].reading.confidence < UNCERTAIN_BELOW
                          and (len(readable) == 1 or misread_may_change(criteria, i, verdict)))
-        seat = [s.name for s in seats].index(row.player) if seats else len(rows)
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, faces_xy, up_to, top_xy)
         rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
-                             row_gaps(corners), covered))
+                             row_gaps(corners), covered, beneath_at))
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
@@ -197,6 +215,7 @@ def _row_json(row: TableRow) -> dict[str, Any]:
         "uncertain": row.uncertain,
         "uncertain_cards": list(row.uncertain_cards),
         "unread_cards": row.unread_cards,
+        "hidden_cards": list(row.hidden),
         "gaps": list(row.gaps),
         "covered_ends": list(row.covered),
     }
@@ -233,6 +252,8 @@ def result_lines(result: TableResult, path: str) -> list[str]:
             words += f" (please look at card {positions}: read with doubt)"
         if row.unread_cards:
             words += " (a card in this row could not be read: please look)"
+        if row.deciding_hidden:
+            words += " (a card of this row lies under another player's: please look)"
         if row.deciding_gaps:
             positions = ", ".join(ordinal(g + 1) for g in row.deciding_gaps)
             words += f" (room for a card before the {positions}: one may be hidden, please look)"
@@ -268,7 +289,7 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
             colour=row.seat,
             hidden=_hidden_places([result.cards[k].corners_xy for k in row.cards], row),
         )
-        for row in result.rows
+        for row in result.rows if row.cards  # (a row none of whose cards was read shows nothing to draw)
     ]
     labels: list[tuple[int, int, int, int]] = []
     out = draw_rows(out, overlays, labels)

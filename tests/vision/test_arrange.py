@@ -328,3 +328,24 @@ def test_room_for_a_card_between_neighbours_is_a_gap_and_half_a_card_is_not() ->
     missing = touching[:2] + [card((300 + 3 * SHORT, 600), 2)]  # the third card's room left empty
     assert row_gaps(touching) == () and row_gaps(apart) == ()
     assert row_gaps(missing) == (2,)
+
+
+def test_a_card_beneath_the_end_of_a_neighbours_row_keeps_that_card_in_its_row() -> None:
+    # Two players on the top edge (as dev-20193 of the easy renders): Emil's seven cards run from
+    # right to left up to above Dora; Dora's only card lies mostly under Emil's last, sticking out
+    # below it. Seen without it, Emil's last card looks like Dora's row.
+    size = (102, 146)
+    emil = [order_corners(cv2.boxPoints(((x, y), size, 180)).astype(np.float32))
+            for x, y in [(1683, 127), (1544, 123), (1391, 119), (1241, 122), (1108, 130), (981, 128), (847, 131)]]
+    dora = order_corners(cv2.boxPoints(((839, 164), size, 175)).astype(np.float32))
+    seats = [Seat("Anna", (663, 1045)), Seat("Dora", (853, 35)), Seat("Emil", (1288, 34))]
+    assert {r.player: r.cards for r in arrange_rows(emil, seats, (1920, 1080))} == {"Dora": (6,), "Emil": tuple(range(6))}
+    rows = {r.player: r.cards for r in arrange_rows(emil, seats, (1920, 1080), beneath=[dora])}
+    assert rows == {"Dora": (7,), "Emil": tuple(range(7))}  # Emil's row whole; Dora's the card beneath (listed after the cards)
+
+
+def test_a_card_beneath_another_off_the_rows_line_is_left_out() -> None:
+    cards = row((300, 900), (SHORT + 10, 0), 5, 0)
+    under = card((300 + 2 * (SHORT + 10) + 20, 900 - 0.6 * LONG), 0)  # off the line by more than a card's half
+    seats = [Seat("Anna", (440, 1100))]
+    assert arrange_rows(cards, seats, (W, H), beneath=[under]) == arrange_rows(cards, seats, (W, H))
