@@ -127,11 +127,9 @@ def referee_frame(
     rows = []
     for row, beneath_at in zip(placed, hidden):
         readable = tuple(k for k in row.cards if k < len(cards))
-        seat = [s.name for s in seats].index(row.player) if seats else len(rows)
-        if not readable:
-            if beneath_at:  # the player's cards all lie under another's: a row, none of it read
-                rows.append(TableRow(row.player, (), check_row([]), (), len(row.cards), seat, hidden=beneath_at))
+        if not readable:  # (the contract's rows hold a card at least: the player is named rowless)
             continue
+        seat = [s.name for s in seats].index(row.player) if seats else len(rows)
         criteria = [cards[k].reading.criteria for k in readable]
         verdict = check_row(criteria)
         deciding = readable if verdict.first_error is None else readable[: verdict.first_error.position + 1]
@@ -289,7 +287,7 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
             colour=row.seat,
             hidden=_hidden_places([result.cards[k].corners_xy for k in row.cards], row),
         )
-        for row in result.rows if row.cards  # (a row none of whose cards was read shows nothing to draw)
+        for row in result.rows
     ]
     labels: list[tuple[int, int, int, int]] = []
     out = draw_rows(out, overlays, labels)
