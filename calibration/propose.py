@@ -81,9 +81,14 @@ def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy:
     if not math.isfinite(reach):
         reach = float(np.linalg.norm(centre - np.asarray(seat_xy)))
     seat = centre + direction * reach
-    seat = (float(np.clip(seat[0], 0, width - 1)), float(np.clip(seat[1], 0, height - 1)))
     angle = (math.atan2(direction[1], direction[0]) - math.pi / 2) % (2 * math.pi)
-    return angle, seat
+    return angle, _in_image(seat, image_size_wh)
+
+
+def _in_image(point_xy: Sequence[float], image_size_wh: tuple[int, int]) -> tuple[float, float]:
+    """The point moved into the image (to its nearest edge pixel when outside)."""
+    width, height = image_size_wh
+    return float(np.clip(point_xy[0], 0, width - 1)), float(np.clip(point_xy[1], 0, height - 1))
 
 
 def _in_widest_gap(angles: Sequence[float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
@@ -179,8 +184,7 @@ def propose_seats(
             reach = _SEAT_OUT * long_side
         # At least a card's length out, so the player is in front of the row, not on it.
         seat = middle + normal * max(reach, 0.75 * long_side)
-        seat = (float(np.clip(seat[0], 0, width - 1)), float(np.clip(seat[1], 0, height - 1)))
-        placed.append((_angle(middle, centre), seat))
+        placed.append((_angle(middle, centre), _in_image(seat, image_size_wh)))
         normals.append(normal)
     room = _MAX_PLAYERS if players is None else len(players)
     # More rows than names: the shortest row goes (a pool card near the edge, a piece of a
@@ -205,7 +209,7 @@ def propose_seats(
     near = [any(seated[i] and math.dist(e, entries[i]) <= pair for i in range(len(entries))) for e in entries]
     for (x, y), taken in zip(entries, near):
         if not taken and len(placed) + len(by_arm) < room and all(math.dist((x, y), seat) > apart for _, seat in by_arm):
-            by_arm.append((_angle((x, y), centre), (float(np.clip(x, 0, width - 1)), float(np.clip(y, 0, height - 1)))))
+            by_arm.append((_angle((x, y), centre), _in_image((x, y), image_size_wh)))
     # Players sit round the table: when every row found lies along one edge (one row alone
     # included), another player sits across, their row hidden (or not laid yet).
     one_edge = min(float(n @ normals[0]) for n in normals) > math.cos(math.radians(_ONE_EDGE_DEG)) if normals else False
@@ -219,8 +223,8 @@ def propose_seats(
         free = [(min(math.dist(e, seat) for seat in seats), e) for e in entries]
         free = [(far, e) for far, e in free if far > pair]
         if free:
-            x, y = max(free)[1]
-            guessed = guessed + [(_angle((x, y), centre), (float(np.clip(x, 0, width - 1)), float(np.clip(y, 0, height - 1))))]
+            arm = max(free)[1]
+            guessed = guessed + [(_angle(arm, centre), _in_image(arm, image_size_wh))]
         else:
             guessed = guessed + [_in_widest_gap([angle for angle, _ in placed + guessed], centre, table_xy, image_size_wh)]
     placed = sorted(placed + guessed, key=lambda item: item[0])

@@ -22,6 +22,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.regions import points_inside
+
 __all__ = ["find_cards_beneath"]
 
 _VIEW_SHORT = 32  # a card's short side in its own view, in pixels
@@ -166,11 +168,7 @@ def _paper_around(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float32]) -> N
     paper = (np.abs(seen - ref[:, None]) <= _AROUND_OFF * ref[:, None] + 4).all(axis=2) & inside
     # On no card found: outside every quad (on the same side of all four sides inside one).
     card, point = np.nonzero(paper)
-    flat = points[card, point]
-    edges = np.roll(quads, -1, axis=1) - quads  # (M, 4, 2)
-    rel = flat[:, None, None, :] - quads[None]  # (K, M, 4, 2)
-    cross = edges[None, ..., 0] * rel[..., 1] - edges[None, ..., 1] * rel[..., 0]
-    covered = ((cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)).any(axis=1)
+    covered = points_inside(quads, points[card, point]).any(axis=0)
     return np.bincount(card[~covered], minlength=len(quads)) >= _AROUND_POINTS
 
 
