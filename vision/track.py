@@ -36,6 +36,7 @@ from referee.cards import Criteria
 from vision.arrange import arrange_rows
 from vision.pipeline import DetectedCard
 from vision.records import CardReading
+from vision.regions import points_inside
 
 __all__ = ["TrackedCard", "TrackerUpdate", "CardTracker", "rows_of", "row_layout", "UNREADABLE_AFTER_S"]
 
@@ -529,11 +530,7 @@ def _inside_any(points_xy: NDArray, quads: Sequence[NDArray]) -> NDArray[np.bool
     """For each of the points (N, 2), whether it lies inside any of the convex quads (each (4, 2))."""
     if not quads or len(points_xy) == 0:
         return np.zeros(len(points_xy), bool)
-    q = np.stack(quads).astype(np.float64)  # (Q, 4, 2)
-    edges = np.roll(q, -1, axis=1) - q
-    rel = points_xy[:, None, None, :] - q[None]  # (N, Q, 4, 2)
-    cross = edges[None, ..., 0] * rel[..., 1] - edges[None, ..., 1] * rel[..., 0]
-    return np.any(np.all(cross >= 0, axis=2) | np.all(cross <= 0, axis=2), axis=1)
+    return points_inside(np.stack(quads).astype(np.float64), np.asarray(points_xy, np.float64)).any(axis=0)
 
 
 def _in_frame(points_xy: NDArray, frame_bgr: NDArray[np.uint8]) -> NDArray[np.float64]:
