@@ -270,18 +270,14 @@ def square_up(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], typ
     -------
     ndarray (4, 2) float32, clockwise with a short side first (:func:`order_corners`)
     """
-    # Most quads have neither pair or both pairs skewed: told apart in plain floats first (numpy's
-    # per-call cost dominates at four corners), leaving only those near the limit to numpy below.
-    least, most = sorted(_skew_pairs(corners_xy))
-    if most < _SKEW_DEG - 1e-6 or least > _SKEW_DEG + 1e-6:
+    # Most quads have neither pair or both pairs skewed: told apart in plain floats (numpy's
+    # per-call cost dominates at four corners).
+    skew = _skew_pairs(corners_xy)
+    pair = int(skew[1] > skew[0])
+    if skew[pair] <= _SKEW_DEG or skew[1 - pair] > _SKEW_DEG:
         return corners_xy
     c = corners_xy.astype(np.float64)
     edges = np.roll(c, -1, axis=0) - c  # edge k runs from corner k to corner k + 1
-    heading = np.degrees(np.arctan2(edges[:, 1], edges[:, 0]))
-    skew = [abs((heading[k] - heading[k + 2]) % 360 - 180) for k in (0, 1)]
-    pair = int(np.argmax(skew))
-    if skew[pair] <= _SKEW_DEG or skew[1 - pair] > _SKEW_DEG:
-        return corners_xy
     inner = colours_at(frame_bgr, c.mean(axis=0) + 0.6 * (c - c.mean(axis=0)))
     if float(inner.mean()) < typical_level:
         return corners_xy  # darker than most of the frame: no card's paper (the inside of a mug)

