@@ -417,21 +417,43 @@ def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], co
     Their size is that of the four cards found nearest them; a region of another size is
     kept only at the size a card shows at its place as all the cards found show it (see
     ``_sizes_in_view``: a near card by a row of far ones), and where it is plainly a card
-    (``_seen_all_round``)."""
+    (``_seen_all_round``). The squares of a checked cloth or the patches between a cloth's
+    dots may be found too, many of them, and tell no card's size: where no region is kept,
+    one is chosen again and sized by the cards found with symbols printed in them."""
     apart = _apart(np.array([r.corners_xy for r in regions], np.float32), corners)
     span_of = {id(r): span for r, span, is_apart in zip(regions, spans, apart) if is_apart}
-    chosen_apart = [r for r in choose_cards(chosen + [r for r in regions if id(r) in span_of], _CLEAN_FILL) if id(r) in span_of]
-    if not chosen_apart or not quads:
+    candidates = chosen + [r for r in regions if id(r) in span_of]
+    chosen_apart = [r for r in choose_cards(candidates, _CLEAN_FILL) if id(r) in span_of]
+    if not span_of or not quads:
         return []
-    centres = np.array([r.corners_xy.mean(axis=0) for r in chosen_apart], np.float64)
-    sizes = np.array([CardQuad(r.corners_xy, r.fill).size_wh for r in chosen_apart], np.float64)
+    kept = _sized_and_outlined(chosen_apart, span_of, quads, unlit, min_seen)
+    printed = _printed(quads, unlit)
+    if len(printed) == len(quads):
+        return kept
+    again = [r for r in choose_cards(candidates, _CLEAN_FILL, unlit) if id(r) in span_of]
+    if kept and again:
+        again = [r for r, is_apart in zip(again, _apart(np.array([r.corners_xy for r in again], np.float32),
+                                                         np.array([r.corners_xy for r in kept], np.float32)))
+                 if is_apart]
+    return kept + _sized_and_outlined(again, span_of, printed, unlit, min_seen)
+
+
+def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads: list[CardQuad], unlit: NDArray[np.float32],
+                        min_seen: float) -> list[Region]:
+    """The regions of the size of the cards ``quads`` found near them or, plainly cards, of
+    the size in view, with an outline seen along ``min_seen`` of their sides (see ``_fitting``;
+    ``span_of``: each region's sweep span, by its id)."""
+    if not regions:
+        return []
+    centres = np.array([r.corners_xy.mean(axis=0) for r in regions], np.float64)
+    sizes = np.array([CardQuad(r.corners_xy, r.fill).size_wh for r in regions], np.float64)
     near = np.array([(t.short, t.long) for t in (_typical_near(quads, (float(x), float(y))) for x, y in centres)])
     by_near = (np.abs(sizes / near - 1) < _AGAIN_SIZE).all(axis=1)
     by_view = np.zeros_like(by_near)
     if not by_near.all():
         view = _sizes_in_view(quads, centres[~by_near])
         by_view[~by_near] = (np.abs(sizes[~by_near] / view - 1) < _AGAIN_SIZE).all(axis=1)
-    kept = [r for r, a, b in zip(chosen_apart, by_near, by_view) if a or b]
+    kept = [r for r, a, b in zip(regions, by_near, by_view) if a or b]
     if not kept:
         return []
     # A patch of pale table is brighter than what lies around it along little of its outline.
@@ -443,6 +465,13 @@ def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], co
     if viewed.any():
         outlined[viewed] &= _seen_all_round(unlit, outlines[viewed], seen[viewed], kept_spans[viewed])
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
+
+
+def _printed(quads: list[CardQuad], white: NDArray[np.float32]) -> list[CardQuad]:
+    """The quads with symbols printed in them (``printed_in`` of ``white``), or all of them
+    when fewer than two are."""
+    inked = printed_in(white, np.array([q.corners_xy for q in quads], np.float32))
+    return [q for q, is_inked in zip(quads, inked) if is_inked] if inked.sum() >= 2 else quads
 
 
 def _seen_all_round(white: NDArray[np.float32], outlines: NDArray[np.float32], seen: NDArray[np.float64],

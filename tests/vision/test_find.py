@@ -567,3 +567,31 @@ def test_a_card_lying_over_another_is_traced_by_the_faint_step_of_its_outline() 
     assert min(match(found, THREE_CLEAR, image.shape[:2])) > 0.9
     assert min(match(found, [over, under], image.shape[:2])) > 0.9
     assert len(found) == 5
+
+
+def test_a_card_among_a_checked_cloths_squares_is_sized_by_the_cards_with_symbols() -> None:
+    from vision.find import _fitting, _typical_near
+    from vision.regions import Region
+
+    def inked(quad, white, paper=220.0):
+        cv2.fillConvexPoly(white, np.round(quad.corners_xy).astype(np.int32), paper)
+        x, y = np.round(quad.center_xy).astype(int)
+        cv2.rectangle(white, (x - 8, y - 12), (x + 8, y + 12), 60.0, -1)  # a symbol printed on it
+
+    cards = [CardQuad(card_corners((x, 70), (50, 75), 0), 1.0) for x in (80, 200, 320, 440, 560)]
+    # The pale squares of a checked cloth, found as quads too, seen a little longer than wide (a tilted view).
+    squares = [CardQuad(card_corners((x, y), (24, 33), 0), 1.0) for x in (300, 360, 440, 500) for y in (260, 400)]
+    card = CardQuad(card_corners((400, 330), (50, 75), 0), 1.0)
+    white = np.full((480, 640), 40.0, np.float32)
+    for quad in cards + [card]:
+        inked(quad, white)
+    for quad in squares:
+        cv2.fillConvexPoly(white, np.round(quad.corners_xy).astype(np.int32), 200.0)
+    found = cards + squares
+    assert card.size_wh[0] / _typical_near(found, card.center_xy).short - 1 > 0.2  # the four nearest, squares, would refuse it
+    chosen = [Region(q.corners_xy, q.fill, 0) for q in found]
+    corners = np.array([q.corners_xy for q in found], np.float32)
+
+    kept = _fitting([Region(card.corners_xy, 1.0, 0)], [180.0], chosen, corners, found, white)
+
+    assert [r.corners_xy.tolist() for r in kept] == [card.corners_xy.tolist()]
