@@ -85,6 +85,10 @@ _HIDING_RADIUS = 0.05
 # on cards whose other symbols show one colour were black, green or blue; a card with two
 # (and a washed one) had them all yellow, one with three all red.
 _PALE_CHROMA = {Colour.YELLOW: 56.0, Colour.RED: 39.0}
+# A yellow print read with glare's light taken off (``Blob.through_glare_bgr``) keeps at least
+# this chroma: on fresh renders the yellows so read showed 61 or more, the greens, blacks and
+# reds a warm lamp's glare turned yellow 57 at most (what is left of them absorbs in blue alone).
+_THROUGH_YELLOW = 59.0
 _NEAR_GAP = 0.02
 # A near-square crop read one way with marks fitting the shapes this well (mean log fit) is
 # not read the other way too: on dev renders the other way never scored above -1.09 then.
@@ -307,24 +311,30 @@ def _colours(seg: Segmentation, inks: Any,
     On a card that a glare spot brightens (``glare_spot``), a symbol the ink thresholds found
     whole but read as a yellow or red paler than any print (``_PALE_CHROMA``) counts as
     washed out too, when no other mark on the card reads so; so does a washed-out symbol
-    read as red (a black's brown under a warm lamp)."""
+    read as red (a black's brown under a warm lamp). A yellow reading that stays paler than
+    any yellow print with glare's light taken off (``_THROUGH_YELLOW``) is what the glare left
+    of another ink: it takes a colour the card's other symbols show, however many."""
     lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
     colours, confidence, fit = classify_colours(lab, inks)
     glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
+    dull_yellow = [False] * len(seg.blobs)
     if glared:
-        through = np.stack([seg.blobs[i].through_glare_bgr for i in glared])
-        other, other_confidence, other_fit = classify_colours(bgr_to_lab(through), inks)
+        through_lab = bgr_to_lab(np.stack([seg.blobs[i].through_glare_bgr for i in glared]))
+        other, other_confidence, other_fit = classify_colours(through_lab, inks)
         for k, i in enumerate(glared):
             if _colour_surety(other_confidence[k], other_fit[k]) >= _colour_surety(confidence[i], fit[i]):
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
+            dull_yellow[i] = colours[i] == other[k] == Colour.YELLOW \
+                and float(np.hypot(*through_lab[k, 1:])) < _THROUGH_YELLOW
     shapeless = [SHAPELESS in blob.doubt for blob in seg.blobs]
     paler = [glare_spot and colour in _PALE_CHROMA and float(np.hypot(*lab[i, 1:])) < _PALE_CHROMA[colour]
              for i, colour in enumerate(colours)]
     lone = sum(paler) == 1
     pale = [colour in _PALE_CHROMA and (WASHED in blob.doubt or (lone and paler_one))
             for blob, colour, paler_one in zip(seg.blobs, colours, paler)]
-    shown = {colour for colour, guess, washed in zip(colours, shapeless, pale) if not (guess or washed)}
-    unknown = [guess or (washed and len(shown) == 1) for guess, washed in zip(shapeless, pale)]
+    shown = {colour for colour, guess, washed, dull in zip(colours, shapeless, pale, dull_yellow)
+             if not (guess or washed or dull)}
+    unknown = [guess or (washed and len(shown) == 1) or dull for guess, washed, dull in zip(shapeless, pale, dull_yellow)]
     if any(unknown):
         colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER, unknown)
     return colours, confidence, fit
