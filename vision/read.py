@@ -89,6 +89,11 @@ _PALE_CHROMA = {Colour.YELLOW: 56.0, Colour.RED: 39.0}
 # this chroma: on fresh renders the yellows so read showed 61 or more, the greens, blacks and
 # reds a warm lamp's glare turned yellow 57 at most (what is left of them absorbs in blue alone).
 _THROUGH_YELLOW = 59.0
+# A washed-out mark of unknown shape (``SHAPELESS``) keeps its own colour, restored, when it
+# reads a print colour other than yellow this surely (``_colour_surety``): of 26 such marks on
+# fresh renders, the 10 so sure were of that colour but one (a blue read red), while the
+# colours the card's other symbols show gave 4 of them their own.
+_OWN_COLOUR = 0.7
 _NEAR_GAP = 0.02
 # A near-square crop read one way with marks fitting the shapes this well (mean log fit) is
 # not read the other way too: on dev renders the other way never scored above -1.09 then.
@@ -299,7 +304,8 @@ def _colours(seg: Segmentation, inks: Any,
     """``classify_colours`` of the blobs. A blob under glare has two readings, divided by the
     paper (right where a lamp's hot spot multiplies the light) and with glare's added light
     taken off (right where glare adds it): the surer one is kept. A washed-out mark of
-    unknown shape takes a colour the card's other symbols show (see ``_as_shown``), and so
+    unknown shape takes a colour the card's other symbols show (see ``_as_shown``) unless it
+    plainly reads one other than yellow (``_OWN_COLOUR``), and so
     does a symbol washed out by glare read as yellow on a card whose other symbols show a
     single colour: glare washes out first the channels it brightens most, which a warm
     lamp's light clips (red, then green), so what is left of a black, red, green or yellow
@@ -326,7 +332,10 @@ def _colours(seg: Segmentation, inks: Any,
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
             dull_yellow[i] = colours[i] == other[k] == Colour.YELLOW \
                 and float(np.hypot(*through_lab[k, 1:])) < _THROUGH_YELLOW
-    shapeless = [SHAPELESS in blob.doubt for blob in seg.blobs]
+    # (a washed-out mark of unknown shape whose restored colour plainly fits a print colour
+    # other than the yellow glare leaves of any ink keeps it)
+    shapeless = [SHAPELESS in blob.doubt and (colour is Colour.YELLOW or _colour_surety(weight, fitted) < _OWN_COLOUR)
+                 for blob, colour, weight, fitted in zip(seg.blobs, colours, confidence, fit)]
     paler = [glare_spot and colour in _PALE_CHROMA and float(np.hypot(*lab[i, 1:])) < _PALE_CHROMA[colour]
              for i, colour in enumerate(colours)]
     lone = sum(paler) == 1

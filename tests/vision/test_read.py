@@ -1042,3 +1042,20 @@ def test_a_pale_yellow_reading_stays_yellow_with_glare_taken_off_only_if_as_stro
     colours = _colours(Segmentation(marks, 0.1), None, glare_spot=True)[0]
     assert [c.value for c in colours] == ["red", "green", read]
 
+
+@pytest.mark.parametrize("lab, read", [((57.0, 8.0, -46.0), "blue"), ((84.0, -64.0, 49.0), "green"),
+                                       ((98.0, -19.0, 75.0), "red"), ((44.0, 26.0, -21.0), "black")],
+                         ids=["plainly-blue", "plainly-green", "yellow", "doubtfully-blue"])
+def test_a_washed_out_mark_of_unknown_shape_keeps_its_colour_only_when_plainly_no_yellow(lab, read):
+    # A symbol glare washed out and broke (its shape unknown) on a card of black and red
+    # symbols: its colour restored to a full ink's strength plainly reads blue or green, and is
+    # kept; a yellow reading (what glare leaves of any ink) or a doubtful one takes the colour
+    # of the card's other symbols that fits it best. (Colours as fresh medium renders showed them.)
+    from vision.read import _colours
+    from vision.symbols import SHAPELESS, WASHED, Segmentation
+
+    washed = _lab_blob(lab)
+    marks = (_lab_blob((30.0, 0.0, 0.0), x=10.0), _lab_blob((50.0, 59.0, 40.0), x=25.0),
+             type(washed)(washed.center_xy, washed.features, washed.mean_bgr, washed.extent, (WASHED, SHAPELESS)))
+    colours = _colours(Segmentation(marks, 0.1), None, glare_spot=True)[0]
+    assert [c.value for c in colours] == ["black", "red", read]
