@@ -332,10 +332,11 @@ def _colours(seg: Segmentation, inks: Any,
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
             dull_yellow[i] = colours[i] == other[k] == Colour.YELLOW \
                 and float(np.hypot(*through_lab[k, 1:])) < _THROUGH_YELLOW
+    shapeless = [SHAPELESS in blob.doubt for blob in seg.blobs]
     # (a washed-out mark of unknown shape whose restored colour plainly fits a print colour
-    # other than the yellow glare leaves of any ink keeps it)
-    shapeless = [SHAPELESS in blob.doubt and (colour is Colour.YELLOW or _colour_surety(weight, fitted) < _OWN_COLOUR)
-                 for blob, colour, weight, fitted in zip(seg.blobs, colours, confidence, fit)]
+    # other than the yellow glare leaves of any ink keeps it, but shows no colour for the others)
+    own = [guess and colour is not Colour.YELLOW and _colour_surety(weight, fitted) >= _OWN_COLOUR
+           for guess, colour, weight, fitted in zip(shapeless, colours, confidence, fit)]
     paler = [glare_spot and colour in _PALE_CHROMA and float(np.hypot(*lab[i, 1:])) < _PALE_CHROMA[colour]
              for i, colour in enumerate(colours)]
     lone = sum(paler) == 1
@@ -343,7 +344,8 @@ def _colours(seg: Segmentation, inks: Any,
             for blob, colour, paler_one in zip(seg.blobs, colours, paler)]
     shown = {colour for colour, guess, washed, dull in zip(colours, shapeless, pale, dull_yellow)
              if not (guess or washed or dull)}
-    unknown = [guess or (washed and len(shown) == 1) or dull for guess, washed, dull in zip(shapeless, pale, dull_yellow)]
+    unknown = [(guess and not kept) or (washed and len(shown) == 1) or dull
+               for guess, kept, washed, dull in zip(shapeless, own, pale, dull_yellow)]
     if any(unknown):
         colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER, unknown)
     return colours, confidence, fit
