@@ -85,6 +85,15 @@ _HIDING_RADIUS = 0.05
 # on cards whose other symbols show one colour were black, green or blue; a card with two
 # (and a washed one) had them all yellow, one with three all red.
 _PALE_CHROMA = {Colour.YELLOW: 56.0, Colour.RED: 39.0}
+# A yellow print read with glare's light taken off (``Blob.through_glare_bgr``) keeps at least
+# this chroma: on fresh renders the yellows so read showed 61 or more, the greens, blacks and
+# reds a warm lamp's glare turned yellow 57 at most (what is left of them absorbs in blue alone).
+_THROUGH_YELLOW = 59.0
+# A washed-out mark of unknown shape (``SHAPELESS``) keeps its own colour, restored, when it
+# reads a print colour other than yellow this surely (``_colour_surety``): of 26 such marks on
+# fresh renders, the 10 so sure were of that colour but one (a blue read red), while the
+# colours the card's other symbols show gave 4 of them their own.
+_OWN_COLOUR = 0.7
 _NEAR_GAP = 0.02
 # A near-square crop read one way with marks fitting the shapes this well (mean log fit) is
 # not read the other way too: on dev renders the other way never scored above -1.09 then.
@@ -295,7 +304,8 @@ def _colours(seg: Segmentation, inks: Any,
     """``classify_colours`` of the blobs. A blob under glare has two readings, divided by the
     paper (right where a lamp's hot spot multiplies the light) and with glare's added light
     taken off (right where glare adds it): the surer one is kept. A washed-out mark of
-    unknown shape takes a colour the card's other symbols show (see ``_as_shown``), and so
+    unknown shape takes a colour the card's other symbols show (see ``_as_shown``) unless it
+    plainly reads one other than yellow (``_OWN_COLOUR``), and so
     does a symbol washed out by glare read as yellow on a card whose other symbols show a
     single colour: glare washes out first the channels it brightens most, which a warm
     lamp's light clips (red, then green), so what is left of a black, red, green or yellow
@@ -307,24 +317,35 @@ def _colours(seg: Segmentation, inks: Any,
     On a card that a glare spot brightens (``glare_spot``), a symbol the ink thresholds found
     whole but read as a yellow or red paler than any print (``_PALE_CHROMA``) counts as
     washed out too, when no other mark on the card reads so; so does a washed-out symbol
-    read as red (a black's brown under a warm lamp)."""
+    read as red (a black's brown under a warm lamp). A yellow reading that stays paler than
+    any yellow print with glare's light taken off (``_THROUGH_YELLOW``) is what the glare left
+    of another ink: it takes a colour the card's other symbols show, however many."""
     lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
     colours, confidence, fit = classify_colours(lab, inks)
     glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
+    dull_yellow = [False] * len(seg.blobs)
     if glared:
-        through = np.stack([seg.blobs[i].through_glare_bgr for i in glared])
-        other, other_confidence, other_fit = classify_colours(bgr_to_lab(through), inks)
+        through_lab = bgr_to_lab(np.stack([seg.blobs[i].through_glare_bgr for i in glared]))
+        other, other_confidence, other_fit = classify_colours(through_lab, inks)
         for k, i in enumerate(glared):
             if _colour_surety(other_confidence[k], other_fit[k]) >= _colour_surety(confidence[i], fit[i]):
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
+            dull_yellow[i] = colours[i] == other[k] == Colour.YELLOW \
+                and float(np.hypot(*through_lab[k, 1:])) < _THROUGH_YELLOW
     shapeless = [SHAPELESS in blob.doubt for blob in seg.blobs]
+    # (a washed-out mark of unknown shape whose restored colour plainly fits a print colour
+    # other than the yellow glare leaves of any ink keeps it, but shows no colour for the others)
+    own = [guess and colour is not Colour.YELLOW and _colour_surety(weight, fitted) >= _OWN_COLOUR
+           for guess, colour, weight, fitted in zip(shapeless, colours, confidence, fit)]
     paler = [glare_spot and colour in _PALE_CHROMA and float(np.hypot(*lab[i, 1:])) < _PALE_CHROMA[colour]
              for i, colour in enumerate(colours)]
     lone = sum(paler) == 1
     pale = [colour in _PALE_CHROMA and (WASHED in blob.doubt or (lone and paler_one))
             for blob, colour, paler_one in zip(seg.blobs, colours, paler)]
-    shown = {colour for colour, guess, washed in zip(colours, shapeless, pale) if not (guess or washed)}
-    unknown = [guess or (washed and len(shown) == 1) for guess, washed in zip(shapeless, pale)]
+    shown = {colour for colour, guess, washed, dull in zip(colours, shapeless, pale, dull_yellow)
+             if not (guess or washed or dull)}
+    unknown = [(guess and not kept) or (washed and len(shown) == 1) or dull
+               for guess, kept, washed, dull in zip(shapeless, own, pale, dull_yellow)]
     if any(unknown):
         colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER, unknown)
     return colours, confidence, fit

@@ -1009,3 +1009,53 @@ def test_a_faint_line_along_the_edge_is_no_faint_symbol(card_art, grey):
     cv2.circle(middle, (40, 58), 9, (grey, grey + 4, grey + 6), -1, cv2.LINE_AA)
     reading = read_card(card_art.light(middle, noise=2.0))
     assert "faint blob" in reading.reason and reading.confidence < 0.5, reading
+
+
+def _lab_blob(lab, through_lab=None, x=40.0):
+    """A solid square mark whose balanced colour (paper = 1.0) is the CIE ``lab`` given, and
+    its colour with glare's light taken off ``through_lab`` (None: no glare around it)."""
+    from vision.blobs import Blob
+    from vision.shapes import measure_shape
+
+    def bgr(values):
+        lab8 = np.array([[[values[0] * 255.0 / 100.0, values[1] + 128.0, values[2] + 128.0]]])
+        return cv2.cvtColor(np.clip(lab8 + 0.5, 0, 255).astype(np.uint8), cv2.COLOR_Lab2BGR)[0, 0].astype(np.float32) / 255.0
+
+    square = np.array([[[0, 0]], [[0, 15]], [[15, 15]], [[15, 0]]], np.int32)
+    return Blob((x, 40.0), measure_shape(square), bgr(lab), 0.2, (),
+                through_glare_bgr=None if through_lab is None else bgr(through_lab))
+
+
+@pytest.mark.parametrize("through_lab, read", [((72.0, -11.0, 45.0), "green"), ((65.0, 7.0, 38.0), "green"),
+                                               ((90.0, -5.0, 67.0), "yellow"), ((86.0, 3.0, 63.0), "yellow")],
+                         ids=["green-left-pale", "green-left-dim", "yellow", "yellow-least-chroma"])
+def test_a_pale_yellow_reading_stays_yellow_with_glare_taken_off_only_if_as_strong_as_a_print(through_lab, read):
+    # On a card of red and green symbols, a warm lamp's glare leaves a green symbol pale
+    # yellow once divided by the paper, and still a dull yellow with glare's light taken off
+    # (what is left of it absorbs in blue alone): it takes a colour the card shows. A yellow
+    # print so read keeps a yellow's chroma. (Colours as fresh hard renders showed them.)
+    from vision.read import _colours
+    from vision.symbols import Segmentation
+
+    marks = (_lab_blob((50.0, 59.0, 40.0), x=10.0), _lab_blob((58.0, -40.0, 24.0), x=25.0),
+             _lab_blob((89.0, -4.0, 35.0), through_lab))
+    colours = _colours(Segmentation(marks, 0.1), None, glare_spot=True)[0]
+    assert [c.value for c in colours] == ["red", "green", read]
+
+
+@pytest.mark.parametrize("lab, read", [((57.0, 8.0, -46.0), "blue"), ((84.0, -64.0, 49.0), "green"),
+                                       ((98.0, -19.0, 75.0), "red"), ((44.0, 26.0, -21.0), "black")],
+                         ids=["plainly-blue", "plainly-green", "yellow", "doubtfully-blue"])
+def test_a_washed_out_mark_of_unknown_shape_keeps_its_colour_only_when_plainly_no_yellow(lab, read):
+    # A symbol glare washed out and broke (its shape unknown) on a card of black and red
+    # symbols: its colour restored to a full ink's strength plainly reads blue or green, and is
+    # kept; a yellow reading (what glare leaves of any ink) or a doubtful one takes the colour
+    # of the card's other symbols that fits it best. (Colours as fresh medium renders showed them.)
+    from vision.read import _colours
+    from vision.symbols import SHAPELESS, WASHED, Segmentation
+
+    washed = _lab_blob(lab)
+    marks = (_lab_blob((30.0, 0.0, 0.0), x=10.0), _lab_blob((50.0, 59.0, 40.0), x=25.0),
+             type(washed)(washed.center_xy, washed.features, washed.mean_bgr, washed.extent, (WASHED, SHAPELESS)))
+    colours = _colours(Segmentation(marks, 0.1), None, glare_spot=True)[0]
+    assert [c.value for c in colours] == ["black", "red", read]
