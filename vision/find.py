@@ -73,6 +73,7 @@ _TINT_EDGES = (80, 160)  # the likeness to the paper's tint is twice as grainy o
 # (a card 27% hidden measured 0.59); a whole card measured 0.49 by neighbours seen at a slant,
 # but 0.81 of the frame's median.
 _PIECE_OF_CARD, _PIECE_OF_FOUND = 0.55, 0.7
+_BYTES_AND_ONE = np.arange(1, 257, dtype=np.float32)  # each byte's value plus one, as a float
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -252,22 +253,24 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     centres = outlines.mean(axis=1, keepdims=True)
     for middle in np.round(centres + 0.7 * (outlines - centres)).astype(np.int32):
         cv2.fillConvexPoly(middles, middle, 1)
-    light = np.ascontiguousarray(small_lab[..., 0])
-    brightest = histogram_percentiles(np.bincount(light[middles.view(bool)], minlength=256), (60,))[0]
+    light = cv2.extractChannel(small_lab, 0)
+    counts = cv2.calcHist([light], [0], middles, [256], [0, 256]).ravel().astype(np.int64)  # (whole counts, exact in floats)
+    brightest = histogram_percentiles(counts, (60,))[0]
     # (a whole lightness is at least ``brightest`` where it is above its ceiling less one)
     paper = np.flatnonzero((cv2.threshold(light, np.ceil(brightest) - 1, 1, cv2.THRESH_BINARY)[1] & middles).view(bool))
     if not len(paper):
         return []
-    paper_bgr = small_bgr.reshape(-1, 3).take(paper, axis=0).astype(np.float32) + 1.0
-    tint = np.median(paper_bgr / (paper_bgr[:, 0] + paper_bgr[:, 1] + paper_bgr[:, 2])[:, None], axis=0).astype(np.float32)
+    paper_bgr = small_bgr.reshape(-1, 3).take(paper, axis=0).T.astype(np.float32, order="C") + 1.0  # (3, M): each channel's median runs along a row
+    tint = np.median(paper_bgr / (paper_bgr[0] + paper_bgr[1] + paper_bgr[2]), axis=1).astype(np.float32)
     # The distance of each pixel's chromaticity from the paper's: |bgr - tint * total| / total.
-    bgr = small_bgr.astype(np.float32) + 1.0
+    bgr = cv2.LUT(small_bgr, _BYTES_AND_ONE)
     total = cv2.transform(bgr, np.ones((1, 3), np.float32))  # (OpenCV's sums over channels: numpy's are slow)
     off = cv2.transform(bgr, np.eye(3, dtype=np.float32) - tint[:, None] * np.ones((1, 3), np.float32))
-    distance = cv2.divide(cv2.sqrt(cv2.transform(cv2.multiply(off, off), np.ones((1, 3), np.float32))), total)
+    distance = cv2.transform(cv2.multiply(off, off, off), np.ones((1, 3), np.float32))
+    cv2.divide(cv2.sqrt(distance, distance), total, distance)
     np.multiply(distance, np.float32(255.0 / _TINT_REACH), out=distance)
     # max(255 - d, 0) as 255 - min(d, 255): OpenCV's threshold takes the minimum far faster than numpy.
-    like = cv2.threshold(distance, 255.0, 255.0, cv2.THRESH_TRUNC)[1]
+    like = cv2.threshold(distance, 255.0, 255.0, cv2.THRESH_TRUNC, distance)[1]
     np.subtract(np.float32(255.0), like, out=like)
     np.multiply(like, cv2.threshold(light, _DARK_L, 1, cv2.THRESH_BINARY)[1], out=like)  # nought where dark
     white_u8 = blurred_whiteness(like)

@@ -40,9 +40,13 @@ def lab_whiteness(lab: NDArray[np.uint8],
     if cast_ab is None:
         cast_ab = _cast_of_brightest(lab[::3, ::3])  # (as light_cast, on the Lab image at hand)
     light, a, b = cv2.split(lab)  # contiguous planes: numpy converts a strided one at a third of the speed
-    a = a.astype(np.float32) - (128 + cast_ab[0])
-    b = b.astype(np.float32) - (128 + cast_ab[1])
-    return cv2.addWeighted(light.astype(np.float32), 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
+    # Bytes to floats through tables of their 256 values: one pass each, no temporaries.
+    a = cv2.LUT(a, _BYTES - np.float32(128 + cast_ab[0]))
+    b = cv2.LUT(b, _BYTES - np.float32(128 + cast_ab[1]))
+    return cv2.addWeighted(cv2.LUT(light, _BYTES), 1.0, cv2.magnitude(a, b, a), -CHROMA_WEIGHT, 0.0, b), cast_ab
+
+
+_BYTES = np.arange(256, dtype=np.float32)
 
 
 def light_cast(frame_bgr: NDArray[np.uint8], share: float = 0.1, lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:
