@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["paper_mask", "whiteness", "lab_whiteness", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
+__all__ = ["paper_mask", "whiteness", "lab_whiteness", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST", "pixel_runs"]
 
 CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 _PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
@@ -47,6 +47,19 @@ def lab_whiteness(lab: NDArray[np.uint8],
 
 
 _BYTES = np.arange(256, dtype=np.float32)
+
+
+_RUN, _RUN_ON = 32768, 64  # pixels worked on at a time, and how far each run runs on into the next
+
+
+def pixel_runs(count: int) -> list[tuple[int, int]]:
+    """(start, stop) of runs of ``count`` pixels (a frame's, in order) worked on in turn.
+
+    Each run but the last runs ``_RUN_ON`` pixels on into the next: OpenCV ends each call
+    with its last few pixels in a slower loop whose sums round otherwise, and the next run
+    writes them again, so that the pixels come out as from one call over the whole frame, to the bit.
+    """
+    return [(start, min(count, start + _RUN + _RUN_ON)) for start in range(0, count, _RUN)]
 
 
 def light_cast(frame_bgr: NDArray[np.uint8], share: float = 0.1, lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:
