@@ -59,7 +59,12 @@ def pixel_runs(count: int) -> list[tuple[int, int]]:
     with its last few pixels in a slower loop whose sums round otherwise, and the next run
     writes them again, so that the pixels come out as from one call over the whole frame, to the bit.
     """
-    return [(start, min(count, start + _RUN + _RUN_ON)) for start in range(0, count, _RUN)]
+    runs = []
+    for start in range(0, count, _RUN):
+        runs.append((start, min(count, start + _RUN + _RUN_ON)))
+        if runs[-1][1] == count:
+            break
+    return runs
 
 
 def light_cast(frame_bgr: NDArray[np.uint8], share: float = 0.1, lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:
