@@ -73,7 +73,6 @@ _TINT_EDGES = (80, 160)  # the likeness to the paper's tint is twice as grainy o
 # (a card 27% hidden measured 0.59); a whole card measured 0.49 by neighbours seen at a slant,
 # but 0.81 of the frame's median.
 _PIECE_OF_CARD, _PIECE_OF_FOUND = 0.55, 0.7
-_BYTES_AND_ONE = np.arange(1, 257, dtype=np.float32)  # each byte's value plus one, as a float
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -303,7 +302,8 @@ def _tint_likeness(small_bgr: NDArray[np.uint8], light: NDArray[np.uint8], tint:
     ones = np.ones((1, 3), np.float32)
     matrix = np.eye(3, dtype=np.float32) - tint[:, None] * ones
     for start, stop in pixel_runs(count):
-        bgr = cv2.LUT(pixels[start:stop], _BYTES_AND_ONE)
+        bgr = pixels[start:stop].astype(np.float32)
+        bgr += np.float32(1.0)
         total = cv2.transform(bgr, ones)  # (OpenCV's sums over channels: numpy's are slow)
         off = cv2.transform(bgr, matrix, bgr)
         run = like[start:stop]
