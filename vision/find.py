@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.outline import pull_in_outlines, reach_outlines
-from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, shade
+from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, pixel_runs, shade
 from vision.quads import (CardQuad, frame_level, grow, meet_lines, order_corners, sides, sides_outwards, snap_all_corners, square_up,
                           unit, warp_card)
 from vision.regions import (LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside,
@@ -252,24 +252,16 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     centres = outlines.mean(axis=1, keepdims=True)
     for middle in np.round(centres + 0.7 * (outlines - centres)).astype(np.int32):
         cv2.fillConvexPoly(middles, middle, 1)
-    light = np.ascontiguousarray(small_lab[..., 0])
-    brightest = histogram_percentiles(np.bincount(light[middles.view(bool)], minlength=256), (60,))[0]
+    light = cv2.extractChannel(small_lab, 0)
+    counts = cv2.calcHist([light], [0], middles, [256], [0, 256]).ravel().astype(np.int64)  # (whole counts, exact in floats)
+    brightest = histogram_percentiles(counts, (60,))[0]
     # (a whole lightness is at least ``brightest`` where it is above its ceiling less one)
     paper = np.flatnonzero((cv2.threshold(light, np.ceil(brightest) - 1, 1, cv2.THRESH_BINARY)[1] & middles).view(bool))
     if not len(paper):
         return []
-    paper_bgr = small_bgr.reshape(-1, 3).take(paper, axis=0).astype(np.float32) + 1.0
-    tint = np.median(paper_bgr / (paper_bgr[:, 0] + paper_bgr[:, 1] + paper_bgr[:, 2])[:, None], axis=0).astype(np.float32)
-    # The distance of each pixel's chromaticity from the paper's: |bgr - tint * total| / total.
-    bgr = small_bgr.astype(np.float32) + 1.0
-    total = cv2.transform(bgr, np.ones((1, 3), np.float32))  # (OpenCV's sums over channels: numpy's are slow)
-    off = cv2.transform(bgr, np.eye(3, dtype=np.float32) - tint[:, None] * np.ones((1, 3), np.float32))
-    distance = cv2.divide(cv2.sqrt(cv2.transform(cv2.multiply(off, off), np.ones((1, 3), np.float32))), total)
-    np.multiply(distance, np.float32(255.0 / _TINT_REACH), out=distance)
-    # max(255 - d, 0) as 255 - min(d, 255): OpenCV's threshold takes the minimum far faster than numpy.
-    like = cv2.threshold(distance, 255.0, 255.0, cv2.THRESH_TRUNC)[1]
-    np.subtract(np.float32(255.0), like, out=like)
-    np.multiply(like, cv2.threshold(light, _DARK_L, 1, cv2.THRESH_BINARY)[1], out=like)  # nought where dark
+    paper_bgr = small_bgr.reshape(-1, 3).take(paper, axis=0).T.astype(np.float32, order="C") + 1.0  # (3, M): each channel's median runs along a row
+    tint = np.median(paper_bgr / (paper_bgr[0] + paper_bgr[1] + paper_bgr[2]), axis=1).astype(np.float32)
+    like = _tint_likeness(small_bgr, light, tint)
     white_u8 = blurred_whiteness(like)
     span = sweep_span(white_u8[::4, ::4])
     # Only the paper-like parts no card found explains are swept, in boxes around them.
@@ -294,6 +286,34 @@ def _of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], d
     # Apart means apart: a card beside the cards found lies over none of them.
     return [r for r in kept if max(cv2.intersectConvexConvex(r.corners_xy, c)[0] for c in corners)
             < _TINT_OVERLAP * cv2.contourArea(r.corners_xy)]
+
+
+def _tint_likeness(small_bgr: NDArray[np.uint8], light: NDArray[np.uint8], tint: NDArray[np.float32]) -> NDArray[np.float32]:
+    """How like the paper's chromaticity ``tint`` (3,) each pixel is: 255 at it, nought at
+    ``_TINT_REACH`` from it or further, and where the lightness ``light`` is below ``_DARK_L``: (H, W) float32.
+
+    The distance is |bgr - tint * total| / total (each channel one more, so that black has a
+    chromaticity); it is taken run by run of pixels (``pixel_runs``), whose floats stay in
+    the core's cache, instead of over whole frames of them."""
+    height, width = light.shape
+    count = height * width
+    pixels, lit = small_bgr.reshape(-1, 1, 3), cv2.threshold(light, _DARK_L, 1, cv2.THRESH_BINARY)[1].reshape(-1, 1)
+    like = np.empty((count, 1), np.float32)
+    ones = np.ones((1, 3), np.float32)
+    matrix = np.eye(3, dtype=np.float32) - tint[:, None] * ones
+    for start, stop in pixel_runs(count):
+        bgr = pixels[start:stop].astype(np.float32)
+        bgr += np.float32(1.0)
+        total = cv2.transform(bgr, ones)  # (OpenCV's sums over channels: numpy's are slow)
+        off = cv2.transform(bgr, matrix, bgr)
+        run = like[start:stop]
+        cv2.divide(cv2.sqrt(cv2.transform(cv2.multiply(off, off, off), ones, run), run), total, run)
+        np.multiply(run, np.float32(255.0 / _TINT_REACH), out=run)
+        # max(255 - d, 0) as 255 - min(d, 255): OpenCV's threshold takes the minimum far faster than numpy.
+        cv2.threshold(run, 255.0, 255.0, cv2.THRESH_TRUNC, run)
+        np.subtract(np.float32(255.0), run, out=run)
+        np.multiply(run, lit[start:stop], out=run)  # nought where dark
+    return like.reshape(height, width)
 
 
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:

@@ -142,7 +142,7 @@ def _outline_along(profile: NDArray[np.float32], reach: NDArray[np.float32]) -> 
     # after the first fall and a fall a little further out stays down to the band's end, that
     # later one is the outline (a neighbour beyond a gap brings paper back for good).
     paperlike = profile >= (paper - _MARGIN_SHARE * (paper - table))[..., None]
-    paper_again = np.flip(np.cumsum(np.flip(paperlike, -1), -1), -1) > 0
+    paper_again = np.flip(np.logical_or.accumulate(np.flip(paperlike, -1), axis=-1), -1)
     last, lasting = _first_run(low & ~paper_again, stay)
     line = lasting & (last > first) & (reach[first] <= _BORDER) & (reach[last] - reach[first] <= _LINE_TO_OUTLINE)
     first = np.where(line, last, first)
@@ -160,7 +160,7 @@ def _outline_along(profile: NDArray[np.float32], reach: NDArray[np.float32]) -> 
     # Further out than a printed border lies, the side moves out across paper, and the fall
     # is from paper (the last samples before it nearly as white as the paper inside), not
     # from a pale stripe of cloth.
-    papery = np.cumsum(paperlike, axis=-1)
+    papery = np.cumsum(paperlike, axis=-1, dtype=np.int16)
     zero = int(np.searchsorted(reach, 0.0))
     across = np.take_along_axis(papery, np.maximum(first - 1, zero)[..., None], axis=-1)[..., 0] - papery[..., zero - 1]
     before = np.take_along_axis(profile, np.clip(first[..., None] - np.arange(1, 4), 0, None), axis=-1).max(axis=-1)

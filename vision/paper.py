@@ -6,11 +6,13 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["paper_mask", "whiteness", "lab_whiteness", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST"]
+__all__ = ["paper_mask", "whiteness", "lab_whiteness", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST", "pixel_runs"]
 
 CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 _PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
 SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
+_BYTES = np.arange(256, dtype=np.float32)  # each byte's value, as a float
+_RUN, _RUN_ON = 32768, 64  # pixels worked on at a time, and how far each run runs on into the next
 
 
 def paper_mask(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -40,9 +42,26 @@ def lab_whiteness(lab: NDArray[np.uint8],
     if cast_ab is None:
         cast_ab = _cast_of_brightest(lab[::3, ::3])  # (as light_cast, on the Lab image at hand)
     light, a, b = cv2.split(lab)  # contiguous planes: numpy converts a strided one at a third of the speed
-    a = a.astype(np.float32) - (128 + cast_ab[0])
-    b = b.astype(np.float32) - (128 + cast_ab[1])
-    return cv2.addWeighted(light.astype(np.float32), 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0), cast_ab
+    # Bytes to floats through tables of their 256 values: one pass each, no temporaries. (All
+    # OpenCV's own arrays: its magnitude rounds the last bit by where its arrays lie in memory.)
+    a = cv2.LUT(a, _BYTES - np.float32(128 + cast_ab[0]))
+    b = cv2.LUT(b, _BYTES - np.float32(128 + cast_ab[1]))
+    return cv2.addWeighted(cv2.LUT(light, _BYTES), 1.0, cv2.magnitude(a, b, a), -CHROMA_WEIGHT, 0.0, b), cast_ab
+
+
+def pixel_runs(count: int) -> list[tuple[int, int]]:
+    """(start, stop) of runs of ``count`` pixels (a frame's, in order) worked on in turn.
+
+    Each run but the last runs ``_RUN_ON`` pixels on into the next: OpenCV ends each call
+    with its last few pixels in a slower loop whose sums round otherwise, and the next run
+    writes them again, so that the pixels come out as from one call over the whole frame, to the bit.
+    """
+    runs = []
+    for start in range(0, count, _RUN):
+        runs.append((start, min(count, start + _RUN + _RUN_ON)))
+        if runs[-1][1] == count:
+            break
+    return runs
 
 
 def light_cast(frame_bgr: NDArray[np.uint8], share: float = 0.1, lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:

@@ -43,8 +43,9 @@ class CardQuad:
     def __post_init__(self) -> None:
         if self.corners_xy.shape != (4, 2):
             raise ValueError(f"corners_xy must have shape (4, 2), got {self.corners_xy.shape}")
-        x, y = self.corners_xy.mean(axis=0)
-        object.__setattr__(self, "center_xy", (float(x), float(y)))
+        # (the mean as numpy takes it, the corners' sum over four, without ``mean``'s cost per call)
+        x, y = (np.add.reduce(self.corners_xy, axis=0) / 4).tolist()
+        object.__setattr__(self, "center_xy", (x, y))
         object.__setattr__(self, "size_wh", sides(self.corners_xy))
 
 

@@ -95,15 +95,21 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
         shapes, box = _sized_outlines(contours, hierarchy, min_side, min_area, max_area)
         # About the same region as one at the level below is that one; one no card there
         # is looked at again unless it is just the same.
-        kept = before_index >= 0
-        same = ((np.abs(box[:, None, :4] - before[None, :, :4]).max(axis=2) <= np.where(kept, 4, 0))
-                & (np.abs(box[:, None, 4] - before[None, :, 4]) <= np.where(kept, 0.08, 0.002) * box[:, None, 4]))
-        matched = same.any(axis=1)
-        index = np.where(matched, before_index[same.argmax(axis=1)] if len(before) else -1, -1)
-        for k in np.flatnonzero(index >= 0):
-            counts[index[k]] += 1
-        for k in np.flatnonzero(~matched):
-            fitted = _fit(shapes[k], float(box[k, 4]), min_side)
+        index = np.full(len(box), -1)
+        if len(box) and len(before):
+            kept = before_index >= 0
+            same = ((np.abs(box[:, None, :4] - before[None, :, :4]).max(axis=2) <= np.where(kept, 4, 0))
+                    & (np.abs(box[:, None, 4] - before[None, :, 4]) <= np.where(kept, 0.08, 0.002) * box[:, None, 4]))
+            matched = same.any(axis=1)
+            index[matched] = before_index[same.argmax(axis=1)[matched]]
+            for i in index[index >= 0].tolist():
+                counts[i] += 1
+            unmatched = np.flatnonzero(~matched).tolist()
+        else:
+            unmatched = range(len(box))
+        areas = box[:, 4].tolist()
+        for k in unmatched:
+            fitted = _fit(shapes[k], areas[k], min_side)
             if fitted is not None:
                 index[k] = len(regions)
                 regions.append(Region(*fitted, level))

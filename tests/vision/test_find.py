@@ -595,3 +595,25 @@ def test_a_card_among_a_checked_cloths_squares_is_sized_by_the_cards_with_symbol
     kept = _fitting([Region(card.corners_xy, 1.0, 0)], [180.0], chosen, corners, found, white)
 
     assert [r.corners_xy.tolist() for r in kept] == [card.corners_xy.tolist()]
+
+
+def test_the_tint_likeness_taken_run_by_run_is_the_whole_frames_to_the_bit() -> None:
+    from vision.find import _DARK_L, _TINT_REACH, _tint_likeness
+
+    rng = np.random.default_rng(11)
+    frame = rng.integers(0, 256, (301, 457, 3), dtype=np.uint8)  # five runs of pixels, the last short
+    frame[:10, :10] = (200, 210, 220)  # of the paper's tint
+    frame[-1, -1] = (5, 5, 5)  # too dark to be paper
+    light = cv2.extractChannel(cv2.cvtColor(frame, cv2.COLOR_BGR2LAB), 0)
+    tint = np.array([201, 211, 221], np.float32) / (201 + 211 + 221)
+    # The likeness over the whole frame at once, as OpenCV takes it in one call each.
+    bgr = frame.astype(np.float32) + 1.0
+    total = cv2.transform(bgr, np.ones((1, 3), np.float32))
+    off = cv2.transform(bgr, np.eye(3, dtype=np.float32) - tint[:, None] * np.ones((1, 3), np.float32))
+    distance = cv2.divide(cv2.sqrt(cv2.transform(cv2.multiply(off, off), np.ones((1, 3), np.float32))), total)
+    whole = np.float32(255.0) - np.minimum(distance * np.float32(255.0 / _TINT_REACH), np.float32(255.0))
+    whole *= light > _DARK_L  # (nought where dark)
+    like = _tint_likeness(frame, light, tint)
+    assert like.shape == (301, 457) and like.dtype == np.float32
+    assert np.array_equal(like.view(np.uint32), whole.view(np.uint32))
+    assert like[5, 5] > 254 and like[-1, -1] == 0

@@ -2,8 +2,9 @@
 
 import cv2
 import numpy as np
+import pytest
 
-from vision.paper import CHROMA_WEIGHT, faces_cast, lab_whiteness, light_cast, shade, whiteness
+from vision.paper import CHROMA_WEIGHT, faces_cast, lab_whiteness, light_cast, pixel_runs, shade, whiteness
 
 
 def test_whiteness_is_lightness_less_chroma_away_from_the_cast() -> None:
@@ -57,3 +58,11 @@ def test_the_frames_lab_once_converted_gives_the_same_whiteness_cast_and_shade()
     light = shade(frame)
     assert light is not None and light.min() < 0.9  # the shadow is seen
     assert np.array_equal(shade(frame, lab), light)
+
+
+@pytest.mark.parametrize("count", [1, 64, 32768, 32769, 518400, 100_003])
+def test_pixel_runs_cover_every_pixel_in_order_each_running_on_into_the_next(count) -> None:
+    runs = pixel_runs(count)
+    assert runs[0][0] == 0 and runs[-1][1] == count and all(stop < count for _, stop in runs[:-1])
+    for (start, stop), (after, _) in zip(runs, runs[1:]):
+        assert start < after and stop - after == 64  # the next run writes the last 64 again
