@@ -8,7 +8,9 @@ short shows a side pair well below the card's. A quad skewed past any card's vie
 one corner pulled off its card, is completed from its other three corners where that
 gives a quad of the card's size. A quad larger than the card, of a card lying over another and
 the part of that one it leaves in view, is refitted as the card within it whose outline, a
-thin shadow over the paper beneath, is seen all round.
+thin shadow over the paper beneath, is seen all round: placed at one of the quad's corners, or
+where the card's outline follows the light steps inside the quad best (the quad's corners may
+be the card's beneath, its paper peeking out all round the card on top).
 """
 
 from __future__ import annotations
@@ -55,17 +57,28 @@ _OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
 # as well as the quad, and where it adds _REFIT_ADDED[0] of itself or more to the quad, at
 # least _REFIT_ADDED[1] of that is its paper.
 _REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.6, 0.5, (0.14, 0.3)
-# A quad larger than the card by _OVERSIZED (log) on a side pair, refitted to no card, took in
-# more than its card: mostly a card lying over another, whose paper ran on into the one
-# beneath. The card's outline over the other card's paper is only a thin shadow: it is looked
+# A quad larger than the card by _OVERSIZED (log) on a side pair took in more than its card:
+# mostly a card lying over another, whose paper ran on into the one beneath. The card's outline over the other card's paper is only a thin shadow: it is looked
 # for as a light step of _FAINT_STEP within _FAINT_REACH short sides, among the cards at the
-# quad's corners lying within it (at least _WITHIN of their inside) and covering at least half
+# quad's corners (and placed by their outline, below) lying within it (at least _WITHIN of their inside) and covering at least half
 # of it (the part of the card beneath left in view is less than a card). On fresh medium renders
 # such quads measured 1.25-1.6 cards long; the card on top, placed by the neighbours' size
 # (10-20 px off), showed its outline so along 0.9-1 of the normals across every side (along
 # 0.3-0.6 of them across its side over the card beneath at the usual step). A card half under
 # a cloth measured 1.18 and was refitted worse.
 _OVERSIZED, _FAINT_STEP, _FAINT_REACH, _WITHIN = 0.2, 6.0, 0.1, 0.8
+# Within such a quad the card on top is also looked for by its own outline, anywhere: the
+# quad's corners may be the card's beneath, its paper peeking out all round the card on top.
+# On fresh hard and medium renders 3 cards on top were found so and at no corner (1 turned
+# 13 degrees from the quad round it). A neighbour's plane, rectified at _STEP_PX pixels
+# a card short side, is matched with the card's outline turned every 2 degrees over the light
+# steps' strength (Sobel, capped at _STEP_CAP so that symbols do not outweigh a faint outline);
+# the _STEP_CARDS best matches are asked for as the cards at the corners are.
+_STEP_PX, _STEP_CAP, _STEP_ANGLES, _STEP_CARDS = 48.0, 60.0, np.arange(0.0, 180.0, 2.0), 6
+# A card so placed and snapped shows its outline within _CLOSE_REACH short sides along at least
+# _CLOSE_SEEN of the normals across each side. On fresh renders the cards on top so found showed
+# it along 0.75-1; a card placed on a white mug's rim, and one on a card hardly in view, 0.33-0.58.
+_CLOSE_REACH, _CLOSE_SEEN = 0.04, 0.7
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 _INSIDE_U, _INSIDE_V = (w.ravel()[:, None] for w in np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10)))
 
@@ -438,7 +451,10 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     no card is so seen
     """
     c = order_corners(corners_xy).astype(np.float64)
-    cards = [order_corners(card.astype(np.float32)) for card in _cards_at_corners(c, planes, aspect)
+    placed = _cards_at_corners(c, planes, aspect)
+    if within:
+        placed = np.concatenate([placed, _cards_along_steps(frame_bgr, c, planes[0], aspect)])
+    cards = [order_corners(card.astype(np.float32)) for card in placed
              if np.all(np.isfinite(card)) and cv2.isContourConvex(card.astype(np.float32).reshape(-1, 1, 2))]
     if not cards:
         return corners_xy
@@ -460,6 +476,60 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     if not fitting.any():
         return corners_xy
     return quads[int(np.argmax(np.where(fitting, score, -np.inf)))].astype(np.float32)
+
+
+def _cards_along_steps(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], plane: NDArray[np.float64],
+                      aspect: float) -> NDArray[np.float64]:
+    """The cards of the deck's size on a neighbour's table ``plane`` (3, 3, the image onto its
+    unit square) whose outlines follow the light steps in and around quad ``c`` (4, 2) best, at
+    each of ``_STEP_ANGLES`` (the ``_STEP_CARDS`` best of them): a card lying over another
+    within a quad that took in both, placed by its own outline, not by the quad's corners.
+    The plane, rectified at ``_STEP_PX`` pixels a card short side, is matched with the card's
+    outline turned to each angle, over the steps' strength (up to ``_STEP_CAP``). Each is snapped
+    onto the outline (:func:`_snapped`) and kept where that is seen closely all round: a faint
+    step within ``_CLOSE_REACH`` short sides along ``_CLOSE_SEEN`` of the normals across each
+    side: (M, 4, 2), M up to ``_STEP_CARDS``."""
+    to_plane = np.diag([_STEP_PX, _STEP_PX * aspect, 1.0]) @ plane
+    quad = cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_plane).reshape(-1, 2)
+    low = quad.min(axis=0) - 0.3 * _STEP_PX
+    size = np.ceil(quad.max(axis=0) + 0.3 * _STEP_PX - low).astype(int)
+    if not np.all(np.isfinite(quad)) or size.max() > 4 * _STEP_PX * aspect:
+        return np.empty((0, 4, 2))
+    to_patch = np.array([[1.0, 0.0, -low[0]], [0.0, 1.0, -low[1]], [0.0, 0.0, 1.0]]) @ to_plane
+    x0, y0 = np.maximum(np.floor(c.min(axis=0)) - 2, 0).astype(int)
+    x1, y1 = (np.ceil(c.max(axis=0)) + 3).astype(int)
+    gray = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    to_patch = to_patch @ np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
+    patch = cv2.warpPerspective(gray, to_patch, (int(size[0]), int(size[1])), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    steps = np.minimum(np.hypot(cv2.Sobel(patch, cv2.CV_32F, 1, 0), cv2.Sobel(patch, cv2.CV_32F, 0, 1)), _STEP_CAP)
+    size_wh = _STEP_PX * np.array([1.0, aspect])
+    matched = [_match_outline(steps, size_wh, angle) for angle in _STEP_ANGLES]
+    best = sorted((m for m in matched if m is not None), key=lambda m: -m[0])[:_STEP_CARDS]
+    if not best:
+        return np.empty((0, 4, 2))
+    placed = np.array([q for _, q in best]).reshape(-1, 1, 2)
+    placed = cv2.perspectiveTransform(placed, np.linalg.inv(to_patch)).reshape(-1, 4, 2) + np.array([x0, y0])
+    snapped = np.array([_snapped(frame_bgr, order_corners(card.astype(np.float32))) for card in placed], np.float64)
+    reach = max(_CLOSE_REACH * float(np.median([min(sides(card.astype(np.float32))) for card in snapped])), 2.0)
+    return snapped[_outline_shares(frame_bgr, snapped, reach, _FAINT_STEP).min(axis=1) >= _CLOSE_SEEN]
+
+
+def _match_outline(steps: NDArray[np.float32], size_wh: NDArray[np.float64],
+                   angle: float) -> tuple[float, NDArray[np.float64]] | None:
+    """Where in ``steps`` (the light steps' strength) the outline of a rectangle ``size_wh``
+    turned by ``angle`` degrees follows them best: its summed strength there and its corners
+    (4, 2); None where it does not fit in."""
+    turn = np.radians(angle)
+    turned = (np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]) * size_wh / 2) @ np.array(
+        [[np.cos(turn), np.sin(turn)], [-np.sin(turn), np.cos(turn)]])
+    half = np.ceil(np.abs(turned).max(axis=0)).astype(int) + 1
+    outline = np.zeros((2 * half[1] + 1, 2 * half[0] + 1), np.float32)
+    if outline.shape[0] > steps.shape[0] or outline.shape[1] > steps.shape[1]:
+        return None
+    cv2.polylines(outline, [np.round(turned + half).astype(np.int32)], True, 1.0, 1)
+    match = cv2.matchTemplate(steps, outline, cv2.TM_CCORR)
+    y, x = np.unravel_index(int(np.argmax(match)), match.shape)
+    return float(match[y, x]), turned + half + np.array([x, y])
 
 
 def _outline_shares(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float64], reach_px: float,

@@ -227,3 +227,23 @@ def test_a_card_covering_less_than_half_of_the_quad_round_it_is_not_taken_for_th
     cv2.line(frame, tuple(np.round(CARDS[3][2]).astype(int)), tuple(np.round(CARDS[3][3]).astype(int)),
              tuple(int(v) - 8 for v in PAPER), 2)
     assert np.array_equal(refit_off_cards(frame, CARDS[:3] + [long_quad])[3], long_quad)
+
+
+def _overlap(a, b):
+    shared = cv2.intersectConvexConvex(np.float32(a), np.float32(b))[0]
+    return shared / (cv2.contourArea(np.float32(a)) + cv2.contourArea(np.float32(b)) - shared)
+
+
+def test_a_card_turned_over_another_is_refitted_by_its_own_outline_not_the_quads_corners() -> None:
+    # The card on top is turned 25 degrees over the middle of the one beneath, whose corners
+    # show all round it: no card at a corner of the quad round both is the card on top.
+    beneath, top, other = _card((255, 320), 8.0), _card((255, 320), 33.0), _card((440, 320))
+    frame = np.zeros((480, 520, 3), np.uint8) + np.uint8(TABLE)
+    for corners in CARDS[:3] + [other, beneath]:
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), PAPER)
+    cv2.polylines(frame, [np.round(top).astype(np.int32)], True, tuple(int(v) - 8 for v in PAPER), 5)  # its thin shadow
+    cv2.fillConvexPoly(frame, np.round(top).astype(np.int32), PAPER)
+    around = order_corners(cv2.boxPoints(cv2.minAreaRect(np.concatenate([beneath, top]))).astype(np.float32))
+    refitted = refit_off_cards(frame, CARDS[:3] + [other, around])
+    assert _overlap(refitted[4], top) > 0.8  # the quad round both: 0.69; snapped onto a faint outline, a few pixels off
+    assert all(np.array_equal(a, b) for a, b in zip(refitted[:4], CARDS[:3] + [other]))
