@@ -70,16 +70,20 @@ def _angle(point_xy: Sequence[float], centre: NDArray[np.float64]) -> float:
     return (math.atan2(point_xy[1] - centre[1], point_xy[0] - centre[0]) - math.pi / 2) % (2 * math.pi)
 
 
+def _outline(table_xy: NDArray[np.float64] | None, image_size_wh: tuple[int, int]) -> NDArray[np.float64]:
+    """The table top's outline (N, 2), or the image's border without one."""
+    width, height = image_size_wh
+    return table_xy if table_xy is not None else np.array(
+        [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
+
+
 def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
             image_size_wh: tuple[int, int]) -> tuple[float, tuple[float, float]]:
     """A seat across the table's middle from a point, at the table's edge (the image's edge
     without a table top), with its angle clockwise from the bottom."""
-    width, height = image_size_wh
     direction = centre - np.asarray(seat_xy, np.float64)
     direction /= max(float(np.linalg.norm(direction)), 1e-9)
-    outline = table_xy if table_xy is not None else np.array(
-        [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
-    reach = ray_exit(centre, direction, outline)
+    reach = ray_exit(centre, direction, _outline(table_xy, image_size_wh))
     if not math.isfinite(reach):
         reach = float(np.linalg.norm(centre - np.asarray(seat_xy)))
     seat = centre + direction * reach
@@ -130,10 +134,7 @@ def _in_widest_gap(seats: Sequence[tuple[float, tuple[float, float]]], corners: 
 
     if not takes_a_row_card(seat):
         return angle, seat
-    width, height = image_size_wh
-    outline = table_xy if table_xy is not None else np.array(
-        [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
-    points = _edge_points(outline, _EDGE_POINTS)
+    points = _edge_points(_outline(table_xy, image_size_wh), _EDGE_POINTS)
     at = int(np.argmin(np.linalg.norm(points - np.asarray(seat), axis=1)))
     # Along the edge from there, either way round, nearest first.
     steps = np.abs(np.arange(len(points)) - at)
