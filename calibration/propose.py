@@ -10,7 +10,8 @@ round the table.
 
 Names given say how many play: with more rows than names, the shortest rows go (of two as
 short, the one whose seat lies nearer another); a player still without a seat sits in the widest stretch of the table's edge
-that no seat has (players spread out round a table).
+that no seat has (players spread out round a table), beside a row rather than in front of it: there the cards would be
+arranged so that the guessed seat took the row's own (the player without a row has laid none yet, or none was seen).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from numpy.typing import NDArray
 from calibration.areas import ray_exit
 from calibration.rows import row_chains
 from calibration.seats import Seat
-from vision.arrange import card_geometry
+from vision.arrange import arrange_rows, card_geometry
 from vision.backs import find_backs, heap_share
 
 __all__ = ["ProposalError", "propose_seats", "seat_names", "table_centre", "off_heap"]
@@ -41,6 +42,7 @@ _ARM_PAIR = 2.0
 # A lone card with at least this share of its surroundings on the heap of face-down cards
 # lies on or against the heap: a pool card thrown back, not a player's row.
 _ON_HEAP = 0.3
+_EDGE_POINTS = 240  # a guessed seat moves along the table's edge by steps of this share of it
 
 
 class ProposalError(ValueError):
@@ -68,16 +70,20 @@ def _angle(point_xy: Sequence[float], centre: NDArray[np.float64]) -> float:
     return (math.atan2(point_xy[1] - centre[1], point_xy[0] - centre[0]) - math.pi / 2) % (2 * math.pi)
 
 
+def _outline(table_xy: NDArray[np.float64] | None, image_size_wh: tuple[int, int]) -> NDArray[np.float64]:
+    """The table top's outline (N, 2), or the image's border without one."""
+    width, height = image_size_wh
+    return table_xy if table_xy is not None else np.array(
+        [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
+
+
 def _across(seat_xy: tuple[float, float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
             image_size_wh: tuple[int, int]) -> tuple[float, tuple[float, float]]:
     """A seat across the table's middle from a point, at the table's edge (the image's edge
     without a table top), with its angle clockwise from the bottom."""
-    width, height = image_size_wh
     direction = centre - np.asarray(seat_xy, np.float64)
     direction /= max(float(np.linalg.norm(direction)), 1e-9)
-    outline = table_xy if table_xy is not None else np.array(
-        [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)], np.float64)
-    reach = ray_exit(centre, direction, outline)
+    reach = ray_exit(centre, direction, _outline(table_xy, image_size_wh))
     if not math.isfinite(reach):
         reach = float(np.linalg.norm(centre - np.asarray(seat_xy)))
     seat = centre + direction * reach
@@ -91,17 +97,52 @@ def _in_image(point_xy: Sequence[float], image_size_wh: tuple[int, int]) -> tupl
     return float(np.clip(point_xy[0], 0, width - 1)), float(np.clip(point_xy[1], 0, height - 1))
 
 
-def _in_widest_gap(angles: Sequence[float], centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
+def _edge_points(outline_xy: NDArray[np.float64], count: int) -> NDArray[np.float64]:
+    """``count`` points (count, 2) evenly spaced round a closed outline (N, 2), from its first corner."""
+    closed = np.vstack([outline_xy, outline_xy[:1]])
+    lengths = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(closed, axis=0), axis=1))])
+    at = np.linspace(0.0, lengths[-1], count, endpoint=False)
+    return np.stack([np.interp(at, lengths, closed[:, 0]), np.interp(at, lengths, closed[:, 1])], axis=1)
+
+
+def _rows_of(seats_xy: Sequence[Sequence[float]], corners: Sequence[NDArray], image_size_wh: tuple[int, int]) -> dict[int, set[int]]:
+    """Each seat's row (``arrange_rows``) as a set of card indices, by the seat's index."""
+    seats = [Seat(str(k), (float(x), float(y))) for k, (x, y) in enumerate(seats_xy)]
+    return {int(row.player): set(row.cards) for row in arrange_rows(corners, seats, image_size_wh)}
+
+
+def _in_widest_gap(seats: Sequence[tuple[float, tuple[float, float]]], corners: Sequence[NDArray],
+                   centre: NDArray[np.float64], table_xy: NDArray[np.float64] | None,
                    image_size_wh: tuple[int, int]) -> tuple[float, tuple[float, float]]:
     """A seat at the table's edge (the image's without a table top) halfway round the widest
-    gap between the seats' angles round the middle (clockwise from the bottom), with its angle."""
-    ordered = sorted(angles)
+    gap between the seats' angles round the middle (clockwise from the bottom), with its angle.
+    Where the cards would be arranged so that it took a card of another seat's row, it moves
+    along the edge to the nearest point where it takes none (players sit side by side; a
+    player without a row yet has no card there). ``seats``: each seat's angle and place."""
+    ordered = sorted(angle for angle, _ in seats)
     gaps = [((b - a) % (2 * math.pi)) or 2 * math.pi for a, b in zip(ordered, ordered[1:] + ordered[:1])]
     widest = int(np.argmax(gaps))
     angle = (ordered[widest] + gaps[widest] / 2) % (2 * math.pi)
     # _angle's inverse: the direction from the middle at this angle (0 = straight down).
     direction = np.array([-math.sin(angle), math.cos(angle)])
-    return _across(tuple(centre - direction), centre, table_xy, image_size_wh)
+    angle, seat = _across(tuple(centre - direction), centre, table_xy, image_size_wh)
+    others = [xy for _, xy in seats]
+    theirs = set().union(*_rows_of(others, corners, image_size_wh).values())
+
+    def takes_a_row_card(xy: tuple[float, float]) -> bool:
+        return bool(_rows_of([*others, xy], corners, image_size_wh).get(len(others), set()) & theirs)
+
+    if not takes_a_row_card(seat):
+        return angle, seat
+    points = _edge_points(_outline(table_xy, image_size_wh), _EDGE_POINTS)
+    at = int(np.argmin(np.linalg.norm(points - np.asarray(seat), axis=1)))
+    # Along the edge from there, either way round, nearest first.
+    steps = np.abs(np.arange(len(points)) - at)
+    for k in np.argsort(np.minimum(steps, len(points) - steps), kind="stable"):
+        moved = _in_image(points[k], image_size_wh)
+        if not takes_a_row_card(moved):
+            return _angle(moved, centre), moved
+    return angle, seat
 
 
 def table_centre(table_xy: NDArray[np.float64] | None, image_size_wh: tuple[int, int]) -> NDArray[np.float64]:
@@ -226,7 +267,7 @@ def propose_seats(
             arm = max(free)[1]
             guessed = guessed + [(_angle(arm, centre), _in_image(arm, image_size_wh))]
         else:
-            guessed = guessed + [_in_widest_gap([angle for angle, _ in placed + guessed], centre, table_xy, image_size_wh)]
+            guessed = guessed + [_in_widest_gap(placed + guessed, corners, centre, table_xy, image_size_wh)]
     placed = sorted(placed + guessed, key=lambda item: item[0])
     names = seat_names(len(placed), players)
     return tuple(Seat(name, item[1], guessed=any(item is g for g in guessed)) for name, item in zip(names, placed))

@@ -3,7 +3,7 @@
 Cards lying side by side make chains (``vision.arrange.find_chains``, as the referee
 links them). A chain may hold two neighbours' rows that touch on one table edge: it is
 cut where its pieces look most like rows of their own, each on its own straight line,
-with no gap wider than a row has. Pieces of one row parted by a card under a hand (or
+with no gap wider than a row has and no card lying on its neighbour. Pieces of one row parted by a card under a hand (or
 one the finder missed) are joined again when they lie on one line and what lies in the
 gap is not the bare table (nor, where it has room for more cards, any one card's slot of
 it); a piece seen in that gap, on the line, is the row's too. Rows lie out from the
@@ -56,6 +56,9 @@ _OFF_TABLE = 1.05  # beyond the table top's edge (with room for its outline's er
 _NEW_ROW = 6.0
 _LINE_SPREAD = 0.024
 _ROW_GAP, _GAP_COST = 0.55, 40.0
+# Two neighbours overlapping by more than _OVERLAP (in short sides; the corners found of two
+# cards touching overlap less) cost _OVERLAP_COST, more than a row: a cut falls there.
+_OVERLAP, _OVERLAP_COST = 0.05, 10.0
 # Joining two pieces across a hidden card: the gap leaves room for one or two cards
 # (in short sides), the pieces point the same way and lie on one line (in long sides),
 # and less of the gap than _HIDDEN_TABLE looks like the bare table beside the row; pieces
@@ -86,7 +89,9 @@ def _cut_into_rows(chain: list[int], geo: CardGeometry) -> list[list[int]]:
     centres = geo.centres[chain] / long
     _, _, vt = np.linalg.svd(centres - centres.mean(axis=0))
     across = centres @ np.array([-vt[0][1], vt[0][0]])
-    wide = (_GAP_COST * np.maximum(0.0, neighbour_gaps(geo, chain) - _ROW_GAP)).tolist()
+    gaps = neighbour_gaps(geo, chain)
+    # Two neighbours overlapping are two rows' ends: a player lays their row's cards side by side.
+    wide = (_GAP_COST * np.maximum(0.0, gaps - _ROW_GAP) + np.where(gaps < -_OVERLAP, _OVERLAP_COST, 0.0)).tolist()
 
     def cost(a: int, b: int) -> float:
         spread = off_line(centres[a:b], across[a:b], 1.0)  # centres and offsets already in long sides

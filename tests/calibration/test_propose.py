@@ -247,3 +247,42 @@ def test_named_the_players_of_a_table_whose_only_card_lies_under_a_hand_get_thei
     for true in true_seats(truth):
         assert min(np.hypot(*np.subtract(s.position_xy, true.position_xy)) for s in seats) < 1.5 * long_side, true.name
     assert len(seats) == 3
+
+
+def test_a_named_player_without_a_row_is_seated_beside_a_row_never_taking_its_cards() -> None:
+    # Five rows round the table, the bottom one eight cards long (x 100 to 810); the widest
+    # stretch without a seat is the bottom right, halfway round it in front of the row's last
+    # two cards (x 736). The sixth player sits just beyond the row's end instead.
+    def upright(x, y):
+        return np.array([[x, y], [x + 80, y], [x + 80, y + 120], [x, y + 120]], np.float64)
+
+    def lying(x, y):
+        return np.array([[x + 120, y], [x + 120, y + 80], [x, y + 80], [x, y]], np.float64)
+
+    bottom = [upright(x, 640) for x in range(100, 820, 90)]
+    others = ([lying(860, y) for y in (470, 560)] + [upright(x, 20) for x in (650, 740, 150, 240)]
+              + [lying(20, y) for y in (420, 510)])
+    seats = propose_seats(bottom + others, (1000, 800), players=list("ABCDEF"))
+    (guess,) = [s for s in seats if s.guessed]
+    assert guess.position_xy[1] == pytest.approx(799, abs=1) and 736 < guess.position_xy[0] < 736 + 120
+    rows = {row.player: row.cards for row in arrange_rows(bottom + others, seats, (1000, 800))}
+    assert guess.name not in rows and sorted(rows["A"]) == list(range(8))
+
+
+def test_named_a_guessed_seat_beside_a_rows_end_takes_none_of_its_cards() -> None:
+    # medium/test-001: Dora's one card lies on Ben's last (hidden) at the end of his row, and
+    # the calibration takes it for his. Halfway along the widest stretch without a seat, her
+    # guessed seat would take Ben's 7th card; it sits at his row's end, near her true seat.
+    from calibration.learn import calibrate_frame
+
+    frame, truth = photo("medium/test-001")
+    size = (frame.shape[1], frame.shape[0])
+    corners = [card.corners_xy for card in face_up("medium/test-001")]
+    seats = calibrate_frame(frame, [s.name for s in true_seats(truth)]).seats
+    (guess,) = [s for s in seats if s.guessed]
+    theirs = {k for row in arrange_rows(corners, [s for s in seats if not s.guessed], size) for k in row.cards}
+    assert not any(row.player == guess.name and theirs & set(row.cards) for row in arrange_rows(corners, seats, size))
+    dora = next(s for s in true_seats(truth) if s.name == "Dora")
+    long_side = np.mean([max(np.linalg.norm(np.subtract(*c["corners"][:2])), np.linalg.norm(np.subtract(*c["corners"][1:3])))
+                         for c in truth["cards"]])
+    assert np.hypot(*np.subtract(guess.position_xy, dora.position_xy)) < 0.5 * long_side

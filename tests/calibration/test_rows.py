@@ -48,9 +48,10 @@ def rows_of(quads: list[np.ndarray], frame: np.ndarray | None = None) -> list[li
         (row(200, 3) + row(200 + 2 * SHORT * 1.2 + SHORT * 1.73, 3), [[0, 1, 2], [3, 4, 5]]),
         (row(200, 4) + row(200 + 4 * SHORT * 1.2, 2, y=700 - 0.2 * LONG), [[0, 1, 2, 3], [4, 5]]),
         (row(200, 4) + row(200, 1, y=100), [[0, 1, 2, 3], [4]]),
+        (row(200, 4) + row(200 + 4 * SHORT * 1.2 - 0.3 * SHORT, 3), [[0, 1, 2, 3], [4, 5, 6]]),
     ],
     ids=["one row", "neighbours' rows a wide gap apart", "neighbours' rows touching, one nearer the middle",
-         "a row and a lone card at the far edge"],
+         "a row and a lone card at the far edge", "neighbours' rows on one line, the first card of one on the other's last"],
 )
 def test_touching_rows_of_neighbours_are_cut_apart_and_a_row_is_kept_whole(quads, expected) -> None:
     assert rows_of(quads) == expected
