@@ -58,14 +58,15 @@ _OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
 # least _REFIT_ADDED[1] of that is its paper.
 _REFIT_REACH, _REFIT_SEEN, _REFIT_MARGIN, _REFIT_ADDED = 0.06, 0.6, 0.5, (0.14, 0.3)
 # A quad larger than the card by _OVERSIZED (log) on a side pair took in more than its card:
-# mostly a card lying over another, whose paper ran on into the one beneath. The card's outline over the other card's paper is only a thin shadow: it is looked
-# for as a light step of _FAINT_STEP within _FAINT_REACH short sides, among the cards at the
-# quad's corners (and placed by their outline, below) lying within it (at least _WITHIN of their inside) and covering at least half
-# of it (the part of the card beneath left in view is less than a card). On fresh medium renders
-# such quads measured 1.25-1.6 cards long; the card on top, placed by the neighbours' size
-# (10-20 px off), showed its outline so along 0.9-1 of the normals across every side (along
-# 0.3-0.6 of them across its side over the card beneath at the usual step). A card half under
-# a cloth measured 1.18 and was refitted worse.
+# mostly a card lying over another, whose paper ran on into the one beneath. The card's
+# outline over the other card's paper is only a thin shadow: it is looked for as a light step
+# of _FAINT_STEP within _FAINT_REACH short sides, among the cards at the quad's corners (and
+# those placed by their outline, below) lying within it (at least _WITHIN of their inside) and
+# covering at least half of it (the part of the card beneath left in view is less than a card).
+# On fresh medium renders such quads measured 1.25-1.6 cards long; the card on top, placed by
+# the neighbours' size (10-20 px off), showed its outline so along 0.9-1 of the normals across
+# every side (along 0.3-0.6 of them across its side over the card beneath at the usual step).
+# A card half under a cloth measured 1.18 and was refitted worse.
 _OVERSIZED, _FAINT_STEP, _FAINT_REACH, _WITHIN = 0.2, 6.0, 0.1, 0.8
 # Within such a quad the card on top is also looked for by its own outline, anywhere: the
 # quad's corners may be the card's beneath, its paper peeking out all round the card on top.
