@@ -125,17 +125,19 @@ _SAME_MARK = 0.25
 # (0.52) and a piece of no symbol; of those fitting less, a quarter were bars.
 _PLAIN_BAR = 0.3
 
-# A card prints at most _MOST_SYMBOLS symbols. When more marks are read, those that are
-# plainly pieces of the card's printed frame are dropped: bar-like (elongation at least
-# _FRAME_LINE, a printed bar's is 0.72 or more), lying along a side with their centre within
-# _FRAME_ZONE of it (share of the short side; symbols keep well off the edge) and fitting no
-# shape (fit below _POOR_FIT). On a dim, noisy card a faint frame line breaks into such
-# pieces: on the one fresh card read with too many marks whose outline was right, four
-# pieces 5-6 px in (of 80), elongated 0.89-0.98, fitting 0.001 or less (its symbols 0.0-0.42).
+# A card prints at most _MOST_SYMBOLS symbols. Marks that are plainly pieces of the card's
+# printed frame are dropped: bar-like (elongation at least _FRAME_LINE, a printed bar's is
+# 0.72 or more), lying along a side with their centre within _FRAME_ZONE of it (share of the
+# short side; symbols keep well off the edge) and fitting no shape (fit below _POOR_FIT). On a
+# dim, noisy card a faint frame line breaks into such pieces: on the one fresh card read with
+# too many marks whose outline was right, four pieces 5-6 px in (of 80), elongated 0.89-0.98,
+# fitting 0.001 or less (its symbols 0.0-0.42). On fresh renders 3 false marks on cards of
+# 3-5 symbols were such pieces (a frame line or the table along a side, 4-5 px in); no
+# symbol read was (the nearest such mark lay 17 px in).
 _MOST_SYMBOLS = 9
 _FRAME_LINE = 0.8
 _FRAME_ZONE = 0.1
-FRAME_PIECES = "marks along the card's edge taken for pieces of its printed frame (too many symbols)"
+FRAME_PIECES = "marks along the card's edge taken for pieces of its printed frame"
 
 # Confidence of a reading flagged for each kind of doubt.
 _DOUBT_CONFIDENCE = {
@@ -634,13 +636,18 @@ def _is_frame_piece(blob: Blob, fit: float, size_wh: tuple[int, int]) -> bool:
 
 def _without_frame_pieces(best: _Look) -> _Look:
     """The reading with the pieces of the printed frame dropped (:func:`_is_frame_piece`)
-    when more marks are read than a card prints and that leaves a possible count; doubted."""
+    when that leaves a symbol and a possible count; doubted. A card showing no more marks
+    than a card prints is first judged a point card or not (``_looks_like_number``) with
+    them all: the frame's long pieces outweigh a point card's small corner number, which
+    without them has a say and passes for a symbol (a held-out point card was read a face)."""
     blobs = best.seg.blobs
-    if not _MOST_SYMBOLS < len(blobs) <= _MAX_MARKS or best.card is None:
+    if len(blobs) > _MAX_MARKS or best.card is None:
+        return best
+    if len(blobs) <= _MOST_SYMBOLS and _looks_like_number(best.seg, best.shapes, best.shape_fit):
         return best
     size_wh = best.card.ink.shape[::-1]
     keep = [i for i, blob in enumerate(blobs) if not _is_frame_piece(blob, float(best.shape_fit[i]), size_wh)]
-    if not keep or len(keep) > _MOST_SYMBOLS:
+    if not keep or len(keep) == len(blobs) or len(keep) > _MOST_SYMBOLS:
         return best
     seg = replace(best.seg, blobs=tuple(blobs[i] for i in keep), doubt=best.seg.doubt + (FRAME_PIECES,))
     unknown = tuple(best.unknown[i] for i in keep) if best.unknown else ()

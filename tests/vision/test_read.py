@@ -1059,3 +1059,34 @@ def test_a_washed_out_mark_of_unknown_shape_keeps_its_colour_only_when_plainly_n
              type(washed)(washed.center_xy, washed.features, washed.mean_bgr, washed.extent, (WASHED, SHAPELESS)))
     colours = _colours(Segmentation(marks, 0.1), None, glare_spot=True)[0]
     assert [c.value for c in colours] == ["black", "red", read]
+
+
+@pytest.mark.parametrize("grey, x", [(110, 5), (150, 6)])
+def test_a_piece_of_a_frame_line_along_the_side_of_a_card_of_few_symbols_is_not_counted(card_art, grey, x):
+    # A dim card's faint printed frame leaves one frayed dash along its side, read as a bar-like
+    # mark fitting no shape: a fourth symbol, a second shape, before. It is dropped, and doubted.
+    syms = [card_art.Sym("square", "black", 0.35, 0.35, 0.24, 10.0), card_art.Sym("square", "black", 0.65, 0.75, 0.24, 10.0),
+            card_art.Sym("square", "black", 0.3, 1.1, 0.24, 10.0)]
+    image = card_art.draw(syms)
+    dash = np.array([(x + (k % 3 == 1), 40 + 2 * k) for k in range(12)], np.int32)
+    cv2.polylines(image, [dash], False, (grey, grey, grey), 2)
+    reading = read_card(card_art.light(image, noise=1.5))
+    assert reading.criteria == Criteria(colours=1, shapes=1, symbols=3), reading.reason
+    assert "printed frame" in reading.reason and reading.confidence < 0.5, reading.reason
+
+
+def test_a_point_card_whose_frame_is_worn_to_pieces_along_a_side_is_not_a_face(card_art):
+    # A point card (a faint frame all round, worn to two darker dashes along its left side, a
+    # big 4 and a small 4 in the corner): with the dashes dropped as pieces of a frame, the
+    # corner number had a say and passed for a symbol, and the card was read a face of two
+    # symbols. (As a held-out photo's point card was read.)
+    img = np.empty((116, 80, 3), np.uint8)
+    img[:] = (236, 238, 240)
+    cv2.rectangle(img, (6, 6), (73, 109), (200, 200, 240), 1)
+    for y0, y1 in ((15, 40), (60, 105)):
+        cv2.line(img, (6, y0), (6, y1), (40, 40, 170), 2)
+    (tw, th), _ = cv2.getTextSize("4", cv2.FONT_HERSHEY_DUPLEX, 1.6, 3)
+    cv2.putText(img, "4", ((80 - tw) // 2, (116 + th) // 2), cv2.FONT_HERSHEY_DUPLEX, 1.6, (30, 30, 30), 3, cv2.LINE_AA)
+    cv2.putText(img, "4", (9, 19), cv2.FONT_HERSHEY_DUPLEX, 0.65, (30, 30, 30), 2, cv2.LINE_AA)
+    reading = read_card(card_art.light(img, noise=2.0, blur=0.5))
+    assert not reading.is_face, reading
