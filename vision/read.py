@@ -55,6 +55,10 @@ _NUMBER_FIT = 0.25
 _STROKE = 0.34
 _NUMBER_SOLIDITY = 0.82
 _SOLID_FILL = 0.9
+# A mark fitting no shape passes for another game's symbol only without a hole: a blurred
+# digit's hole (0, 4, 6, 8, 9) closes to a few pixels (fill 0.90-0.99 on point cards blurred
+# 0.5-2 px), while every symbol on the real photos but one (fitting 0.02, holed 0.84) is whole.
+_NO_HOLE = 0.995
 _POOR_FIT = 0.05
 # A card prints all its symbols at one size, so a mark smaller than _VOTING_SIZE of the
 # card's largest mark (a point card's small corner number, a speck, a fragment) has no say
@@ -261,7 +265,7 @@ def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64
     voting = [(blob, shape, f) for blob, shape, f in known if blob.extent >= _VOTING_SIZE * largest]
     symbol_like = sum(
         1 for blob, shape, f in voting
-        if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.features.thickness >= _STROKE and (
+        if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.fill >= _NO_HOLE and blob.features.thickness >= _STROKE and (
             blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
     )
     return symbol_like, len(voting)
