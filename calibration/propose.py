@@ -9,9 +9,11 @@ included) get one more seat across the table: a game has two players at least, a
 round the table.
 
 Names given say how many play: with more rows than names, the shortest rows go (of two as
-short, the one whose seat lies nearer another); a player still without a seat sits in the widest stretch of the table's edge
-that no seat has (players spread out round a table), beside a row rather than in front of it: there the cards would be
-arranged so that the guessed seat took the row's own (the player without a row has laid none yet, or none was seen).
+short, the one whose seat lies nearer another); a player still without a seat sits in the
+widest stretch of the table's edge that no seat has (players spread out round a table),
+beside a row rather than in front of it: there the cards would be arranged so that the
+guessed seat took the row's own (the player without a row has laid none yet, or none was
+seen).
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@
 Cards lying side by side make chains (``vision.arrange.find_chains``, as the referee
 links them). A chain may hold two neighbours' rows that touch on one table edge: it is
 cut where its pieces look most like rows of their own, each on its own straight line,
-with no gap wider than a row has and no card lying on its neighbour. Pieces of one row parted by a card under a hand (or
-one the finder missed) are joined again when they lie on one line and what lies in the
-gap is not the bare table (nor, where it has room for more cards, any one card's slot of
-it); a piece seen in that gap, on the line, is the row's too. Rows lie out from the
+with no gap wider than a row has and no card lying on its neighbour. Pieces of one row
+parted by a card under a hand (or one the finder missed) are joined again when they lie on
+one line and what lies in the gap is not the bare table (nor, where it has room for more
+cards, any one card's slot of it); a piece seen in that gap, on the line, is the row's too. Rows lie out from the
 middle, near the table's edge, where the pool is not; a player's lone card lies with its
 length towards them, facing the edge, where a pool card lies every way.
 """

@@ -647,11 +647,11 @@ def _without_frame_pieces(best: _Look) -> _Look:
     blobs = best.seg.blobs
     if len(blobs) > _MAX_MARKS or best.card is None:
         return best
-    if len(blobs) <= _MOST_SYMBOLS and _looks_like_number(best.seg, best.shapes, best.shape_fit):
-        return best
     size_wh = best.card.ink.shape[::-1]
     keep = [i for i, blob in enumerate(blobs) if not _is_frame_piece(blob, float(best.shape_fit[i]), size_wh)]
     if not keep or len(keep) == len(blobs) or len(keep) > _MOST_SYMBOLS:
+        return best
+    if len(blobs) <= _MOST_SYMBOLS and _looks_like_number(best.seg, best.shapes, best.shape_fit):
         return best
     seg = replace(best.seg, blobs=tuple(blobs[i] for i in keep), doubt=best.seg.doubt + (FRAME_PIECES,))
     unknown = tuple(best.unknown[i] for i in keep) if best.unknown else ()
