@@ -384,12 +384,12 @@ def _least_glared(card: BalancedCard, core: NDArray[np.uint8], origin: tuple[int
     x0, y0 = origin
     h, w = core.shape
     wash = cv2.resize(card.wash, (width, height), interpolation=cv2.INTER_LINEAR)[y0:y0 + h, x0:x0 + w]
-    inside = core > 0
-    values = wash[inside]
+    values = wash[core > 0]
     if values.size < _LEAST_PIXELS:
         return None
-    least = inside & (wash <= np.quantile(values, _LEAST_GLARED))
-    return np.multiply(card.balanced_bgr[y0:y0 + h, x0:x0 + w][least].mean(axis=0), _PER_PAPER, dtype=np.float32)
+    k = int(_LEAST_GLARED * (values.size - 1))
+    least = cv2.bitwise_and(core, cv2.compare(wash, float(np.partition(values, k)[k]), cv2.CMP_LE))
+    return np.multiply(cv2.mean(card.balanced_bgr[y0:y0 + h, x0:x0 + w], least)[:3], _PER_PAPER, dtype=np.float32)
 
 
 def _through_glare(card: BalancedCard, low: NDArray[np.uint8], symbol: NDArray[np.uint8], core: NDArray[np.uint8],
