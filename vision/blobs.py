@@ -66,6 +66,11 @@ _OPEN_GAP = 0.15
 _OPEN_TINT = (0.3, 1.25)
 _OPEN_CHROMA = 0.15
 _OPEN_MARGIN = 3
+# A glare spot is a smooth bump, wider than a symbol but not by much: across one symbol it
+# brightens one side more than the other, and the core's mean colour mixes in the most
+# washed-out side. The _LEAST_GLARED share of the core where the paper field (``wash``) is
+# lowest shows the ink's own colour best; at least _LEAST_PIXELS pixels.
+_LEAST_GLARED, _LEAST_PIXELS = 0.3, 6
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,9 @@ class Blob:
         a glare spot inside a symbol, or a printed digit such as 0, 6, 8, 9).
     through_glare_bgr : ndarray (3,) float32, optional: its colour with glare's added light
         taken off, like ``mean_bgr`` (None where no glare brightens the paper around it).
+    least_glared_bgr : ndarray (3,) float32, optional: the mean balanced colour of the part of
+        its core that glare brightens least, like ``mean_bgr`` (None where no glare
+        brightens the card): see ``_LEAST_GLARED``.
     spread_xy : (var x, var y, cov xy) of its ink weights, working pixels squared: the same
         along every direction for every shape but the bar, unless the card is stretched.
     washed_hull : the same mark measured as its convex hull, when it may be one symbol whose
@@ -99,6 +107,7 @@ class Blob:
     through_glare_bgr: NDArray[np.float32] | None = None
     spread_xy: tuple[float, float, float] = (0.0, 0.0, 0.0)
     washed_hull: Blob | None = None
+    least_glared_bgr: NDArray[np.float32] | None = None
 
 
 def _filled(outline: NDArray[np.int32], box: tuple[int, int, int, int], pad: int,
@@ -278,7 +287,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
                     mean_all = cv2.mean(bal_roi, own)
             mean = mean_all
         mean_bgr = np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)
-        through = None
+        through = least = None
         if card.source is not None:
             # The symbol at its print edge (half its ink level), in the box's pixels.
             symbol = part_mask
@@ -286,8 +295,9 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
                 symbol = cv2.resize(symbol, core.shape[::-1], interpolation=cv2.INTER_NEAREST)
             symbol_core = core if len(parts) == 1 else cv2.bitwise_and(core, symbol)
             through = _through_glare(card, low, symbol, symbol_core, (x0, y0))
+            least = _least_glared(card, symbol_core, (x0, y0))
         blobs.append(Blob((float(cx), float(cy)), features, mean_bgr, float(extent), tuple(reasons), fill, through,
-                          _spread_of_moments(moments)))
+                          _spread_of_moments(moments), least_glared_bgr=least))
     holed = fill < _HOLED
     if len(blobs) == 1 and card.source is not None and (holed or blobs[0].features.solidity < _OPEN_SOLIDITY):
         hull = cv2.convexHull(outline)
@@ -298,7 +308,8 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
                                                       high8, [], [])
             if len(whole) == 1:
                 blobs[0] = replace(blobs[0], washed_hull=replace(
-                    whole[0], mean_bgr=blobs[0].mean_bgr, through_glare_bgr=blobs[0].through_glare_bgr, fill=1.0,
+                    whole[0], mean_bgr=blobs[0].mean_bgr, through_glare_bgr=blobs[0].through_glare_bgr,
+                    least_glared_bgr=blobs[0].least_glared_bgr, fill=1.0,
                     doubt=whole[0].doubt + (WASHED_MIDDLE,)))
     return blobs
 
@@ -361,6 +372,24 @@ def _unclipped(paper: list[float], typical: list[float], clipped: list[bool], re
     seen = [(p / t - diffuse, g) for p, t, g, c in zip(paper, typical, glare, clipped) if not c]
     amount = sum(x * g for x, g in seen) / max(sum(g * g for _, g in seen), 1e-6)
     return [max(p, t * (diffuse + amount * g)) if r else p for p, t, g, r in zip(paper, typical, glare, restore)]
+
+
+def _least_glared(card: BalancedCard, core: NDArray[np.uint8], origin: tuple[int, int]) -> NDArray[np.float32] | None:
+    """The mean balanced colour (paper 1.0) of the ``_LEAST_GLARED`` share of a symbol's core
+    (``core``: (h, w) uint8 in a box of the card at ``origin``) that glare brightens least
+    (``card.wash``), or None without a paper field or with too small a core."""
+    if card.wash is None:
+        return None
+    height, width = card.ink.shape
+    x0, y0 = origin
+    h, w = core.shape
+    wash = cv2.resize(card.wash, (width, height), interpolation=cv2.INTER_LINEAR)[y0:y0 + h, x0:x0 + w]
+    values = wash[core > 0]
+    if values.size < _LEAST_PIXELS:
+        return None
+    k = int(_LEAST_GLARED * (values.size - 1))
+    least = cv2.bitwise_and(core, cv2.compare(wash, float(np.partition(values, k)[k]), cv2.CMP_LE))
+    return np.multiply(cv2.mean(card.balanced_bgr[y0:y0 + h, x0:x0 + w], least)[:3], _PER_PAPER, dtype=np.float32)
 
 
 def _through_glare(card: BalancedCard, low: NDArray[np.uint8], symbol: NDArray[np.uint8], core: NDArray[np.uint8],

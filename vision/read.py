@@ -309,7 +309,11 @@ def _colours(seg: Segmentation, inks: Any,
              glare_spot: bool = False) -> tuple[list[Colour], NDArray[np.float64], NDArray[np.float64]]:
     """``classify_colours`` of the blobs. A blob under glare has two readings, divided by the
     paper (right where a lamp's hot spot multiplies the light) and with glare's added light
-    taken off (right where glare adds it): the surer one is kept. A washed-out mark of
+    taken off (right where glare adds it): the surer one is kept. Before that, the colour of
+    the part of its core glare brightens least (``Blob.least_glared_bgr``: a black washed to
+    a brown that reads as red keeps its black on the side away from the glare) is kept where
+    surer than the whole core's, with no more confidence than the whole core's (the two
+    disagree). A washed-out mark of
     unknown shape takes a colour the card's other symbols show (see ``_as_shown``) unless it
     plainly reads one other than yellow (``_OWN_COLOUR``), and so
     does a symbol washed out by glare read as yellow on a card whose other symbols show a
@@ -328,6 +332,17 @@ def _colours(seg: Segmentation, inks: Any,
     of another ink: it takes a colour the card's other symbols show, however many."""
     lab = bgr_to_lab(np.stack([blob.mean_bgr for blob in seg.blobs]))
     colours, confidence, fit = classify_colours(lab, inks)
+    # (a reading the whole core doubts stays doubted, whichever colour is kept)
+    doubted_confidence, doubted_fit = confidence.copy(), fit.copy()
+    overruled = []
+    least = [i for i, blob in enumerate(seg.blobs) if blob.least_glared_bgr is not None]
+    if least:
+        least_lab = bgr_to_lab(np.stack([seg.blobs[i].least_glared_bgr for i in least]))
+        other, other_confidence, other_fit = classify_colours(least_lab, inks)
+        for k, i in enumerate(least):
+            if _colour_surety(other_confidence[k], other_fit[k]) > _colour_surety(confidence[i], fit[i]):
+                colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
+                overruled.append(i)
     glared = [i for i, blob in enumerate(seg.blobs) if blob.through_glare_bgr is not None]
     dull_yellow = [False] * len(seg.blobs)
     if glared:
@@ -354,6 +369,8 @@ def _colours(seg: Segmentation, inks: Any,
                for guess, kept, washed, dull in zip(shapeless, own, pale, dull_yellow)]
     if any(unknown):
         colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER, unknown)
+    confidence[overruled] = np.minimum(confidence[overruled], doubted_confidence[overruled])
+    fit[overruled] = np.minimum(fit[overruled], doubted_fit[overruled])
     return colours, confidence, fit
 
 

@@ -76,3 +76,25 @@ def test_spread_from_the_raw_moments_is_exact(shape_hw):
 
 def test_spread_from_the_raw_moments_of_no_ink():
     assert _spread_of_moments(raw_moments(np.zeros((5, 7), np.uint8))) == (0.0, 0.0, 0.0)
+
+
+def test_a_symbols_least_glared_colour_is_read_where_the_paper_field_is_lowest():
+    # A glare spot to the right of a symbol brightens the paper field there and washes the
+    # symbol's right side towards the paper: the least glared share of its core is its left
+    # side, a black's own dark grey, where the whole core's mean is a washed-out brown.
+    from vision.blobs import _least_glared
+    from vision.whitebalance import BalancedCard
+
+    height, width = 40, 40
+    wash = np.tile(np.linspace(1.0, 1.4, width // 5, dtype=np.float32), (height // 5, 1))
+    balanced = np.full((height, width, 3), 200, np.uint8)
+    balanced[10:30, 10:20] = (60, 66, 70)   # the left half of the symbol: black ink
+    balanced[10:30, 20:30] = (150, 170, 190)  # the right half, washed out to a warm brown
+    core = np.zeros((height, width), np.uint8)
+    core[10:30, 10:30] = 255
+    card = BalancedCard(balanced, np.zeros((height, width), np.uint8), np.full(3, 200, np.float32),
+                        np.zeros((height // 2, width // 2), np.uint8), 0.01, wash=wash)
+    least = _least_glared(card, core[5:35, 5:35], (5, 5))
+    assert least is not None
+    np.testing.assert_allclose(least, np.array([60, 66, 70]) / 200.0, atol=1e-3)
+    assert _least_glared(BalancedCard(balanced, card.ink, card.paper_bgr, card.paper_mask, 0.01), core, (0, 0)) is None

@@ -1011,9 +1011,10 @@ def test_a_faint_line_along_the_edge_is_no_faint_symbol(card_art, grey):
     assert "faint blob" in reading.reason and reading.confidence < 0.5, reading
 
 
-def _lab_blob(lab, through_lab=None, x=40.0):
-    """A solid square mark whose balanced colour (paper = 1.0) is the CIE ``lab`` given, and
-    its colour with glare's light taken off ``through_lab`` (None: no glare around it)."""
+def _lab_blob(lab, through_lab=None, x=40.0, least_lab=None):
+    """A solid square mark whose balanced colour (paper = 1.0) is the CIE ``lab`` given, its
+    colour with glare's light taken off ``through_lab`` (None: no glare around it) and that of
+    the part of it glare brightens least ``least_lab`` (None: no glare on the card)."""
     from vision.blobs import Blob
     from vision.shapes import measure_shape
 
@@ -1023,7 +1024,8 @@ def _lab_blob(lab, through_lab=None, x=40.0):
 
     square = np.array([[[0, 0]], [[0, 15]], [[15, 15]], [[15, 0]]], np.int32)
     return Blob((x, 40.0), measure_shape(square), bgr(lab), 0.2, (),
-                through_glare_bgr=None if through_lab is None else bgr(through_lab))
+                through_glare_bgr=None if through_lab is None else bgr(through_lab),
+                least_glared_bgr=None if least_lab is None else bgr(least_lab))
 
 
 @pytest.mark.parametrize("through_lab, read", [((72.0, -11.0, 45.0), "green"), ((65.0, 7.0, 38.0), "green"),
@@ -1041,6 +1043,25 @@ def test_a_pale_yellow_reading_stays_yellow_with_glare_taken_off_only_if_as_stro
              _lab_blob((89.0, -4.0, 35.0), through_lab))
     colours = _colours(Segmentation(marks, 0.1), None, glare_spot=True)[0]
     assert [c.value for c in colours] == ["red", "green", read]
+
+
+@pytest.mark.parametrize("lab, least_lab, read", [((72.0, 6.0, 22.0), (58.0, 1.0, 13.0), "black"),
+                                             ((80.0, 20.0, 10.0), (90.0, 0.0, 15.0), "red")],
+                         ids=["black-away-from-the-glare", "no-surer-away-from-the-glare"])
+def test_a_symbol_washed_out_by_glare_takes_the_colour_of_its_least_glared_part_when_surer(lab, least_lab, read):
+    # A warm lamp's glare washes a black symbol to a warm brown (as read on a fresh hard
+    # render: a yellow fitting 0.12); on its side away from the glare it is still a dark grey,
+    # read as black (fitting 0.28): that colour is kept, but no more surely than the brown's
+    # (the two readings disagree). A reading away from the glare no surer than the whole
+    # symbol's (a pale yellow beside a pale red) leaves the whole symbol's colour.
+    from vision.read import _colour_surety, _colours
+    from vision.symbols import Segmentation
+
+    marks = (_lab_blob((50.0, 8.0, -46.0), x=10.0), _lab_blob(lab, least_lab=least_lab))
+    colours, confidence, fit = _colours(Segmentation(marks, 0.1), None)
+    assert [c.value for c in colours] == ["blue", read]
+    whole = _colours(Segmentation((marks[0], _lab_blob(lab)), 0.1), None)
+    assert _colour_surety(confidence[1], fit[1]) <= _colour_surety(whole[1][1], whole[2][1])
 
 
 @pytest.mark.parametrize("lab, read", [((57.0, 8.0, -46.0), "blue"), ((84.0, -64.0, 49.0), "green"),
