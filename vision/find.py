@@ -33,6 +33,7 @@ _VIEW_CARDS = 6  # the size of the cards in view is fitted over at least this ma
 _VIEW_OFF = 0.15  # leaving out those off the fit by more than this (log of a side)
 _VIEW_SPREAD = 0.02  # through three cards spread this much (twice their triangle's area, the cards' spread as 1)
 _VIEW_TRIPLES = 300  # of that many threes of cards at most, taken evenly
+_NEAREST_REACH = 1.5  # or of the size of the card found nearest, within this many of its long sides
 _VIEW_SEEN = 0.5  # a region of the size in view but not of its nearest four cards' is outlined along this share of three sides
 _VIEW_STANDS = 0.5  # and whiter than what lies around it by this share of its sweep's span
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
@@ -473,6 +474,7 @@ def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads:
     if not by_near.all():
         view = _sizes_in_view(quads, centres[~by_near])
         by_view[~by_near] = (np.abs(sizes[~by_near] / view - 1) < _AGAIN_SIZE).all(axis=1)
+        by_view[~by_near] |= _of_nearest_size(quads, centres[~by_near], sizes[~by_near])
     kept = [r for r, a, b in zip(regions, by_near, by_view) if a or b]
     if not kept:
         return []
@@ -485,6 +487,20 @@ def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads:
     if viewed.any():
         outlined[viewed] &= _seen_all_round(unlit, outlines[viewed], seen[viewed], kept_spans[viewed])
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
+
+
+def _of_nearest_size(quads: list[CardQuad], centres_xy: NDArray[np.float64], sizes_wh: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether each region (centre (N, 2), size (N, 2)) has the size of the one card found
+    nearest it, lying within ``_NEAREST_REACH`` of that card's long side: (N,). Under a
+    steep view or a wide lens the cards a row away show another size, and the median of
+    the nearest four is then no card's (a false quad of cloth among them, neither)."""
+    found = np.array([q.center_xy for q in quads], np.float64)
+    found_wh = np.array([q.size_wh for q in quads], np.float64)
+    distance = np.hypot(*(centres_xy[:, None, :] - found[None, :, :]).transpose(2, 0, 1))
+    nearest = np.argmin(distance, axis=1)
+    near_wh = found_wh[nearest]
+    close = distance[np.arange(len(nearest)), nearest] < _NEAREST_REACH * near_wh[:, 1]
+    return close & (np.abs(sizes_wh / near_wh - 1) < _AGAIN_SIZE).all(axis=1)
 
 
 def _printed(quads: list[CardQuad], white: NDArray[np.float32]) -> list[CardQuad]:

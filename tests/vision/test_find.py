@@ -531,6 +531,31 @@ def test_a_region_refused_by_its_nearest_four_is_kept_at_the_size_in_view_only_w
     assert [r.corners_xy.tolist() for r in kept] == [near_card.corners_xy.tolist()]
 
 
+def test_a_plain_card_refused_by_its_nearest_four_is_kept_at_the_size_of_the_one_card_beside_it() -> None:
+    from vision.find import _fitting, _typical_near
+    from vision.regions import Region
+
+    # A wide lens: the cards of the near row show 130 px long, the two at the frame's left edge 90;
+    # too few cards are found to fit the size in view.
+    found = [CardQuad(order_corners(card_corners((x, 330), (75, 130), 0)), 1.0) for x in (300, 400, 500)]
+    found.append(CardQuad(order_corners(card_corners((90, 80), (60, 85), 0)), 1.0))
+    beside = order_corners(card_corners((90, 190), (66, 92), 0))
+    pale_patch, alone = beside + (520, 0), beside + (500, -110)  # alone: plainly a card too, but far from every card found
+    white = np.full((420, 720), 40.0, np.float32)
+    for corners in [q.corners_xy for q in found] + [beside, alone]:
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 220.0)
+    cv2.fillConvexPoly(white, np.round(pale_patch).astype(np.int32), 75.0)  # outlined, hardly whiter than the table
+    typical = _typical_near(found, tuple(beside.mean(axis=0)))
+    assert typical.long / 92 - 1 > 0.2  # the four nearest would refuse it
+    regions = [Region(c, 1.0, 0) for c in (beside, pale_patch, alone)]
+    chosen = [Region(q.corners_xy, q.fill, 0) for q in found]
+    corners = np.array([q.corners_xy for q in found], np.float32)
+
+    kept = _fitting(regions, [180.0] * 3, chosen, corners, found, white)
+
+    assert [r.corners_xy.tolist() for r in kept] == [beside.tolist()]
+
+
 @pytest.mark.parametrize("hidden_share, kept", [(0.5, False), (0.25, True)], ids=["half hidden", "a quarter hidden"])
 def test_a_piece_of_a_card_half_under_a_back_is_no_card_but_one_a_quarter_under_is(hidden_share, kept) -> None:
     whole = [card_corners((x, y), (80, 120), 0) for x, y in [(80, 110), (190, 110), (300, 110), (410, 110), (80, 290), (190, 290), (300, 290)]]
