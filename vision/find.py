@@ -448,6 +448,8 @@ def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], co
     if not span_of or not quads:
         return []
     kept = _sized_and_outlined(chosen_apart, span_of, quads, unlit, min_seen)
+    kept += _in_refused_places(chosen_apart, kept, [r for r in regions if id(r) in span_of], chosen, span_of, quads, unlit,
+                               min_seen)
     printed = _printed(quads, unlit)
     if len(printed) == len(quads):
         return kept
@@ -457,6 +459,28 @@ def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], co
                                                          np.array([r.corners_xy for r in kept], np.float32)))
                  if is_apart]
     return kept + _sized_and_outlined(again, span_of, printed, unlit, min_seen)
+
+
+def _in_refused_places(picked: list[Region], kept: list[Region], regions: list[Region], chosen: list[Region],
+                       span_of: dict[int, float], quads: list[CardQuad], unlit: NDArray[np.float32], min_seen: float) -> list[Region]:
+    """Where a region picked (one of ``picked``, from ``regions``) is refused, the others
+    there that are of the cards' size and outlined (see ``_sized_and_outlined``), one to a
+    place: a card's region at one level may be picked at another, with a strip of the table
+    taken in (steadier over the levels, but too big or not outlined)."""
+    refused = np.array([r.corners_xy for r in picked if not any(r is k for k in kept)], np.float32).reshape(-1, 4, 2)
+    if not len(refused):
+        return []
+    taken = {id(r) for r in picked}
+    rest = [r for r in regions if id(r) not in taken]
+    if not rest:
+        return []
+    shapes = np.array([r.corners_xy for r in rest], np.float32)
+    at_refused = ~_apart(shapes, refused)
+    if kept:
+        at_refused &= _apart(shapes, np.array([r.corners_xy for r in kept], np.float32))
+    fitting = _sized_and_outlined([r for r, is_there in zip(rest, at_refused) if is_there], span_of, quads, unlit, min_seen)
+    ids = {id(r) for r in fitting}
+    return [r for r in choose_cards(chosen + kept + fitting, _CLEAN_FILL) if id(r) in ids]
 
 
 def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads: list[CardQuad], unlit: NDArray[np.float32],

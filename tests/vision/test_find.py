@@ -556,6 +556,26 @@ def test_a_plain_card_refused_by_its_nearest_four_is_kept_at_the_size_of_the_one
     assert [r.corners_xy.tolist() for r in kept] == [beside.tolist()]
 
 
+def test_a_region_refused_at_a_place_leaves_it_to_the_cards_own_region_there() -> None:
+    from vision.find import _fitting
+    from vision.regions import Region
+
+    found = [CardQuad(order_corners(card_corners((x, 100), (60, 90), 0)), 1.0) for x in (100, 200, 300, 400)]
+    card = order_corners(card_corners((250, 260), (60, 90), 0))
+    with_strip = order_corners(card_corners((262, 260), (84, 90), 0))  # the card and a strip of table beside it
+    white = np.full((400, 520), 40.0, np.float32)
+    for corners in [q.corners_xy for q in found] + [card]:
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 220.0)
+    # The strip stands at more levels: it is picked first, and refused as too wide.
+    regions = [Region(with_strip, 0.95, 0, 5), Region(card, 0.95, 2, 1)]
+    chosen = [Region(q.corners_xy, q.fill, 0, 8) for q in found]
+    corners = np.array([q.corners_xy for q in found], np.float32)
+
+    kept = _fitting(regions, [180.0, 180.0], chosen, corners, found, white)
+
+    assert [r.corners_xy.tolist() for r in kept] == [card.tolist()]
+
+
 @pytest.mark.parametrize("hidden_share, kept", [(0.5, False), (0.25, True)], ids=["half hidden", "a quarter hidden"])
 def test_a_piece_of_a_card_half_under_a_back_is_no_card_but_one_a_quarter_under_is(hidden_share, kept) -> None:
     whole = [card_corners((x, y), (80, 120), 0) for x, y in [(80, 110), (190, 110), (300, 110), (410, 110), (80, 290), (190, 290), (300, 290)]]
