@@ -61,6 +61,9 @@ _TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
+# Paper under the lights of the fresh renders shows a (Lab, less neutral grey) from -5 to 12; the
+# brightest tenth of a frame greener than this is a green cloth's (-20 to -37 on five of 450).
+_GREENEST_LIGHT = -10.0
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 _TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
 _DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as no paper
@@ -110,7 +113,7 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
         return _find(frame_bgr, scale, max_area, small=small)
     # The whole frame's light cast: a box judges whiteness as the whole frame does.
     x0, y0, x1, y1 = within
-    cast_ab = light_cast(small)
+    cast_ab = _light_cast(small)
     offset = np.array([x0, y0], np.float32)
     return [CardQuad(quad.corners_xy + offset, quad.fill) for quad in _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab)]
 
@@ -132,7 +135,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     it at that scale, when at hand); no card is larger than ``max_area`` working pixels."""
     small = _shrink(frame_bgr, scale) if small is None else small
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    white, cast_ab = lab_whiteness(lab, cast_ab)
+    white, cast_ab = lab_whiteness(lab, _light_cast(small, lab) if cast_ab is None else cast_ab)
     span, regions, chosen = _sweep(white, scale, max_area)
     # On a pale table (cream, pale wood) the brightest tenth is mostly table, and paper of
     # another tint is no whiter than it: hardly a card stands out. Paper is still the
@@ -171,6 +174,14 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         snapped = _onto_outlines(frame_bgr, snapped, len(quads))
     quads += tinted
     return _without_pieces([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)])
+
+
+def _light_cast(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:
+    """The light's cast (see ``light_cast``), read off the frame's brightest tenth; where
+    that is greener than any lamp or daylight makes paper (a bright green cloth is most of
+    it), off its brightest fiftieth, mostly paper."""
+    cast_ab = light_cast(small_bgr, lab=small_lab)
+    return light_cast(small_bgr, _PALE_TABLE_SHARE, small_lab) if cast_ab[0] < _GREENEST_LIGHT else cast_ab
 
 
 def _without_pieces(quads: list[CardQuad]) -> list[CardQuad]:

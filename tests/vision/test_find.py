@@ -576,6 +576,19 @@ def test_a_region_refused_at_a_place_leaves_it_to_the_cards_own_region_there() -
     assert [r.corners_xy.tolist() for r in kept] == [card.tolist()]
 
 
+def test_the_lights_cast_is_read_off_the_paper_not_a_bright_green_cloth() -> None:
+    from vision.find import _GREENEST_LIGHT, _light_cast
+    from vision.paper import light_cast
+
+    green = scene(SEPARATE, size_wh=(960, 600), table_bgr=(150, 240, 150))  # the cloth is most of the brightest tenth
+    wood = scene(SEPARATE, size_wh=(960, 600), table_bgr=(40, 90, 140))
+    paper_ab = light_cast(green[140:160, 110:130])  # a card's paper beside its symbol
+
+    assert light_cast(green)[0] < _GREENEST_LIGHT
+    assert np.hypot(*np.subtract(_light_cast(green), paper_ab)) <= 2.0
+    assert _light_cast(wood) == light_cast(wood)  # an orange wood's cast is a lamp's too: it stands
+
+
 @pytest.mark.parametrize("hidden_share, kept", [(0.5, False), (0.25, True)], ids=["half hidden", "a quarter hidden"])
 def test_a_piece_of_a_card_half_under_a_back_is_no_card_but_one_a_quarter_under_is(hidden_share, kept) -> None:
     whole = [card_corners((x, y), (80, 120), 0) for x, y in [(80, 110), (190, 110), (300, 110), (410, 110), (80, 290), (190, 290), (300, 290)]]
