@@ -61,9 +61,10 @@ _TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
-# Paper under the lights of the fresh renders shows a (Lab, less neutral grey) from -5 to 12; the
-# brightest tenth of a frame greener than this is a green cloth's (-20 to -37 on five of 450).
-_GREENEST_LIGHT = -10.0
+# Paper under the lights of the renders shows a (Lab, less neutral grey) from -5 to 12 (fresh and
+# tune22 hard, 750 frames); the brightest tenth of a frame greener or redder than this is a
+# cloth's (green: -11 to -38 on 12 frames, pink: 15 to 17 on 3).
+_LIGHTS_A = (-10.0, 14.0)
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 _TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
 _DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as no paper
@@ -178,10 +179,11 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
 
 def _light_cast(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:
     """The light's cast (see ``light_cast``), read off the frame's brightest tenth; where
-    that is greener than any lamp or daylight makes paper (a bright green cloth is most of
-    it), off its brightest fiftieth, mostly paper."""
+    that is greener or redder than any lamp or daylight makes paper (a bright green or pink
+    cloth is most of it), off its brightest fiftieth, mostly paper."""
     cast_ab = light_cast(small_bgr, lab=small_lab)
-    return light_cast(small_bgr, _PALE_TABLE_SHARE, small_lab) if cast_ab[0] < _GREENEST_LIGHT else cast_ab
+    is_light = _LIGHTS_A[0] <= cast_ab[0] <= _LIGHTS_A[1]
+    return cast_ab if is_light else light_cast(small_bgr, _PALE_TABLE_SHARE, small_lab)
 
 
 def _without_pieces(quads: list[CardQuad]) -> list[CardQuad]:

@@ -576,16 +576,17 @@ def test_a_region_refused_at_a_place_leaves_it_to_the_cards_own_region_there() -
     assert [r.corners_xy.tolist() for r in kept] == [card.tolist()]
 
 
-def test_the_lights_cast_is_read_off_the_paper_not_a_bright_green_cloth() -> None:
-    from vision.find import _GREENEST_LIGHT, _light_cast
+@pytest.mark.parametrize("cloth_bgr, side", [((150, 240, 150), 0), ((190, 175, 250), 1)], ids=["bright green", "pale pink"])
+def test_the_lights_cast_is_read_off_the_paper_not_a_bright_coloured_cloth(cloth_bgr, side) -> None:
+    from vision.find import _LIGHTS_A, _light_cast
     from vision.paper import light_cast
 
-    green = scene(SEPARATE, size_wh=(960, 600), table_bgr=(150, 240, 150))  # the cloth is most of the brightest tenth
+    cloth = scene(SEPARATE, size_wh=(960, 600), table_bgr=cloth_bgr)  # the cloth is most of the brightest tenth
     wood = scene(SEPARATE, size_wh=(960, 600), table_bgr=(40, 90, 140))
-    paper_ab = light_cast(green[140:160, 110:130])  # a card's paper beside its symbol
+    paper_ab = light_cast(cloth[140:160, 110:130])  # a card's paper beside its symbol
 
-    assert light_cast(green)[0] < _GREENEST_LIGHT
-    assert np.hypot(*np.subtract(_light_cast(green), paper_ab)) <= 2.0
+    assert (light_cast(cloth)[0] - _LIGHTS_A[side]) * (1 if side else -1) > 0  # greener, or redder, than any light
+    assert np.hypot(*np.subtract(_light_cast(cloth), paper_ab)) <= 2.0
     assert _light_cast(wood) == light_cast(wood)  # an orange wood's cast is a lamp's too: it stands
 
 
