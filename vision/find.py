@@ -59,6 +59,8 @@ _TRACED_ASPECT = (1.15, 1.9)  # and its long side this many times its short side
 _TRACED_SEEN = 0.65  # an edge along this share of each side
 _TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
+_PALER_OFF = 4.0  # the brightest fiftieth's cast this far from the tenth's: a pale table may be in the tenth
+_PALER_MORE = 2  # and a sweep under it is kept where it finds this many more cards with symbols printed in them
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
 # Paper under the lights of the renders shows a (Lab, less neutral grey) from -5 to 12 (fresh and
@@ -141,11 +143,19 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     # On a pale table (cream, pale wood) the brightest tenth is mostly table, and paper of
     # another tint is no whiter than it: hardly a card stands out. Paper is still the
     # brightest thing on the table; the frame is swept again under the cast of its
-    # brightest fiftieth, and that sweep kept where it finds more cards.
-    if len(chosen) < 2:
-        paler = lab_whiteness(lab, light_cast(small, _PALE_TABLE_SHARE, lab))
+    # brightest fiftieth, and that sweep kept where it finds more cards. A pale bluish cloth
+    # under mixed light leaves the daylit cards standing out, not those under the lamp: where
+    # the fiftieth's cast is off the tenth's, its sweep is kept where it finds plainly more
+    # cards with symbols printed in them.
+    paler_ab = light_cast(small, _PALE_TABLE_SHARE, lab)
+    if len(chosen) < 2 or np.hypot(paler_ab[0] - cast_ab[0], paler_ab[1] - cast_ab[1]) > _PALER_OFF:
+        paler = lab_whiteness(lab, paler_ab)
         again = _sweep(paler[0], scale, max_area)
-        if len(again[2]) > len(chosen):
+        if len(chosen) < 2:
+            better = len(again[2]) > len(chosen)
+        else:
+            better = _inked(again[2], paler[0]) >= _inked(chosen, white) + _PALER_MORE
+        if better:
             (white, cast_ab), (span, regions, chosen) = paler, again
     # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
     # of that is table, and then paper, greyer than the table, looks coloured: a card in a
@@ -175,6 +185,11 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         snapped = _onto_outlines(frame_bgr, snapped, len(quads))
     quads += tinted
     return _without_pieces([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)])
+
+
+def _inked(regions: list[Region], white: NDArray[np.float32]) -> int:
+    """How many of the regions have symbols printed in them (``printed_in``)."""
+    return int(printed_in(white, np.array([r.corners_xy for r in regions], np.float32).reshape(-1, 4, 2)).sum()) if regions else 0
 
 
 def _light_cast(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:

@@ -590,6 +590,31 @@ def test_the_lights_cast_is_read_off_the_paper_not_a_bright_coloured_cloth(cloth
     assert _light_cast(wood) == light_cast(wood)  # an orange wood's cast is a lamp's too: it stands
 
 
+def lab_to_bgr(lab):
+    return cv2.cvtColor(np.uint8([[lab]]), cv2.COLOR_LAB2BGR)[0, 0].tolist()
+
+
+@pytest.mark.parametrize("daylit_lab", [(225, 128, 128), (230, 128, 127)], ids=["daylit paper", "brighter daylit paper"])
+def test_cards_under_a_lamp_on_a_pale_bluish_cloth_are_found_under_the_brightest_fiftieths_cast(daylit_lab) -> None:
+    # A pale bluish cloth on a dark floor, as light as the paper but for a few grey levels:
+    # it is most of the frame's brightest tenth, whose cast then leaves two daylit cards
+    # whiter than the cloth but not the five warmer ones under a lamp.
+    rng = np.random.default_rng(0)
+    image = np.full((600, 960, 3), 40, np.float32)
+    cv2.rectangle(image, (60, 40), (900, 560), lab_to_bgr((200, 129, 121)), -1)
+    cards = [card_corners((170 + 105 * k, 225 + 150 * (k % 2)), (60, 90), 3 * k - 4) for k in range(7)]
+    for k, corners in enumerate(cards):
+        paper_lab = daylit_lab if k < 2 else (212, 133, 137)
+        cv2.fillConvexPoly(image, corners.astype(np.int32), lab_to_bgr(paper_lab), lineType=cv2.LINE_AA)
+        cv2.circle(image, tuple(corners.mean(axis=0).astype(int)), 9, (40, 40, 160), -1, cv2.LINE_AA)
+    image = cv2.GaussianBlur(image + rng.normal(0, 5.0, image.shape), (0, 0), 1.5)
+    frame = np.clip(image, 0, 255).astype(np.uint8)
+
+    found = find_cards(frame)
+
+    assert min(match(found, cards, frame.shape[:2])) > 0.8
+
+
 @pytest.mark.parametrize("hidden_share, kept", [(0.5, False), (0.25, True)], ids=["half hidden", "a quarter hidden"])
 def test_a_piece_of_a_card_half_under_a_back_is_no_card_but_one_a_quarter_under_is(hidden_share, kept) -> None:
     whole = [card_corners((x, y), (80, 120), 0) for x, y in [(80, 110), (190, 110), (300, 110), (410, 110), (80, 290), (190, 290), (300, 290)]]
