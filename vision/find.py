@@ -33,6 +33,7 @@ _VIEW_CARDS = 6  # the size of the cards in view is fitted over at least this ma
 _VIEW_OFF = 0.15  # leaving out those off the fit by more than this (log of a side)
 _VIEW_SPREAD = 0.02  # through three cards spread this much (twice their triangle's area, the cards' spread as 1)
 _VIEW_TRIPLES = 300  # of that many threes of cards at most, taken evenly
+_NEAREST_REACH = 1.5  # or of the size of the card found nearest, within this many of its long sides
 _VIEW_SEEN = 0.5  # a region of the size in view but not of its nearest four cards' is outlined along this share of three sides
 _VIEW_STANDS = 0.5  # and whiter than what lies around it by this share of its sweep's span
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
@@ -58,8 +59,14 @@ _TRACED_ASPECT = (1.15, 1.9)  # and its long side this many times its short side
 _TRACED_SEEN = 0.65  # an edge along this share of each side
 _TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
+_PALER_OFF = 4.0  # the brightest fiftieth's cast this far from the tenth's: a pale table may be in the tenth
+_PALER_MORE = 2  # and a sweep under it is kept where it finds this many more cards with symbols printed in them
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
+# Paper under the lights of the renders shows a (Lab, less neutral grey) from -5 to 12 (fresh and
+# tune22 hard, 750 frames); the brightest tenth of a frame greener or redder than this is a
+# cloth's (green: -11 to -38 on 12 frames, pink: 15 to 17 on 3).
+_LIGHTS_A = (-10.0, 14.0)
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 _TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
 _DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as no paper
@@ -109,7 +116,7 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
         return _find(frame_bgr, scale, max_area, small=small)
     # The whole frame's light cast: a box judges whiteness as the whole frame does.
     x0, y0, x1, y1 = within
-    cast_ab = light_cast(small)
+    cast_ab = _light_cast(small)
     offset = np.array([x0, y0], np.float32)
     return [CardQuad(quad.corners_xy + offset, quad.fill) for quad in _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab)]
 
@@ -131,16 +138,24 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     it at that scale, when at hand); no card is larger than ``max_area`` working pixels."""
     small = _shrink(frame_bgr, scale) if small is None else small
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    white, cast_ab = lab_whiteness(lab, cast_ab)
+    white, cast_ab = lab_whiteness(lab, _light_cast(small, lab) if cast_ab is None else cast_ab)
     span, regions, chosen = _sweep(white, scale, max_area)
     # On a pale table (cream, pale wood) the brightest tenth is mostly table, and paper of
     # another tint is no whiter than it: hardly a card stands out. Paper is still the
     # brightest thing on the table; the frame is swept again under the cast of its
-    # brightest fiftieth, and that sweep kept where it finds more cards.
-    if len(chosen) < 2:
-        paler = lab_whiteness(lab, light_cast(small, _PALE_TABLE_SHARE, lab))
+    # brightest fiftieth, and that sweep kept where it finds more cards. A pale bluish cloth
+    # under mixed light leaves the daylit cards standing out, not those under the lamp: where
+    # the fiftieth's cast is off the tenth's, its sweep is kept where it finds plainly more
+    # cards with symbols printed in them.
+    paler_ab = light_cast(small, _PALE_TABLE_SHARE, lab)
+    if len(chosen) < 2 or np.hypot(paler_ab[0] - cast_ab[0], paler_ab[1] - cast_ab[1]) > _PALER_OFF:
+        paler = lab_whiteness(lab, paler_ab)
         again = _sweep(paler[0], scale, max_area)
-        if len(again[2]) > len(chosen):
+        if len(chosen) < 2:
+            better = len(again[2]) > len(chosen)
+        else:
+            better = _inked(again[2], paler[0]) >= _inked(chosen, white) + _PALER_MORE
+        if better:
             (white, cast_ab), (span, regions, chosen) = paler, again
     # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
     # of that is table, and then paper, greyer than the table, looks coloured: a card in a
@@ -170,6 +185,20 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         snapped = _onto_outlines(frame_bgr, snapped, len(quads))
     quads += tinted
     return _without_pieces([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)])
+
+
+def _inked(regions: list[Region], white: NDArray[np.float32]) -> int:
+    """How many of the regions have symbols printed in them (``printed_in``)."""
+    return int(printed_in(white, np.array([r.corners_xy for r in regions], np.float32).reshape(-1, 4, 2)).sum()) if regions else 0
+
+
+def _light_cast(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:
+    """The light's cast (see ``light_cast``), read off the frame's brightest tenth; where
+    that is greener or redder than any lamp or daylight makes paper (a bright green or pink
+    cloth is most of it), off its brightest fiftieth, mostly paper."""
+    cast_ab = light_cast(small_bgr, lab=small_lab)
+    is_light = _LIGHTS_A[0] <= cast_ab[0] <= _LIGHTS_A[1]
+    return cast_ab if is_light else light_cast(small_bgr, _PALE_TABLE_SHARE, small_lab)
 
 
 def _without_pieces(quads: list[CardQuad]) -> list[CardQuad]:
@@ -447,6 +476,8 @@ def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], co
     if not span_of or not quads:
         return []
     kept = _sized_and_outlined(chosen_apart, span_of, quads, unlit, min_seen)
+    kept += _in_refused_places(chosen_apart, kept, [r for r in regions if id(r) in span_of], chosen, span_of, quads, unlit,
+                               min_seen)
     printed = _printed(quads, unlit)
     if len(printed) == len(quads):
         return kept
@@ -456,6 +487,28 @@ def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], co
                                                          np.array([r.corners_xy for r in kept], np.float32)))
                  if is_apart]
     return kept + _sized_and_outlined(again, span_of, printed, unlit, min_seen)
+
+
+def _in_refused_places(picked: list[Region], kept: list[Region], regions: list[Region], chosen: list[Region],
+                       span_of: dict[int, float], quads: list[CardQuad], unlit: NDArray[np.float32], min_seen: float) -> list[Region]:
+    """Where a region picked (one of ``picked``, from ``regions``) is refused, the others
+    there that are of the cards' size and outlined (see ``_sized_and_outlined``), one to a
+    place: a card's region at one level may be picked at another, with a strip of the table
+    taken in (steadier over the levels, but too big or not outlined)."""
+    refused = np.array([r.corners_xy for r in picked if not any(r is k for k in kept)], np.float32).reshape(-1, 4, 2)
+    if not len(refused):
+        return []
+    taken = {id(r) for r in picked}
+    rest = [r for r in regions if id(r) not in taken]
+    if not rest:
+        return []
+    shapes = np.array([r.corners_xy for r in rest], np.float32)
+    at_refused = ~_apart(shapes, refused)
+    if kept:
+        at_refused &= _apart(shapes, np.array([r.corners_xy for r in kept], np.float32))
+    fitting = _sized_and_outlined([r for r, is_there in zip(rest, at_refused) if is_there], span_of, quads, unlit, min_seen)
+    ids = {id(r) for r in fitting}
+    return [r for r in choose_cards(chosen + kept + fitting, _CLEAN_FILL) if id(r) in ids]
 
 
 def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads: list[CardQuad], unlit: NDArray[np.float32],
@@ -473,6 +526,7 @@ def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads:
     if not by_near.all():
         view = _sizes_in_view(quads, centres[~by_near])
         by_view[~by_near] = (np.abs(sizes[~by_near] / view - 1) < _AGAIN_SIZE).all(axis=1)
+        by_view[~by_near] |= _of_nearest_size(quads, centres[~by_near], sizes[~by_near])
     kept = [r for r, a, b in zip(regions, by_near, by_view) if a or b]
     if not kept:
         return []
@@ -485,6 +539,20 @@ def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads:
     if viewed.any():
         outlined[viewed] &= _seen_all_round(unlit, outlines[viewed], seen[viewed], kept_spans[viewed])
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
+
+
+def _of_nearest_size(quads: list[CardQuad], centres_xy: NDArray[np.float64], sizes_wh: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether each region (centre (N, 2), size (N, 2)) has the size of the one card found
+    nearest it, lying within ``_NEAREST_REACH`` of that card's long side: (N,). Under a
+    steep view or a wide lens the cards a row away show another size, and the median of
+    the nearest four is then no card's (a false quad of cloth among them, neither)."""
+    found = np.array([q.center_xy for q in quads], np.float64)
+    found_wh = np.array([q.size_wh for q in quads], np.float64)
+    distance = np.hypot(*(centres_xy[:, None, :] - found[None, :, :]).transpose(2, 0, 1))
+    nearest = np.argmin(distance, axis=1)
+    near_wh = found_wh[nearest]
+    close = distance[np.arange(len(nearest)), nearest] < _NEAREST_REACH * near_wh[:, 1]
+    return close & (np.abs(sizes_wh / near_wh - 1) < _AGAIN_SIZE).all(axis=1)
 
 
 def _printed(quads: list[CardQuad], white: NDArray[np.float32]) -> list[CardQuad]:

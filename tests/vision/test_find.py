@@ -531,6 +531,90 @@ def test_a_region_refused_by_its_nearest_four_is_kept_at_the_size_in_view_only_w
     assert [r.corners_xy.tolist() for r in kept] == [near_card.corners_xy.tolist()]
 
 
+def test_a_plain_card_refused_by_its_nearest_four_is_kept_at_the_size_of_the_one_card_beside_it() -> None:
+    from vision.find import _fitting, _typical_near
+    from vision.regions import Region
+
+    # A wide lens: the cards of the near row show 130 px long, the two at the frame's left edge 90;
+    # too few cards are found to fit the size in view.
+    found = [CardQuad(order_corners(card_corners((x, 330), (75, 130), 0)), 1.0) for x in (300, 400, 500)]
+    found.append(CardQuad(order_corners(card_corners((90, 80), (60, 85), 0)), 1.0))
+    beside = order_corners(card_corners((90, 190), (66, 92), 0))
+    pale_patch, alone = beside + (520, 0), beside + (500, -110)  # alone: plainly a card too, but far from every card found
+    white = np.full((420, 720), 40.0, np.float32)
+    for corners in [q.corners_xy for q in found] + [beside, alone]:
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 220.0)
+    cv2.fillConvexPoly(white, np.round(pale_patch).astype(np.int32), 75.0)  # outlined, hardly whiter than the table
+    typical = _typical_near(found, tuple(beside.mean(axis=0)))
+    assert typical.long / 92 - 1 > 0.2  # the four nearest would refuse it
+    regions = [Region(c, 1.0, 0) for c in (beside, pale_patch, alone)]
+    chosen = [Region(q.corners_xy, q.fill, 0) for q in found]
+    corners = np.array([q.corners_xy for q in found], np.float32)
+
+    kept = _fitting(regions, [180.0] * 3, chosen, corners, found, white)
+
+    assert [r.corners_xy.tolist() for r in kept] == [beside.tolist()]
+
+
+def test_a_region_refused_at_a_place_leaves_it_to_the_cards_own_region_there() -> None:
+    from vision.find import _fitting
+    from vision.regions import Region
+
+    found = [CardQuad(order_corners(card_corners((x, 100), (60, 90), 0)), 1.0) for x in (100, 200, 300, 400)]
+    card = order_corners(card_corners((250, 260), (60, 90), 0))
+    with_strip = order_corners(card_corners((262, 260), (84, 90), 0))  # the card and a strip of table beside it
+    white = np.full((400, 520), 40.0, np.float32)
+    for corners in [q.corners_xy for q in found] + [card]:
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 220.0)
+    # The strip stands at more levels: it is picked first, and refused as too wide.
+    regions = [Region(with_strip, 0.95, 0, 5), Region(card, 0.95, 2, 1)]
+    chosen = [Region(q.corners_xy, q.fill, 0, 8) for q in found]
+    corners = np.array([q.corners_xy for q in found], np.float32)
+
+    kept = _fitting(regions, [180.0, 180.0], chosen, corners, found, white)
+
+    assert [r.corners_xy.tolist() for r in kept] == [card.tolist()]
+
+
+@pytest.mark.parametrize("cloth_bgr, side", [((150, 240, 150), 0), ((190, 175, 250), 1)], ids=["bright green", "pale pink"])
+def test_the_lights_cast_is_read_off_the_paper_not_a_bright_coloured_cloth(cloth_bgr, side) -> None:
+    from vision.find import _LIGHTS_A, _light_cast
+    from vision.paper import light_cast
+
+    cloth = scene(SEPARATE, size_wh=(960, 600), table_bgr=cloth_bgr)  # the cloth is most of the brightest tenth
+    wood = scene(SEPARATE, size_wh=(960, 600), table_bgr=(40, 90, 140))
+    paper_ab = light_cast(cloth[140:160, 110:130])  # a card's paper beside its symbol
+
+    assert (light_cast(cloth)[0] - _LIGHTS_A[side]) * (1 if side else -1) > 0  # greener, or redder, than any light
+    assert np.hypot(*np.subtract(_light_cast(cloth), paper_ab)) <= 2.0
+    assert _light_cast(wood) == light_cast(wood)  # an orange wood's cast is a lamp's too: it stands
+
+
+def lab_to_bgr(lab):
+    return cv2.cvtColor(np.uint8([[lab]]), cv2.COLOR_LAB2BGR)[0, 0].tolist()
+
+
+@pytest.mark.parametrize("daylit_lab", [(225, 128, 128), (230, 128, 127)], ids=["daylit paper", "brighter daylit paper"])
+def test_cards_under_a_lamp_on_a_pale_bluish_cloth_are_found_under_the_brightest_fiftieths_cast(daylit_lab) -> None:
+    # A pale bluish cloth on a dark floor, as light as the paper but for a few grey levels:
+    # it is most of the frame's brightest tenth, whose cast then leaves two daylit cards
+    # whiter than the cloth but not the five warmer ones under a lamp.
+    rng = np.random.default_rng(0)
+    image = np.full((600, 960, 3), 40, np.float32)
+    cv2.rectangle(image, (60, 40), (900, 560), lab_to_bgr((200, 129, 121)), -1)
+    cards = [card_corners((170 + 105 * k, 225 + 150 * (k % 2)), (60, 90), 3 * k - 4) for k in range(7)]
+    for k, corners in enumerate(cards):
+        paper_lab = daylit_lab if k < 2 else (212, 133, 137)
+        cv2.fillConvexPoly(image, corners.astype(np.int32), lab_to_bgr(paper_lab), lineType=cv2.LINE_AA)
+        cv2.circle(image, tuple(corners.mean(axis=0).astype(int)), 9, (40, 40, 160), -1, cv2.LINE_AA)
+    image = cv2.GaussianBlur(image + rng.normal(0, 5.0, image.shape), (0, 0), 1.5)
+    frame = np.clip(image, 0, 255).astype(np.uint8)
+
+    found = find_cards(frame)
+
+    assert min(match(found, cards, frame.shape[:2])) > 0.8
+
+
 @pytest.mark.parametrize("hidden_share, kept", [(0.5, False), (0.25, True)], ids=["half hidden", "a quarter hidden"])
 def test_a_piece_of_a_card_half_under_a_back_is_no_card_but_one_a_quarter_under_is(hidden_share, kept) -> None:
     whole = [card_corners((x, y), (80, 120), 0) for x, y in [(80, 110), (190, 110), (300, 110), (410, 110), (80, 290), (190, 290), (300, 290)]]
