@@ -1114,3 +1114,18 @@ def test_a_slightly_blurred_point_card_is_not_a_face(card_art, value, frame_bgr,
         photo = cv2.imdecode(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, jpeg])[1], cv2.IMREAD_COLOR)
     reading = read_card(photo)
     assert not reading.is_face, reading
+
+
+@pytest.mark.parametrize("shape, colour, dy, radius, amount, blur", [
+    ("triangle", "red", -0.03, 0.06, 0.8, 0.6), ("square", "blue", -0.03, 0.06, 0.8, 1.0),
+    ("square", "yellow", 0.03, 0.06, 0.8, 0.6), ("star", "green", -0.06, 0.12, 0.4, 0.6),
+], ids=["triangle", "square-blurred", "square-yellow", "star-broad-spot"])
+def test_one_large_symbol_glare_washed_a_small_hole_in_is_read(card_art, shape, colour, dy, radius, amount, blur):
+    # A small glare spot inside a card's one large symbol washes a hole in it, as blur
+    # closes a point card's 4, 6 or 9 to a pinhole; the mark fits no shape. The camera
+    # clipped a symbol's worth of the card: the hole may be glare's, and the card is read.
+    syms = [card_art.Sym(shape, colour, 0.5, 0.72, 0.55, angle=180.0 if shape == "triangle" else 0.0)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.72 / 1.45 + dy, radius, amount)
+    reading = read_card(card_art.light(image, noise=1.5, blur=blur))
+    assert reading.is_face and _names(reading) == [(shape, colour)], reading.reason
+
