@@ -66,6 +66,16 @@ _POOR_FIT = 0.05
 # card's largest mark (a point card's small corner number, a speck, a fragment) has no say
 # in the printed-number check: on dev quads such marks were symbol-like only beside a digit.
 _VOTING_SIZE = 0.4
+# A point card prints its value small in two opposite corners too, the same glyph turned half
+# a turn about the card's centre. Two marks of one shape and about one size (within
+# _CORNER_ALIKE), smaller than _CORNER_SIZE of the largest, off both of the card's middle lines
+# by _CORNER_OFF of its width and height, each where the other turned half a turn lies (within
+# _CORNER_AT short sides), are such numbers: they have no say either, however large they are
+# printed (blurred, a small 4's hole closes and it reads as a solid triangle).
+_CORNER_SIZE = 0.75
+_CORNER_ALIKE = 0.15
+_CORNER_OFF = 0.1
+_CORNER_AT = 0.1
 _SOFTMAX_SLOPE = 12.0
 # Glare washing out more than this share of the paper, gaps below this share of the short side.
 _GLARE_SHARE = 0.02
@@ -252,9 +262,9 @@ def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.f
     (other games' symbols); a printed digit has a hole (0, 6, 8, 9), is a thin stroke or is
     far from convex (1, 2, 3, 4, 5, 7) without fitting a star; a printed frame breaks into
     thin pieces. Marks much smaller than the largest do not vote (a point card's corner
-    numbers blur into small solid blobs), nor do marks of unknown shape (``HIDDEN``: a piece
-    cut free at the edge says nothing of what is printed). ``card``: the balanced card the
-    marks were found on."""
+    numbers blur into small solid blobs; larger ones in opposite corners, see
+    ``_corner_numbers``), nor do marks of unknown shape (``HIDDEN``: a piece cut free at the
+    edge says nothing of what is printed). ``card``: the balanced card the marks were found on."""
     symbol_like, voting = _symbol_like(seg, shapes, fit, card)
     return voting > 0 and (2 * symbol_like < voting or symbol_like == 0)
 
@@ -266,7 +276,10 @@ def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64
     if not known:
         return 0, 0
     largest = max(blob.extent for blob, _, _ in known)
-    voting = [(blob, shape, f) for blob, shape, f in known if blob.extent >= _VOTING_SIZE * largest]
+    corners = _corner_numbers([blob for blob, _, _ in known], [shape for _, shape, _ in known], largest,
+                              card.ink.shape[::-1])
+    voting = [(blob, shape, f) for i, (blob, shape, f) in enumerate(known)
+              if blob.extent >= _VOTING_SIZE * largest and i not in corners]
     holes_of_glare = _may_hole(card)
     symbol_like = sum(
         1 for blob, shape, f in voting
@@ -275,6 +288,24 @@ def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64
             and (blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
     )
     return symbol_like, len(voting)
+
+
+def _corner_numbers(blobs: list[Blob], shapes: list[Shape], largest: float, size_wh: tuple[int, int]) -> set[int]:
+    """Which of these marks are a point card's corner numbers (see ``_CORNER_SIZE``), by index."""
+    width, height = size_wh
+    mid_x, mid_y = 0.5 * (width - 1), 0.5 * (height - 1)
+    small = [i for i, blob in enumerate(blobs) if blob.extent <= _CORNER_SIZE * largest
+             and abs(blob.center_xy[0] - mid_x) >= _CORNER_OFF * width
+             and abs(blob.center_xy[1] - mid_y) >= _CORNER_OFF * height]
+    pairs: set[int] = set()
+    for k, i in enumerate(small):
+        for j in small[k + 1:]:
+            (ax, ay), (bx, by) = blobs[i].center_xy, blobs[j].center_xy
+            sizes = (blobs[i].extent, blobs[j].extent)
+            alike = shapes[i] is shapes[j] and max(sizes) - min(sizes) <= _CORNER_ALIKE * max(sizes)
+            if alike and math.hypot(ax + bx - 2 * mid_x, ay + by - 2 * mid_y) <= _CORNER_AT * min(width, height):
+                pairs |= {i, j}
+    return pairs
 
 
 def _washed_middles(seg: Segmentation,
