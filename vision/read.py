@@ -403,10 +403,11 @@ def _shows_glare(card: BalancedCard) -> bool:
 
 
 def _may_hole(card: BalancedCard) -> bool:
-    """Whether glare may have washed a hole into a symbol: it brightens a good share of the
-    paper, blinds the camera where it does, or the camera clipped a symbol's worth of the
-    card (a few clipped pixels are only a bright exposure or JPEG's ringing)."""
-    return card.glare > _GLARE_SHARE or card.blind > 0.0 or card.clipped >= _HIDING_SHARE
+    """Whether glare may have washed a hole into a symbol: the camera clipped where glare
+    brightens the paper, or clipped a symbol's worth of the card (a few clipped pixels are
+    only a bright exposure or JPEG's ringing; paper brightened but nowhere clipped leaves a
+    symbol's ink whole, and a point card under it showed a blurred 4's pinhole)."""
+    return card.blind > 0.0 or card.clipped >= _HIDING_SHARE
 
 
 def _has_glare_spot(card: BalancedCard) -> bool:
