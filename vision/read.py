@@ -71,8 +71,12 @@ _VOTING_SIZE = 0.4
 # _CORNER_ALIKE), smaller than _CORNER_SIZE of the largest, off both of the card's middle lines
 # by _CORNER_OFF of its width and height, each where the other turned half a turn lies (within
 # _CORNER_AT short sides), are such numbers: they have no say either, however large they are
-# printed (blurred, a small 4's hole closes and it reads as a solid triangle).
-_CORNER_SIZE = 0.75
+# printed (blurred, a small 4's hole closes and it reads as a solid triangle), when besides
+# them no more marks vote than a big number has digits. Symbols printed at one size measure
+# apart by their shape (a square spans 0.71 of a circle): a symbol card's two squares so
+# placed beside a circle and two stars fitting no shape were refused at _CORNER_SIZE 0.75.
+_CORNER_SIZE = 0.6
+_NUMBER_DIGITS = 2
 _CORNER_ALIKE = 0.15
 _CORNER_OFF = 0.1
 _CORNER_AT = 0.1
@@ -276,10 +280,13 @@ def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64
     if not known:
         return 0, 0
     largest = max(blob.extent for blob, _, _ in known)
+    voting = [(blob, shape, f) for blob, shape, f in known if blob.extent >= _VOTING_SIZE * largest]
     corners = _corner_numbers([blob for blob, _, _ in known], [shape for _, shape, _ in known], largest,
                               card.ink.shape[::-1])
-    voting = [(blob, shape, f) for i, (blob, shape, f) in enumerate(known)
-              if blob.extent >= _VOTING_SIZE * largest and i not in corners]
+    besides = [(blob, shape, f) for i, (blob, shape, f) in enumerate(known)
+               if blob.extent >= _VOTING_SIZE * largest and i not in corners]
+    if len(besides) <= _NUMBER_DIGITS:
+        voting = besides
     holes_of_glare = _may_hole(card)
     symbol_like = sum(
         1 for blob, shape, f in voting
