@@ -58,12 +58,28 @@ _SOLID_FILL = 0.9
 # A mark fitting no shape passes for another game's symbol only without a hole: a blurred
 # digit's hole (0, 4, 6, 8, 9) closes to a few pixels (fill 0.90-0.99 on point cards blurred
 # 0.5-2 px), while every symbol on the real photos but one (fitting 0.02, holed 0.84) is whole.
+# Unless glare may have washed the hole (``_may_hole``): a glare spot inside a large symbol
+# leaves one as small (a hard dev card's one triangle, fill 0.92, was refused).
 _NO_HOLE = 0.995
 _POOR_FIT = 0.05
 # A card prints all its symbols at one size, so a mark smaller than _VOTING_SIZE of the
 # card's largest mark (a point card's small corner number, a speck, a fragment) has no say
 # in the printed-number check: on dev quads such marks were symbol-like only beside a digit.
 _VOTING_SIZE = 0.4
+# A point card prints its value small in two opposite corners too, the same glyph turned half
+# a turn about the card's centre. Two marks of one shape and about one size (within
+# _CORNER_ALIKE), smaller than _CORNER_SIZE of the largest, off both of the card's middle lines
+# by _CORNER_OFF of its width and height, each where the other turned half a turn lies (within
+# _CORNER_AT short sides), are such numbers: they have no say either, however large they are
+# printed (blurred, a small 4's hole closes and it reads as a solid triangle), when besides
+# them no more marks vote than a big number has digits. Symbols printed at one size measure
+# apart by their shape (a square spans 0.71 of a circle): a symbol card's two squares so
+# placed beside a circle and two stars fitting no shape were refused at _CORNER_SIZE 0.75.
+_CORNER_SIZE = 0.6
+_NUMBER_DIGITS = 2
+_CORNER_ALIKE = 0.15
+_CORNER_OFF = 0.1
+_CORNER_AT = 0.1
 _SOFTMAX_SLOPE = 12.0
 # Glare washing out more than this share of the paper, gaps below this share of the short side.
 _GLARE_SHARE = 0.02
@@ -244,34 +260,63 @@ def _marks_problem(seg: Segmentation) -> str:
     return ""
 
 
-def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64]) -> bool:
+def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64], card: BalancedCard) -> bool:
     """A point card or another printed thing: most marks are no symbol. A mark is
     symbol-like when it fits a shape, or at least is a solid, compact, convex-ish blob
     (other games' symbols); a printed digit has a hole (0, 6, 8, 9), is a thin stroke or is
     far from convex (1, 2, 3, 4, 5, 7) without fitting a star; a printed frame breaks into
     thin pieces. Marks much smaller than the largest do not vote (a point card's corner
-    numbers blur into small solid blobs), nor do marks of unknown shape (``HIDDEN``: a piece
-    cut free at the edge says nothing of what is printed)."""
-    symbol_like, voting = _symbol_like(seg, shapes, fit)
+    numbers blur into small solid blobs; larger ones in opposite corners, see
+    ``_corner_numbers``), nor do marks of unknown shape (``HIDDEN``: a piece cut free at the
+    edge says nothing of what is printed). ``card``: the balanced card the marks were found on."""
+    symbol_like, voting = _symbol_like(seg, shapes, fit, card)
     return voting > 0 and (2 * symbol_like < voting or symbol_like == 0)
 
 
-def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64]) -> tuple[int, int]:
+def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64],
+                 card: BalancedCard) -> tuple[int, int]:
     """How many of the marks that vote in ``_looks_like_number`` are symbol-like, and how many vote."""
     known = [(blob, shape, f) for blob, shape, f in zip(seg.blobs, shapes, fit) if HIDDEN not in blob.doubt]
     if not known:
         return 0, 0
     largest = max(blob.extent for blob, _, _ in known)
     voting = [(blob, shape, f) for blob, shape, f in known if blob.extent >= _VOTING_SIZE * largest]
+    corners = _corner_numbers([blob for blob, _, _ in known], [shape for _, shape, _ in known], largest,
+                              card.ink.shape[::-1])
+    besides = [(blob, shape, f) for i, (blob, shape, f) in enumerate(known)
+               if blob.extent >= _VOTING_SIZE * largest and i not in corners]
+    if len(besides) <= _NUMBER_DIGITS:
+        voting = besides
+    holes_of_glare = _may_hole(card)
     symbol_like = sum(
         1 for blob, shape, f in voting
-        if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (blob.fill >= _NO_HOLE and blob.features.thickness >= _STROKE and (
-            blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
+        if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (
+            (blob.fill >= _NO_HOLE or holes_of_glare) and blob.features.thickness >= _STROKE
+            and (blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
     )
     return symbol_like, len(voting)
 
 
-def _washed_middles(seg: Segmentation) -> tuple[Segmentation, list[Shape], NDArray[np.float64], NDArray[np.float64]] | None:
+def _corner_numbers(blobs: list[Blob], shapes: list[Shape], largest: float, size_wh: tuple[int, int]) -> set[int]:
+    """Which of these marks are a point card's corner numbers (see ``_CORNER_SIZE``), by index."""
+    width, height = size_wh
+    mid_x, mid_y = 0.5 * (width - 1), 0.5 * (height - 1)
+    small = [i for i, blob in enumerate(blobs) if blob.extent <= _CORNER_SIZE * largest
+             and abs(blob.center_xy[0] - mid_x) >= _CORNER_OFF * width
+             and abs(blob.center_xy[1] - mid_y) >= _CORNER_OFF * height]
+    pairs: set[int] = set()
+    for k, i in enumerate(small):
+        for j in small[k + 1:]:
+            (ax, ay), (bx, by) = blobs[i].center_xy, blobs[j].center_xy
+            sizes = (blobs[i].extent, blobs[j].extent)
+            alike = shapes[i] is shapes[j] and max(sizes) - min(sizes) <= _CORNER_ALIKE * max(sizes)
+            if alike and math.hypot(ax + bx - 2 * mid_x, ay + by - 2 * mid_y) <= _CORNER_AT * min(width, height):
+                pairs |= {i, j}
+    return pairs
+
+
+def _washed_middles(seg: Segmentation,
+                    card: BalancedCard) -> tuple[Segmentation, list[Shape], NDArray[np.float64], NDArray[np.float64]] | None:
     """The marks read with each one that may be a symbol whose middle glare washed out
     taken as its convex hull (``Blob.washed_hull``: the hull is tinted inside in the mark's
     own hue, where a printed digit's is plain paper) and fits a shape, with their shapes,
@@ -294,7 +339,7 @@ def _washed_middles(seg: Segmentation) -> tuple[Segmentation, list[Shape], NDArr
     shapes, confidence, fit = classify_shapes(np.stack([blob.features.as_array() for blob in blobs]),
                                               np.array([blob.extent for blob in blobs]))
     seg = replace(seg, blobs=tuple(blobs))
-    symbol_like, voting = _symbol_like(seg, shapes, fit)
+    symbol_like, voting = _symbol_like(seg, shapes, fit, card)
     return (seg, shapes, confidence, fit) if symbol_like == voting else None
 
 
@@ -379,6 +424,14 @@ def _shows_glare(card: BalancedCard) -> bool:
     paper, or the camera clipped a channel somewhere on the card (a point card's faint
     brightening, which the paper field leaves, is no glare)."""
     return card.glare > _GLARE_SHARE or card.blind > 0.0 or card.clipped > 0.0
+
+
+def _may_hole(card: BalancedCard) -> bool:
+    """Whether glare may have washed a hole into a symbol: the camera clipped where glare
+    brightens the paper, or clipped a symbol's worth of the card (a few clipped pixels are
+    only a bright exposure or JPEG's ringing; paper brightened but nowhere clipped leaves a
+    symbol's ink whole, and a point card under it showed a blurred 4's pinhole)."""
+    return card.blind > 0.0 or card.clipped >= _HIDING_SHARE
 
 
 def _has_glare_spot(card: BalancedCard) -> bool:
@@ -668,7 +721,7 @@ def _without_frame_pieces(best: _Look) -> _Look:
     keep = [i for i, blob in enumerate(blobs) if not _is_frame_piece(blob, float(best.shape_fit[i]), size_wh)]
     if not keep or len(keep) == len(blobs) or len(keep) > _MOST_SYMBOLS:
         return best
-    if len(blobs) <= _MOST_SYMBOLS and _looks_like_number(best.seg, best.shapes, best.shape_fit):
+    if len(blobs) <= _MOST_SYMBOLS and _looks_like_number(best.seg, best.shapes, best.shape_fit, best.card):
         return best
     seg = replace(best.seg, blobs=tuple(blobs[i] for i in keep), doubt=best.seg.doubt + (FRAME_PIECES,))
     unknown = tuple(best.unknown[i] for i in keep) if best.unknown else ()
@@ -739,8 +792,8 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     shapes, shape_conf, shape_fit = best.shapes, best.shape_conf, best.shape_fit
     inks = None if profile is None else profile.inks
     colours, colour_conf, colour_fit = _colours(seg, inks, _has_glare_spot(card))
-    if _looks_like_number(seg, shapes, shape_fit):
-        washed = _washed_middles(seg)
+    if _looks_like_number(seg, shapes, shape_fit, card):
+        washed = _washed_middles(seg, card)
         if washed is None:
             return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
         seg, shapes, shape_conf, shape_fit = washed

@@ -1135,3 +1135,51 @@ def test_a_slightly_blurred_point_card_is_not_a_face(card_art, value, frame_bgr,
         photo = cv2.imdecode(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, jpeg])[1], cv2.IMREAD_COLOR)
     reading = read_card(photo)
     assert not reading.is_face, reading
+
+
+@pytest.mark.parametrize("shape, colour, dy, radius, amount, blur", [
+    ("triangle", "red", -0.03, 0.06, 0.8, 0.6), ("square", "blue", -0.03, 0.06, 0.8, 1.0),
+    ("square", "yellow", 0.03, 0.06, 0.8, 0.6), ("star", "green", -0.06, 0.12, 0.4, 0.6),
+], ids=["triangle", "square-blurred", "square-yellow", "star-broad-spot"])
+def test_one_large_symbol_glare_washed_a_small_hole_in_is_read(card_art, shape, colour, dy, radius, amount, blur):
+    # A small glare spot inside a card's one large symbol washes a hole in it, as blur
+    # closes a point card's 4, 6 or 9 to a pinhole; the mark fits no shape. The camera
+    # clipped a symbol's worth of the card: the hole may be glare's, and the card is read.
+    syms = [card_art.Sym(shape, colour, 0.5, 0.72, 0.55, angle=180.0 if shape == "triangle" else 0.0)]
+    image = _added_glare(card_art.draw(syms, paper=(215, 222, 228)), 0.5, 0.72 / 1.45 + dy, radius, amount)
+    reading = read_card(card_art.light(image, noise=1.5, blur=blur))
+    assert reading.is_face and _names(reading) == [(shape, colour)], reading.reason
+
+
+def _point_card_with_corner_numbers(value: str, corner: float) -> np.ndarray:
+    """A point card (thin frame, a big number) whose small numbers in two opposite corners,
+    the same glyph turned half a turn, are ``corner`` of the big one's size."""
+    img = np.empty((116, 80, 3), np.uint8)
+    img[:] = (236, 238, 240)
+    cv2.rectangle(img, (5, 5), (74, 110), (60, 60, 200), 1)
+    (tw, th), _ = cv2.getTextSize(value, cv2.FONT_HERSHEY_DUPLEX, 1.6, 3)
+    cv2.putText(img, value, ((80 - tw) // 2, (116 + th) // 2), cv2.FONT_HERSHEY_DUPLEX, 1.6, (30, 30, 30), 3, cv2.LINE_AA)
+    small = np.zeros(img.shape[:2], np.uint8)
+    (_, sh), _ = cv2.getTextSize(value, cv2.FONT_HERSHEY_DUPLEX, 1.6 * corner, 2)
+    cv2.putText(small, value, (11, 10 + sh), cv2.FONT_HERSHEY_DUPLEX, 1.6 * corner, 255, 2, cv2.LINE_AA)
+    ink = cv2.max(small, cv2.rotate(small, cv2.ROTATE_180)).astype(np.float32)[..., None] / 255.0
+    return (img * (1.0 - ink) + 30.0 * ink + 0.5).astype(np.uint8)
+
+
+@pytest.mark.parametrize("value, corner, blur", [("4", 0.5, 1.0), ("4", 0.45, 0.6), ("1", 0.5, 1.4), ("0", 0.45, 1.4),
+                                                 ("9", 0.45, 1.4)])
+def test_a_point_card_with_large_corner_numbers_is_not_a_face(card_art, value, corner, blur):
+    # Corner numbers half the big number's size vote, and blurred they pass for symbols (a
+    # 4 closes its hole and reads as a solid triangle): two of three marks. They lie in
+    # opposite corners, alike, each where the other turned half a turn lies: no say.
+    reading = read_card(card_art.light(_point_card_with_corner_numbers(value, corner), noise=2.0, blur=blur))
+    assert not reading.is_face, reading
+
+
+def test_a_large_symbol_with_two_small_ones_in_opposite_corners_is_read(card_art):
+    # Two small marks placed like a point card's corner numbers have no say in whether the
+    # card is a point card, but a card whose other marks are symbols is read with them all.
+    syms = [card_art.Sym("circle", "blue", 0.5, 0.72, 0.45), card_art.Sym("circle", "red", 0.2, 0.22, 0.2),
+            card_art.Sym("circle", "red", 0.8, 1.22, 0.2)]
+    reading = read_card(card_art.light(card_art.draw(syms), noise=1.5, blur=0.6))
+    assert _names(reading) == [("circle", "blue"), ("circle", "red"), ("circle", "red")], reading.reason
