@@ -280,13 +280,11 @@ def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64
     if not known:
         return 0, 0
     largest = max(blob.extent for blob, _, _ in known)
-    voting = [(blob, shape, f) for blob, shape, f in known if blob.extent >= _VOTING_SIZE * largest]
+    sized = [i for i, (blob, _, _) in enumerate(known) if blob.extent >= _VOTING_SIZE * largest]
     corners = _corner_numbers([blob for blob, _, _ in known], [shape for _, shape, _ in known], largest,
                               card.ink.shape[::-1])
-    besides = [(blob, shape, f) for i, (blob, shape, f) in enumerate(known)
-               if blob.extent >= _VOTING_SIZE * largest and i not in corners]
-    if len(besides) <= _NUMBER_DIGITS:
-        voting = besides
+    besides = [i for i in sized if i not in corners]
+    voting = [known[i] for i in (besides if len(besides) <= _NUMBER_DIGITS else sized)]
     holes_of_glare = _may_hole(card)
     symbol_like = sum(
         1 for blob, shape, f in voting
