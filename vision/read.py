@@ -144,6 +144,11 @@ _SAME_MARK = 0.25
 # renders the pieces so read that fitted 0.33-0.96 were bars but for a triangle's cut base
 # (0.52) and a piece of no symbol; of those fitting less, a quarter were bars.
 _PLAIN_BAR = 0.3
+# A piece of a symbol partly hidden fitting a star poorly (below _POOR_FIT) is no star when
+# its solidity with the dents its cover fills (``Blob.covered_dents``) reaches this: a
+# star's notches on paper stay. On fresh hard renders such pieces of stars reached 0.87,
+# while pieces of other shapes read as stars reached up to 0.98 (half of them above 0.88).
+_NO_STAR_SOLIDITY = 0.88
 
 # A card prints at most _MOST_SYMBOLS symbols. Marks that are plainly pieces of the card's
 # printed frame are dropped: bar-like (elongation at least _FRAME_LINE, a printed bar's is
@@ -525,11 +530,20 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     # A symbol partly hidden keeps the shape it shows, unless a bar: a piece cut off along a
     # cover's edge looks like one, whatever it was (on fresh renders, 9 pieces read right so
     # for 2 read wrong, of 71 whose shape the card's other symbols had decided); but not
-    # when plainly one (_PLAIN_BAR).
-    unknown = tuple(SHAPELESS in blob.doubt or (HIDDEN in blob.doubt and shape is Shape.BAR and bar_fit < _PLAIN_BAR)
-                    for blob, shape, bar_fit in zip(seg.blobs, shapes, fit))
+    # when plainly one (_PLAIN_BAR). Nor a star it fits poorly whose outline on paper is
+    # solid (``_NO_STAR_SOLIDITY``): it is another shape, the cover biting into it.
+    starless = [HIDDEN in blob.doubt and shape is Shape.STAR and f < _POOR_FIT
+                and blob.features.solidity + blob.covered_dents >= _NO_STAR_SOLIDITY
+                for blob, shape, f in zip(seg.blobs, shapes, fit)]
+    unknown = tuple(SHAPELESS in blob.doubt or no_star or (HIDDEN in blob.doubt and shape is Shape.BAR and f < _PLAIN_BAR)
+                    for blob, shape, f, no_star in zip(seg.blobs, shapes, fit, starless))
     if any(unknown):
-        shapes = _as_shown(seg, shapes, shape_scores(features, sizes), SHAPE_ORDER, list(unknown))
+        scores = shape_scores(features, sizes)
+        scores[np.flatnonzero(starless), SHAPE_ORDER.index(Shape.STAR)] = -np.inf
+        shapes = _as_shown(seg, shapes, scores, SHAPE_ORDER, list(unknown))
+        # (where the others show only stars: the likeliest other shape)
+        shapes = [SHAPE_ORDER[int(np.argmax(scores[i]))] if no_star and shape is Shape.STAR else shape
+                  for i, (shape, no_star) in enumerate(zip(shapes, starless))]
     score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
     return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score, unknown=unknown)
 

@@ -874,6 +874,20 @@ def test_a_symbol_partly_under_a_finger_keeps_the_shape_it_shows(card_art, shape
     assert reading.confidence < 0.5
 
 
+@pytest.mark.parametrize("hand_y", [48, 50])
+def test_a_symbol_mostly_under_a_hand_is_counted_with_its_colour(card_art, hand_y):
+    # A hand over the card's side hides all of a red bar but its end (a sliver 5 px long at
+    # 48, a third of the bar at 50, a piece bitten but solid on paper that fits a star
+    # poorly): the piece counts as a red symbol, of a shape the card shows, and is doubted.
+    syms = [card_art.Sym("bar", "yellow", 0.3, 0.35, 0.3, 10.0), card_art.Sym("bar", "blue", 0.3, 0.8, 0.3, 70.0),
+            card_art.Sym("bar", "red", 0.7, 0.4, 0.3, 80.0), card_art.Sym("circle", "green", 0.4, 1.15, 0.25)]
+    image = card_art.draw(syms)
+    cv2.ellipse(image, (68, hand_y), (30, 30), 0, 0, 360, (120, 150, 205), -1)
+    reading = read_card(card_art.light(image, noise=2.0, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
 @pytest.mark.parametrize(("angle", "factor"), [(0.0, 1.4), (0.0, 1.5), (10.0, 1.4), (20.0, 1.5)])
 def test_a_symbol_cut_off_a_stretched_card_takes_a_shape_the_others_show_unstretched(card_art, angle, factor):
     # A quad with a corner off stretches a card of black squares (some then read as bars)
