@@ -94,6 +94,8 @@ class Blob:
     covered_dents : for a piece cut free of a cover over the card, the share of its convex
         hull that the cover fills (the dents the cover bites into it), 0 otherwise: its
         solidity with these added is that of its outline on paper (a star's notches stay).
+    view : for such a piece, ndarray (H, W) int8 around it: what lies where, as
+        ``vision.covered`` reads it (its ink, the cover, paper); None otherwise.
     spread_xy : (var x, var y, cov xy) of its ink weights, working pixels squared: the same
         along every direction for every shape but the bar, unless the card is stretched.
     washed_hull : the same mark measured as its convex hull, when it may be one symbol whose
@@ -112,6 +114,7 @@ class Blob:
     washed_hull: Blob | None = None
     least_glared_bgr: NDArray[np.float32] | None = None
     covered_dents: float = 0.0
+    view: NDArray[np.int8] | None = None
 
 
 def _filled(outline: NDArray[np.int32], box: tuple[int, int, int, int], pad: int,

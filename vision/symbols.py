@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from referee.cards import Colour
 from vision.blobs import _CROSS, _FAINT_DOUBT, FAINT_FRAME, _HOLED, _MIN_EXTENT, _SMALL_DOUBT, Blob, _filled, _measure_blob
 from vision.colours import bgr_to_lab, classify_colours, label_pixels
+from vision.covered import VIEW_COVER, VIEW_INK, VIEW_PAPER
 from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, WASHED, _closed, _faint_marks
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
@@ -79,6 +80,8 @@ _SMALL_HIDDEN_COLOUR_FIT, _SMALL_HIDDEN_EXTENT = 0.9, 0.09
 # view of a symbol it mostly hides. On fresh hard renders such slivers (0.05-0.075 long)
 # of symbols 15-25% in view were lost where nothing else was.
 _SLIVER_EXTENT = 0.05
+# A piece's view (``Blob.view``) reaches this far around it (share of the short side).
+_VIEW_REACH = 0.4
 # A mark cut off by the image's edge, joined to nothing, is a symbol of unknown shape (HIDDEN)
 # when at least this solid and this plainly of a print colour (0-1; on fresh hard renders
 # the symbols so cut fit 0.88-0.99 and were 0.9-0.99 solid).
@@ -216,7 +219,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                 if not found and UNCLEAR_PIECE not in doubt:
                     doubt.append(UNCLEAR_PIECE)  # a symbol half under a finger, say
                 blobs.extend(found)
-                hidden.extend(_with_covered_dents(unclear, low, piece))
+                hidden.extend(_under_cover(unclear, low, piece, outline, short))
             # A symbol joined to a shadow, a card over the edge or a strip of table by paler
             # ink stands free when the blob is cut higher: try a few shares of its own ink
             # level, where the blob has room for a symbol off the edge (not a thin line).
@@ -234,7 +237,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                                                             solid=True, min_extent=_SLIVER_EXTENT if sliver else _MIN_EXTENT),
                                               sliver)
                 blobs.extend(found)
-                hidden.extend(_with_covered_dents(unclear, low, piece))
+                hidden.extend(_under_cover(unclear, low, piece, outline, short))
                 freed = freed or bool(found or unclear)
             if not freed:
                 hidden.extend(_cut_symbol(card, low, smoothed, outline, box, band, short, low8, high8))
@@ -577,9 +580,11 @@ def _sort_pieces(pieces: list[Blob], sliver: bool = False) -> tuple[list[Blob], 
     return clear, hidden
 
 
-def _with_covered_dents(pieces: list[Blob], low: NDArray[np.uint8], outline: NDArray[np.int32]) -> list[Blob]:
-    """The pieces cut free along ``outline`` (card pixels) with the share of its convex hull
-    that other ink fills (``Blob.covered_dents``): the cover's, off the piece's blurred rim."""
+def _under_cover(pieces: list[Blob], low: NDArray[np.uint8], outline: NDArray[np.int32],
+                        cover: NDArray[np.int32], short: int) -> list[Blob]:
+    """The pieces cut free along ``outline`` (card pixels) off the edge blob ``cover``, with
+    the share of the outline's convex hull that other ink fills (``Blob.covered_dents``: the
+    cover's, off the piece's blurred rim) and their view (``Blob.view``, ``_VIEW_REACH``)."""
     if not pieces:
         return pieces
     own, (x0, y0, x1, y1) = _filled(outline, cv2.boundingRect(outline), 1, low.shape)
@@ -587,7 +592,14 @@ def _with_covered_dents(pieces: list[Blob], low: NDArray[np.uint8], outline: NDA
     cv2.drawContours(hull, [cv2.convexHull(outline)], -1, 255, -1, offset=(-x0, -y0))
     covered = cv2.bitwise_and(cv2.subtract(hull, cv2.dilate(own, _CROSS)), low[y0:y1, x0:x1])
     share = cv2.countNonZero(covered) / max(cv2.countNonZero(hull), 1)
-    return [replace(piece, covered_dents=share) for piece in pieces]
+    reach = round(_VIEW_REACH * short)
+    piece, (x0, y0, x1, y1) = _filled(outline, cv2.boundingRect(outline), reach, low.shape)
+    over = np.zeros_like(piece)
+    cv2.drawContours(over, [cover], -1, 255, -1, offset=(-x0, -y0))
+    view = np.full(piece.shape, VIEW_PAPER, np.int8)
+    view[(cv2.bitwise_and(over, low[y0:y1, x0:x1]) > 0) | (cv2.dilate(piece, _CROSS) > 0)] = VIEW_COVER
+    view[piece > 0] = VIEW_INK
+    return [replace(blob, covered_dents=share, view=view) for blob in pieces]
 
 
 def _is_clear_symbol(blob: Blob) -> bool:

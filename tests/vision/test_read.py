@@ -888,6 +888,21 @@ def test_a_symbol_mostly_under_a_hand_is_counted_with_its_colour(card_art, hand_
     assert reading.confidence < 0.5
 
 
+@pytest.mark.parametrize(("shape", "finger_x"), [("square", 8), ("square", 12), ("circle", 8), ("circle", 12),
+                                                ("triangle", 6), ("triangle", 8)])
+def test_a_symbol_under_a_finger_is_read_as_the_shape_its_piece_leaves_in_view(card_art, shape, finger_x):
+    # A finger over the card's side bites into a symbol, whose piece fits no shape (read as a
+    # star or taken for a bar's piece). A shape laid over the piece at the size the card's
+    # other symbols show explains it with the rest under the finger: the symbol's own.
+    syms = [card_art.Sym(shape, "green", 0.3, 0.35, 0.3, 20.0), card_art.Sym("star", "black", 0.7, 0.8, 0.3),
+            card_art.Sym("bar", "red", 0.3, 1.1, 0.3, 70.0)]
+    image = card_art.draw(syms)
+    cv2.ellipse(image, (finger_x, 28), (16, 9), 0, 0, 360, (120, 150, 205), -1)
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
 @pytest.mark.parametrize(("angle", "factor"), [(0.0, 1.4), (0.0, 1.5), (10.0, 1.4), (20.0, 1.5)])
 def test_a_symbol_cut_off_a_stretched_card_takes_a_shape_the_others_show_unstretched(card_art, angle, factor):
     # A quad with a corner off stretches a card of black squares (some then read as bars)
