@@ -555,8 +555,14 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
         shapes = [SHAPE_ORDER[int(np.argmax(scores[i]))] if no_star and shape is Shape.STAR else shape
                   for i, (shape, no_star) in enumerate(zip(shapes, starless))]
     shapes = _explained(seg, shapes, fit, shape_scores(features, sizes), short)
-    score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
-    return _Look(card, seg, scale_xy, short, shapes, confidence, fit, score, unknown=unknown)
+    return _Look(card, seg, scale_xy, short, shapes, confidence, fit, _fit_score(seg, fit), unknown=unknown)
+
+
+def _fit_score(seg: Segmentation, fit: NDArray[np.float64]) -> float:
+    """How well the marks fit the shapes: their mean log fit, less the slivers smaller than
+    any whole symbol (a piece a cover mostly hides fits no shape, whichever way the card is read)."""
+    whole = [f for blob, f in zip(seg.blobs, fit) if blob.extent >= _MIN_EXTENT]
+    return float(np.mean(np.log(np.maximum(whole or fit, 1e-12))))
 
 
 def _explained(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64], scores: NDArray[np.float64],
@@ -728,7 +734,7 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
         if len(same) == 1:
             shapes[same[0]], confidence[same[0]], fit[same[0]] = seen.shapes[k], seen.shape_conf[k], seen.shape_fit[k]
             unknown[same[0]], measured[same[0]] = seen.unknown[k], blob
-    score = float(np.mean(np.log(np.maximum(fit, 1e-12))))
+    score = _fit_score(best.seg, fit)
     if score > best.score:
         # A mark of unknown shape takes one the others show as now read (a mark not found
         # again took one they showed stretched).

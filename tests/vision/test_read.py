@@ -1212,3 +1212,20 @@ def test_a_large_symbol_with_two_small_ones_in_opposite_corners_is_read(card_art
             card_art.Sym("circle", "red", 0.8, 1.22, 0.2)]
     reading = read_card(card_art.light(card_art.draw(syms), noise=1.5, blur=0.6))
     assert _names(reading) == [("circle", "blue"), ("circle", "red"), ("circle", "red")], reading.reason
+
+
+def test_slivers_smaller_than_any_symbol_leave_the_fit_score_as_it_is():
+    # A sliver a cover leaves in view fits no shape, whichever way a near-square quad is
+    # stretched: it has no say in which way reads the marks better.
+    from vision.blobs import Blob
+    from vision.read import _fit_score
+    from vision.shapes import ShapeFeatures
+    from vision.symbols import Segmentation
+
+    features = ShapeFeatures(area=100.0, solidity=1.0, extent=1.0, aspect=1.0, fill_circle=0.64, long_side=10.0,
+                             short_side=10.0)
+    whole = [Blob((20.0, 20.0), features, np.zeros(3, np.float32), 0.2), Blob((50.0, 20.0), features, np.zeros(3, np.float32), 0.2)]
+    sliver = Blob((60.0, 60.0), features, np.zeros(3, np.float32), 0.06, doubt=("hidden",))
+    fit = np.array([0.5, 0.8])
+    assert _fit_score(Segmentation(tuple(whole + [sliver]), 0.1), np.append(fit, 1e-6)) == pytest.approx(
+        _fit_score(Segmentation(tuple(whole), 0.1), fit))
