@@ -782,6 +782,24 @@ def _without_frame_pieces(best: _Look) -> _Look:
                    shape_fit=best.shape_fit[keep], unknown=unknown)
 
 
+def _without_extra_slivers(best: _Look) -> _Look:
+    """The reading without the slivers a cover cuts free (``HIDDEN``, smaller than any whole
+    symbol), the smallest first, where with them the card shows more marks than a card
+    prints: a sliver counts to complete a card, never to make its reading impossible (a
+    pool card's nine symbols and a sliver cut free at the card back lying on it)."""
+    blobs = best.seg.blobs
+    slivers = sorted((blob.extent, i) for i, blob in enumerate(blobs) if HIDDEN in blob.doubt and blob.extent < _MIN_EXTENT)
+    extra = len(blobs) - _MOST_SYMBOLS
+    if extra <= 0 or extra > len(slivers) or extra == len(blobs):
+        return best
+    dropped = {i for _, i in slivers[:extra]}
+    keep = [i for i in range(len(blobs)) if i not in dropped]
+    seg = replace(best.seg, blobs=tuple(blobs[i] for i in keep))
+    unknown = tuple(best.unknown[i] for i in keep) if best.unknown else ()
+    return replace(best, seg=seg, shapes=[best.shapes[i] for i in keep], shape_conf=best.shape_conf[keep],
+                   shape_fit=best.shape_fit[keep], unknown=unknown)
+
+
 def _first_looks(card_bgr: NDArray[np.uint8]) -> _Look:
     """The best way of reading the card: as it is, or for a near-square quad from a tilted
     view (which side was foreshortened is unknown) stretched either way, keeping the
@@ -837,7 +855,7 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         When ``card_bgr`` is not a (H, W, 3) uint8 array or is smaller than 16 px.
     """
     _check_input(card_bgr)
-    best = _without_frame_pieces(_looks(card_bgr))
+    best = _without_extra_slivers(_without_frame_pieces(_looks(card_bgr)))
     card, seg, (scale_x, scale_y), short = best.card, best.seg, best.scale_xy, best.short
     problem = best.problem or _marks_problem(seg)
     if problem:

@@ -1066,7 +1066,7 @@ def test_a_pale_yellow_reading_stays_yellow_with_glare_taken_off_only_if_as_stro
     # (what is left of it absorbs in blue alone): it takes a colour the card shows. A yellow
     # print so read keeps a yellow's chroma. (Colours as fresh hard renders showed them.)
     from vision.read import _colours
-    from vision.symbols import Segmentation
+    from vision.symbols import HIDDEN, Segmentation
 
     marks = (_lab_blob((50.0, 59.0, 40.0), x=10.0), _lab_blob((58.0, -40.0, 24.0), x=25.0),
              _lab_blob((89.0, -4.0, 35.0), through_lab))
@@ -1084,7 +1084,7 @@ def test_a_symbol_washed_out_by_glare_takes_the_colour_of_its_least_glared_part_
     # (the two readings disagree). A reading away from the glare no surer than the whole
     # symbol's (a pale yellow beside a pale red) leaves the whole symbol's colour.
     from vision.read import _colour_surety, _colours
-    from vision.symbols import Segmentation
+    from vision.symbols import HIDDEN, Segmentation
 
     marks = (_lab_blob((50.0, 8.0, -46.0), x=10.0), _lab_blob(lab, least_lab=least_lab))
     colours, confidence, fit = _colours(Segmentation(marks, 0.1), None)
@@ -1220,12 +1220,39 @@ def test_slivers_smaller_than_any_symbol_leave_the_fit_score_as_it_is():
     from vision.blobs import Blob
     from vision.read import _fit_score
     from vision.shapes import ShapeFeatures
-    from vision.symbols import Segmentation
+    from vision.symbols import HIDDEN, Segmentation
 
     features = ShapeFeatures(area=100.0, solidity=1.0, extent=1.0, aspect=1.0, fill_circle=0.64, long_side=10.0,
                              short_side=10.0)
     whole = [Blob((20.0, 20.0), features, np.zeros(3, np.float32), 0.2), Blob((50.0, 20.0), features, np.zeros(3, np.float32), 0.2)]
-    sliver = Blob((60.0, 60.0), features, np.zeros(3, np.float32), 0.06, doubt=("hidden",))
+    sliver = Blob((60.0, 60.0), features, np.zeros(3, np.float32), 0.06, doubt=(HIDDEN,))
     fit = np.array([0.5, 0.8])
     assert _fit_score(Segmentation(tuple(whole + [sliver]), 0.1), np.append(fit, 1e-6)) == pytest.approx(
         _fit_score(Segmentation(tuple(whole), 0.1), fit))
+
+
+def test_a_sliver_never_makes_a_card_of_nine_symbols_impossible():
+    # Nine symbols in view and two slivers cut free at a cover (a card back lying on a pool
+    # card): the smaller sliver is dropped, the larger kept, so no more than nine remain.
+    from vision.blobs import Blob
+    from vision.read import _Look, _without_extra_slivers
+    from vision.shapes import ShapeFeatures
+    from vision.symbols import HIDDEN, Segmentation
+
+    features = ShapeFeatures(area=100.0, solidity=1.0, extent=1.0, aspect=1.0, fill_circle=0.64, long_side=10.0,
+                             short_side=10.0)
+    whole = [Blob((10.0 * k, 20.0), features, np.zeros(3, np.float32), 0.2) for k in range(8)]
+    slivers = [Blob((60.0, 60.0), features, np.zeros(3, np.float32), extent, doubt=(HIDDEN,)) for extent in (0.06, 0.05)]
+
+    def look(blobs):
+        n = len(blobs)
+        return _Look(None, Segmentation(tuple(blobs), 0.1), (1.0, 1.0), 80, [Shape.SQUARE] * n, np.ones(n), np.ones(n), 0.0,
+                     unknown=(False,) * n)
+
+    kept = _without_extra_slivers(look(whole + slivers)).seg.blobs
+    assert [id(b) for b in kept] == [id(b) for b in whole + slivers[:1]]
+    nine = whole + slivers[:1]
+    assert [id(b) for b in _without_extra_slivers(look(nine)).seg.blobs] == [id(b) for b in nine]
+    ten = whole + [Blob((90.0, 20.0), features, np.zeros(3, np.float32), 0.2)] * 2
+    # (no sliver to drop: the reading stays impossible, as it is)
+    assert [id(b) for b in _without_extra_slivers(look(ten)).seg.blobs] == [id(b) for b in ten]
