@@ -91,6 +91,11 @@ class Blob:
     least_glared_bgr : ndarray (3,) float32, optional: the mean balanced colour of the part of
         its core that glare brightens least, like ``mean_bgr`` (None where no glare
         brightens the card): see ``_LEAST_GLARED``.
+    covered_dents : for a piece cut free of a cover over the card, the share of its convex
+        hull that the cover fills (the dents the cover bites into it), 0 otherwise: its
+        solidity with these added is that of its outline on paper (a star's notches stay).
+    view : for such a piece, ndarray (H, W) int8 around it: what lies where, as
+        ``vision.covered`` reads it (its ink, the cover, paper); None otherwise.
     spread_xy : (var x, var y, cov xy) of its ink weights, working pixels squared: the same
         along every direction for every shape but the bar, unless the card is stretched.
     washed_hull : the same mark measured as its convex hull, when it may be one symbol whose
@@ -108,6 +113,8 @@ class Blob:
     spread_xy: tuple[float, float, float] = (0.0, 0.0, 0.0)
     washed_hull: Blob | None = None
     least_glared_bgr: NDArray[np.float32] | None = None
+    covered_dents: float = 0.0
+    view: NDArray[np.int8] | None = None
 
 
 def _filled(outline: NDArray[np.int32], box: tuple[int, int, int, int], pad: int,
@@ -172,9 +179,11 @@ def _inradius(mask: NDArray[np.uint8]) -> float:
 
 def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[np.uint8], outline: NDArray[np.int32],
                   box: tuple[int, int, int, int], short: int, low8: int, high8: int,
-                  dropped: list[str], doubt: list[str], solid: bool = False) -> list[Blob]:
+                  dropped: list[str], doubt: list[str], solid: bool = False,
+                  min_extent: float = _MIN_EXTENT) -> list[Blob]:
     """The symbols in one outline of the ink mask. ``solid``: the outline encloses no
-    hole (it has no child in the contour hierarchy), so all of it is ink."""
+    hole (it has no child in the contour hierarchy), so all of it is ink. ``min_extent``:
+    the smallest mark kept (share of the short side; less for what stands out from under a cover)."""
     height, width = card.ink.shape
     x, y, w, h = box
     pad = 2
@@ -215,7 +224,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         return []
     # Parts of symbol size are kept even when small next to the rest: a blob may hold a
     # small symbol joined to a big one by a shadow edge.
-    min_part = _MIN_EXTENT * short * scale
+    min_part = min_extent * short * scale
     parts = [c for c in contours if max(cv2.boundingRect(c)[2:]) >= min_part and cv2.contourArea(c) > 4.0 * scale * scale]
     washed = False
     # A glow on a symbol reaching near its edge bites the cut open: one part, far less
@@ -258,7 +267,7 @@ def _measure_blob(card: BalancedCard, low: NDArray[np.uint8], smoothed: NDArray[
         if features is None:
             continue
         extent = features.long_side / scale / short
-        if extent < _MIN_EXTENT:
+        if extent < min_extent:
             continue
         if extent > _MAX_EXTENT:
             dropped.append("too long for a symbol")

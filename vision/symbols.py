@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from referee.cards import Colour
 from vision.blobs import _CROSS, _FAINT_DOUBT, FAINT_FRAME, _HOLED, _MIN_EXTENT, _SMALL_DOUBT, Blob, _filled, _measure_blob
 from vision.colours import bgr_to_lab, classify_colours, label_pixels
+from vision.covered import VIEW_COVER, VIEW_INK, VIEW_PAPER
 from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, WASHED, _closed, _faint_marks
 from vision.whitebalance import PAPER_LEVEL, BalancedCard
@@ -72,6 +73,15 @@ _HIDDEN_COLOUR_FIT = 0.8
 # symbol too when it fits a print colour this well: what stands out from under a cover is
 # only part of a symbol, smaller than any whole one.
 _SMALL_HIDDEN_COLOUR_FIT, _SMALL_HIDDEN_EXTENT = 0.9, 0.09
+# A piece of one print colour that a cover of another colour cuts free (``_split_by_colour``:
+# each of its pixels fits that colour, and it stands on paper but for the cover) counts
+# from this extent (share of the short side) and fitting the colour as a larger piece must
+# (_HIDDEN_COLOUR_FIT; a sliver's mean mixes in its blurred rim): what a cover leaves in
+# view of a symbol it mostly hides. On fresh hard renders such slivers (0.05-0.075 long)
+# of symbols 15-25% in view were lost where nothing else was.
+_SLIVER_EXTENT = 0.05
+# A piece's view (``Blob.view``) reaches this far around it (share of the short side).
+_VIEW_REACH = 0.4
 # A mark cut off by the image's edge, joined to nothing, is a symbol of unknown shape (HIDDEN)
 # when at least this solid and this plainly of a print colour (0-1; on fresh hard renders
 # the symbols so cut fit 0.88-0.99 and were 0.9-0.99 solid).
@@ -209,7 +219,7 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
                 if not found and UNCLEAR_PIECE not in doubt:
                     doubt.append(UNCLEAR_PIECE)  # a symbol half under a finger, say
                 blobs.extend(found)
-                hidden.extend(unclear)
+                hidden.extend(_under_cover(unclear, low, piece, outline, short))
             # A symbol joined to a shadow, a card over the edge or a strip of table by paler
             # ink stands free when the blob is cut higher: try a few shares of its own ink
             # level, where the blob has room for a symbol off the edge (not a thin line).
@@ -219,14 +229,15 @@ def find_blobs(card: BalancedCard, shade: bool = True) -> Segmentation:
             # lies over the edge (the shade pass, on paper balanced locally, leaves covers to the first pass).
             by_level = _split_by_level(smoothed, low, outline, box, band, short, high8) if roomy else ()
             by_colour = _split_by_colour(card, low, outline, box, band, short) if shade and (deep or covered) else ()
-            for piece in itertools.chain(by_level, by_colour):
+            for piece, sliver in itertools.chain(((p, False) for p in by_level), ((p, True) for p in by_colour)):
                 px, py, pw, ph = piece_box = cv2.boundingRect(piece)
                 if any(px <= b.center_xy[0] <= px + pw and py <= b.center_xy[1] <= py + ph for b in blobs):
                     continue
                 found, unclear = _sort_pieces(_measure_blob(card, low, smoothed, piece, piece_box, short, low8, high8, [], [],
-                                                            solid=True))
+                                                            solid=True, min_extent=_SLIVER_EXTENT if sliver else _MIN_EXTENT),
+                                              sliver)
                 blobs.extend(found)
-                hidden.extend(unclear)
+                hidden.extend(_under_cover(unclear, low, piece, outline, short))
                 freed = freed or bool(found or unclear)
             if not freed:
                 hidden.extend(_cut_symbol(card, low, smoothed, outline, box, band, short, low8, high8))
@@ -448,7 +459,8 @@ def _split_by_colour(card: BalancedCard, low: NDArray[np.uint8], outline: NDArra
                                        offset=(x0, y0))
         for c in contours:
             pbox = cv2.boundingRect(c)
-            if max(pbox[2:]) < min_px or _at_edge(pbox, band + 1, width, height) or _is_border_piece(pbox, short, width, height):
+            if max(pbox[2:]) < _SLIVER_EXTENT * short or _at_edge(pbox, band + 1, width, height) \
+                    or _is_border_piece(pbox, short, width, height):
                 continue
             paper = _on_paper(low, c)
             if paper >= _ON_PAPER or (paper >= _HALF_ON_PAPER and _cover_apart(card, low, c) >= _COVER_APART):
@@ -542,20 +554,22 @@ def _is_border_piece(box: tuple[int, int, int, int], short: int, width: int, hei
     return x < along or x + w > width - along
 
 
-def _sort_pieces(pieces: list[Blob]) -> tuple[list[Blob], list[Blob]]:
+def _sort_pieces(pieces: list[Blob], sliver: bool = False) -> tuple[list[Blob], list[Blob]]:
     """Pieces cut off something at the edge: those plainly a symbol (a solid mark that fits
     a shape and a print colour well, not a piece of a shadow, a hand or a card back), and
     those that fit no shape but are solid, of a symbol's size and plainly of a print
     colour: a symbol partly hidden or joined to a cover along its outline (its shape is
-    unknown, its colour and count are not). Others are neither."""
+    unknown, its colour and count are not). ``sliver``: the pieces were cut free by their
+    colour, and may be smaller (``_SLIVER_EXTENT``). Others are neither."""
+    least, small_fit = (_SLIVER_EXTENT, _HIDDEN_COLOUR_FIT) if sliver else (_SMALL_HIDDEN_EXTENT, _SMALL_HIDDEN_COLOUR_FIT)
     clear, hidden = [], []
     for blob in pieces:
         small = blob.doubt == (_SMALL_DOUBT,)
-        if (blob.doubt and not small) or blob.fill < _HOLED or (small and blob.extent < _SMALL_HIDDEN_EXTENT):
+        if (blob.doubt and not small) or blob.fill < _HOLED or (small and blob.extent < least):
             continue
         colour_fit = float(classify_colours(bgr_to_lab(blob.mean_bgr[None]))[2][0])
         if small:
-            if colour_fit >= _SMALL_HIDDEN_COLOUR_FIT:
+            if colour_fit >= small_fit:
                 hidden.append(blob)
             continue
         shape_fit = float(np.exp(shape_scores(blob.features.as_array()[None], np.array([blob.extent])).max() / 4.0))
@@ -564,6 +578,28 @@ def _sort_pieces(pieces: list[Blob]) -> tuple[list[Blob], list[Blob]]:
         elif colour_fit >= _HIDDEN_COLOUR_FIT:
             hidden.append(blob)
     return clear, hidden
+
+
+def _under_cover(pieces: list[Blob], low: NDArray[np.uint8], outline: NDArray[np.int32],
+                        cover: NDArray[np.int32], short: int) -> list[Blob]:
+    """The pieces cut free along ``outline`` (card pixels) off the edge blob ``cover``, with
+    the share of the outline's convex hull that other ink fills (``Blob.covered_dents``: the
+    cover's, off the piece's blurred rim) and their view (``Blob.view``, ``_VIEW_REACH``)."""
+    if not pieces:
+        return pieces
+    own, (x0, y0, x1, y1) = _filled(outline, cv2.boundingRect(outline), 1, low.shape)
+    hull = np.zeros_like(own)
+    cv2.drawContours(hull, [cv2.convexHull(outline)], -1, 255, -1, offset=(-x0, -y0))
+    covered = cv2.bitwise_and(cv2.subtract(hull, cv2.dilate(own, _CROSS)), low[y0:y1, x0:x1])
+    share = cv2.countNonZero(covered) / max(cv2.countNonZero(hull), 1)
+    reach = round(_VIEW_REACH * short)
+    piece, (x0, y0, x1, y1) = _filled(outline, cv2.boundingRect(outline), reach, low.shape)
+    over = np.zeros_like(piece)
+    cv2.drawContours(over, [cover], -1, 255, -1, offset=(-x0, -y0))
+    view = np.full(piece.shape, VIEW_PAPER, np.int8)
+    view[(cv2.bitwise_and(over, low[y0:y1, x0:x1]) > 0) | (cv2.dilate(piece, _CROSS) > 0)] = VIEW_COVER
+    view[piece > 0] = VIEW_INK
+    return [replace(blob, covered_dents=share, view=view) for blob in pieces]
 
 
 def _is_clear_symbol(blob: Blob) -> bool:

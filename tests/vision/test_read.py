@@ -874,6 +874,35 @@ def test_a_symbol_partly_under_a_finger_keeps_the_shape_it_shows(card_art, shape
     assert reading.confidence < 0.5
 
 
+@pytest.mark.parametrize("hand_y", [48, 50])
+def test_a_symbol_mostly_under_a_hand_is_counted_with_its_colour(card_art, hand_y):
+    # A hand over the card's side hides all of a red bar but its end (a sliver 5 px long at
+    # 48, a third of the bar at 50, a piece bitten but solid on paper that fits a star
+    # poorly): the piece counts as a red symbol, of a shape the card shows, and is doubted.
+    syms = [card_art.Sym("bar", "yellow", 0.3, 0.35, 0.3, 10.0), card_art.Sym("bar", "blue", 0.3, 0.8, 0.3, 70.0),
+            card_art.Sym("bar", "red", 0.7, 0.4, 0.3, 80.0), card_art.Sym("circle", "green", 0.4, 1.15, 0.25)]
+    image = card_art.draw(syms)
+    cv2.ellipse(image, (68, hand_y), (30, 30), 0, 0, 360, (120, 150, 205), -1)
+    reading = read_card(card_art.light(image, noise=2.0, blur=0.6))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
+@pytest.mark.parametrize(("shape", "finger_x"), [("square", 8), ("square", 12), ("circle", 8), ("circle", 12),
+                                                ("triangle", 6), ("triangle", 8)])
+def test_a_symbol_under_a_finger_is_read_as_the_shape_its_piece_leaves_in_view(card_art, shape, finger_x):
+    # A finger over the card's side bites into a symbol, whose piece fits no shape (read as a
+    # star or taken for a bar's piece). A shape laid over the piece at the size the card's
+    # other symbols show explains it with the rest under the finger: the symbol's own.
+    syms = [card_art.Sym(shape, "green", 0.3, 0.35, 0.3, 20.0), card_art.Sym("star", "black", 0.7, 0.8, 0.3),
+            card_art.Sym("bar", "red", 0.3, 1.1, 0.3, 70.0)]
+    image = card_art.draw(syms)
+    cv2.ellipse(image, (finger_x, 28), (16, 9), 0, 0, 360, (120, 150, 205), -1)
+    reading = read_card(card_art.light(image, noise=2.0))
+    assert _names(reading) == sorted((s.shape, s.colour) for s in syms), reading.reason
+    assert reading.confidence < 0.5
+
+
 @pytest.mark.parametrize(("angle", "factor"), [(0.0, 1.4), (0.0, 1.5), (10.0, 1.4), (20.0, 1.5)])
 def test_a_symbol_cut_off_a_stretched_card_takes_a_shape_the_others_show_unstretched(card_art, angle, factor):
     # A quad with a corner off stretches a card of black squares (some then read as bars)
@@ -1037,7 +1066,7 @@ def test_a_pale_yellow_reading_stays_yellow_with_glare_taken_off_only_if_as_stro
     # (what is left of it absorbs in blue alone): it takes a colour the card shows. A yellow
     # print so read keeps a yellow's chroma. (Colours as fresh hard renders showed them.)
     from vision.read import _colours
-    from vision.symbols import Segmentation
+    from vision.symbols import HIDDEN, Segmentation
 
     marks = (_lab_blob((50.0, 59.0, 40.0), x=10.0), _lab_blob((58.0, -40.0, 24.0), x=25.0),
              _lab_blob((89.0, -4.0, 35.0), through_lab))
@@ -1055,7 +1084,7 @@ def test_a_symbol_washed_out_by_glare_takes_the_colour_of_its_least_glared_part_
     # (the two readings disagree). A reading away from the glare no surer than the whole
     # symbol's (a pale yellow beside a pale red) leaves the whole symbol's colour.
     from vision.read import _colour_surety, _colours
-    from vision.symbols import Segmentation
+    from vision.symbols import HIDDEN, Segmentation
 
     marks = (_lab_blob((50.0, 8.0, -46.0), x=10.0), _lab_blob(lab, least_lab=least_lab))
     colours, confidence, fit = _colours(Segmentation(marks, 0.1), None)
@@ -1183,3 +1212,47 @@ def test_a_large_symbol_with_two_small_ones_in_opposite_corners_is_read(card_art
             card_art.Sym("circle", "red", 0.8, 1.22, 0.2)]
     reading = read_card(card_art.light(card_art.draw(syms), noise=1.5, blur=0.6))
     assert _names(reading) == [("circle", "blue"), ("circle", "red"), ("circle", "red")], reading.reason
+
+
+def test_slivers_smaller_than_any_symbol_leave_the_fit_score_as_it_is():
+    # A sliver a cover leaves in view fits no shape, whichever way a near-square quad is
+    # stretched: it has no say in which way reads the marks better.
+    from vision.blobs import Blob
+    from vision.read import _fit_score
+    from vision.shapes import ShapeFeatures
+    from vision.symbols import HIDDEN, Segmentation
+
+    features = ShapeFeatures(area=100.0, solidity=1.0, extent=1.0, aspect=1.0, fill_circle=0.64, long_side=10.0,
+                             short_side=10.0)
+    whole = [Blob((20.0, 20.0), features, np.zeros(3, np.float32), 0.2), Blob((50.0, 20.0), features, np.zeros(3, np.float32), 0.2)]
+    sliver = Blob((60.0, 60.0), features, np.zeros(3, np.float32), 0.06, doubt=(HIDDEN,))
+    fit = np.array([0.5, 0.8])
+    assert _fit_score(Segmentation(tuple(whole + [sliver]), 0.1), np.append(fit, 1e-6)) == pytest.approx(
+        _fit_score(Segmentation(tuple(whole), 0.1), fit))
+
+
+def test_a_sliver_never_makes_a_card_of_nine_symbols_impossible():
+    # Nine symbols in view and two slivers cut free at a cover (a card back lying on a pool
+    # card): the smaller sliver is dropped, the larger kept, so no more than nine remain.
+    from vision.blobs import Blob
+    from vision.read import _Look, _without_extra_slivers
+    from vision.shapes import ShapeFeatures
+    from vision.symbols import HIDDEN, Segmentation
+
+    features = ShapeFeatures(area=100.0, solidity=1.0, extent=1.0, aspect=1.0, fill_circle=0.64, long_side=10.0,
+                             short_side=10.0)
+    whole = [Blob((10.0 * k, 20.0), features, np.zeros(3, np.float32), 0.2) for k in range(8)]
+    slivers = [Blob((60.0, 60.0), features, np.zeros(3, np.float32), extent, doubt=(HIDDEN,)) for extent in (0.06, 0.05)]
+
+    def look(blobs):
+        n = len(blobs)
+        return _Look(None, Segmentation(tuple(blobs), 0.1), (1.0, 1.0), 80, [Shape.SQUARE] * n, np.ones(n), np.ones(n), 0.0,
+                     unknown=(False,) * n)
+
+    kept = _without_extra_slivers(look(whole + slivers)).seg.blobs
+    assert [id(b) for b in kept] == [id(b) for b in whole + slivers[:1]]
+    nine = whole + slivers[:1]
+    assert [id(b) for b in _without_extra_slivers(look(nine)).seg.blobs] == [id(b) for b in nine]
+    ten = whole + [Blob((90.0, 20.0), features, np.zeros(3, np.float32), 0.2)] * 2
+    # (no sliver to drop: the reading stays impossible, as it is)
+    assert [id(b) for b in _without_extra_slivers(look(ten)).seg.blobs] == [id(b) for b in ten]
