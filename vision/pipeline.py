@@ -23,10 +23,6 @@ _DARKEST_PAPER = 0.27
 # light, a card in the lamp's warm light among cards in daylight was 15 off at most; a lamp's
 # glare on a card back or on a mug, read as a card with one washed-out symbol, 33.
 _MOST_TINT = 22.0
-# A face's paper is no greener than this (Lab a): paper under the renders' lamps and daylight
-# reads -5 to 12 (see vision.find's _LIGHTS_A), the faces read on fresh hard and dev renders
-# -2.7 at the greenest (2,108 faces); patches of green cloth read as faces, -12 and -14.
-_GREENEST_PAPER = -10.0
 
 
 @dataclass(frozen=True)
@@ -102,23 +98,19 @@ def without_odd_papers(cards: list[DetectedCard], by_tint: bool = True) -> list[
     but keeps a good share of the light (``_DARKEST_PAPER``). A lamp's glare on a card back
     or a mug is as light as paper, but keeps the yellow of the lamp and of what it lies on;
     a card under the lamp beside cards in daylight is tinted too, but less (``_MOST_TINT``).
-    Compared so, needs three measured cards or more; a card whose paper was not measured is
-    kept. Tints are compared only among readings of one frame (``by_tint``): a lamp switched
-    on tints the cards read again under it, not the readings kept from before. Paper greener
-    than any light makes it (``_GREENEST_PAPER``) is no face, however many cards there are:
-    a patch of green cloth read as one, around a mark of the table.
+    Needs three measured cards or more; a card whose paper was not measured is kept. Tints
+    are compared only among readings of one frame (``by_tint``): a lamp switched on tints
+    the cards read again under it, not the readings kept from before.
     """
     measured = [k for k, card in enumerate(cards) if card.reading.paper_bgr is not None]
-    if not measured:
+    if len(measured) < 3:
         return cards
     papers = np.array([cards[k].reading.paper_bgr for k in measured], np.float32).reshape(-1, 1, 3)
     lab = cv2.cvtColor(papers / 255.0, cv2.COLOR_BGR2LAB)[:, 0]
-    odd = lab[:, 1] < _GREENEST_PAPER
-    if len(measured) >= 3:
-        odd |= lab[:, 0] < _DARKEST_PAPER * _medians_of_others(lab[:, 0])
-        if by_tint:
-            off_a, off_b = lab[:, 1] - _medians_of_others(lab[:, 1]), lab[:, 2] - _medians_of_others(lab[:, 2])
-            odd |= np.hypot(off_a, off_b) > _MOST_TINT
+    odd = lab[:, 0] < _DARKEST_PAPER * _medians_of_others(lab[:, 0])
+    if by_tint:
+        off_a, off_b = lab[:, 1] - _medians_of_others(lab[:, 1]), lab[:, 2] - _medians_of_others(lab[:, 2])
+        odd |= np.hypot(off_a, off_b) > _MOST_TINT
     dropped = {measured[i] for i in np.flatnonzero(odd)}
     return [card for k, card in enumerate(cards) if k not in dropped]
 

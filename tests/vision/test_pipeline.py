@@ -128,16 +128,6 @@ def test_a_face_of_another_tint_is_dropped_and_one_under_the_warm_lamp_is_kept()
     assert len(without_odd_papers(lit + [under_lamp, glare], by_tint=False)) == 5
 
 
-def test_paper_greener_than_any_light_makes_it_is_no_face_even_alone() -> None:
-    # A patch of pale green cloth round a dot of the table, read as a face (its "paper" at
-    # Lab a -14, measured on a render); paper under a cool daylight is hardly greener than grey.
-    cloth = _paper_card(20, (37.0, 87.0, 73.0))
-    daylit = _paper_card(100, (236.0, 228.0, 214.0))
-    assert [card.corners_xy[0, 0] for card in without_odd_papers([cloth, daylit])] == [100]
-    assert without_odd_papers([cloth]) == []
-    assert len(without_odd_papers([daylit], by_tint=False)) == 1
-
-
 @pytest.mark.parametrize("count", [2, 3, 4, 9, 10], ids=lambda n: f"{n} faces")
 def test_each_faces_others_median_is_numpys_to_the_bit(count) -> None:
     rng = np.random.default_rng(count)
