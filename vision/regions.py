@@ -27,7 +27,6 @@ _EDGE_LOW, _EDGE_HIGH = 40, 80  # Canny on the whiteness: a card's outline, not 
 _HOLES_MATTER = 0.3  # a level's mask covering more than this share of the image: the table is in it
 _INK_DROP = 40.0  # a symbol is this much less white than the paper around it
 _INK_SHARE = 0.05  # of a card's middle at least (99% of the cards' clean regions on dev120 show 0.11 or more)
-_CARD_ASPECT = (1.25, 1.8)  # a card seen whole is this many times as long as wide, unless far off under a steep view
 
 
 @dataclass(frozen=True)
@@ -227,18 +226,13 @@ def choose_cards(regions: list[Region], clean_fill: float = 0.92, white: NDArray
     ratio = area[:, None] / area[None, :]
     framed = (inside & (ratio > 1.25) & (ratio < 1.8) & (fill[:, None] >= 0.85)).any(axis=0)
     clean = (group == np.arange(n)) & (fill >= clean_fill) & ~framed
-    aspect = size[:, 1] / size[:, 0]
-    # The squares of a checked cloth are clean too, but no card is seen that square, unless
-    # it shows symbols: a far row's cards under a steep view look square (fresh hard
-    # dev-21145: left out, the near row's cards, larger, took two touching far cards for one).
-    shaped = (aspect > _CARD_ASPECT[0]) & (aspect < _CARD_ASPECT[1])
     if white is not None:
         inked = clean.copy()
         inked[clean] = printed_in(white, corners[clean])
-        if inked.sum() >= 2:
-            clean, shaped = inked, aspect < _CARD_ASPECT[1]
-        # (too few show symbols: all clean regions, as without the whiteness)
-    typical_shape = clean & shaped & (steady >= 2)
+        clean = inked if inked.sum() >= 2 else clean  # too few show symbols: all, as without the whiteness
+    # The squares of a checked cloth are clean too, but no card is seen that square.
+    aspect = size[:, 1] / size[:, 0]
+    typical_shape = clean & (aspect > 1.25) & (aspect < 1.8) & (steady >= 2)
     reference = typical_shape if typical_shape.sum() >= 2 else clean
     fits = np.ones(n, bool)
     if reference.sum() >= 2:

@@ -91,31 +91,6 @@ def test_a_card_among_the_plain_squares_of_a_checked_cloth_is_not_too_big() -> N
     assert any(r.corners_xy is card for r in choose_cards(regions, white=white))
 
 
-def with_symbols(white, cards):
-    """``white`` with three dark symbols printed in each card."""
-    for corners in cards:
-        for dx, dy in ((-0.2, -0.25), (0.2, 0.0), (-0.1, 0.25)):
-            size = np.ptp(corners, axis=0)
-            centre = corners.mean(axis=0) + (dx, dy) * size
-            cv2.circle(white, (int(centre[0]), int(centre[1])), int(0.1 * size.min()), 60, -1)
-    return white
-
-
-def test_two_touching_far_cards_looking_square_are_not_taken_for_one_beside_a_near_row() -> None:
-    # Under a steep view a far row's cards look square and a near row's large: the far cards,
-    # showing symbols, are the size near a region of two of them touching, not the near row's.
-    # (corners from a short side first, as regions have them)
-    far = [np.roll(box((x, 80), (70, 76)), 1, axis=0) for x in (80, 155, 445, 520)]
-    both = box((300, 80), (150, 76))
-    near = [np.roll(box((x, 300), (110, 160)), 1, axis=0) for x in (120, 250, 380, 510)]
-    white = np.full((400, 640), 120.0, np.float32)
-    for corners in far + near + [both]:
-        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 220)
-    with_symbols(white, far + near + [box((262, 80), (70, 76)), box((338, 80), (70, 76))])
-    regions = [Region(c, 1.0, 0, 6) for c in far + near] + [Region(both, 0.75, 0, 8)]
-    assert all(r.corners_xy is not both for r in choose_cards(regions, white=white))
-
-
 @pytest.mark.parametrize(
     "point, expected",
     [((200, 200), True), ((239, 259), True), ((245, 200), False), ((200, 100), False)],
