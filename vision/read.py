@@ -547,14 +547,18 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
     unknown = tuple(SHAPELESS in blob.doubt or no_star or (HIDDEN in blob.doubt and (
                         (shape is Shape.BAR and f < _PLAIN_BAR) or blob.extent < _MIN_EXTENT))
                     for blob, shape, f, no_star in zip(seg.blobs, shapes, fit, starless))
+    pieces = [i for i, blob in enumerate(seg.blobs) if HIDDEN in blob.doubt and blob.view is not None and fit[i] < _POOR_FIT]
+    if not any(unknown) and not pieces:
+        return _Look(card, seg, scale_xy, short, shapes, confidence, fit, _fit_score(seg, fit), unknown=unknown)
+    plain_scores = shape_scores(features, sizes)
     if any(unknown):
-        scores = shape_scores(features, sizes)
+        scores = plain_scores.copy()
         scores[np.flatnonzero(starless), SHAPE_ORDER.index(Shape.STAR)] = -np.inf
         shapes = _as_shown(seg, shapes, scores, SHAPE_ORDER, list(unknown))
         # (where the others show only stars: the likeliest other shape)
         shapes = [SHAPE_ORDER[int(np.argmax(scores[i]))] if no_star and shape is Shape.STAR else shape
                   for i, (shape, no_star) in enumerate(zip(shapes, starless))]
-    shapes = _explained(seg, shapes, fit, shape_scores(features, sizes), short)
+    shapes = _explained(seg, shapes, pieces, plain_scores, short)
     return _Look(card, seg, scale_xy, short, shapes, confidence, fit, _fit_score(seg, fit), unknown=unknown)
 
 
@@ -565,15 +569,14 @@ def _fit_score(seg: Segmentation, fit: NDArray[np.float64]) -> float:
     return float(np.mean(np.log(np.maximum(whole or fit, 1e-12))))
 
 
-def _explained(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64], scores: NDArray[np.float64],
+def _explained(seg: Segmentation, shapes: list[Shape], pieces: list[int], scores: NDArray[np.float64],
                short: int) -> list[Shape]:
-    """The shapes with each piece of a symbol partly hidden that fits its shape poorly
-    (``HIDDEN``, below ``_POOR_FIT``) read as a shape whose whole outline explains the piece
-    (``vision.covered.explained_shares``, ``_EXPLAINS``) about as well as any, laid at the
-    circumradius the card's plain symbols show: its reading where that is one of them,
-    otherwise the one of them that the shape features score highest.
+    """The shapes with each of ``pieces``, the marks that are pieces of a symbol partly hidden
+    fitting their shape poorly (``HIDDEN``, below ``_POOR_FIT``), read as a shape whose whole
+    outline explains the piece (``vision.covered.explained_shares``, ``_EXPLAINS``) about as
+    well as any, laid at the circumradius the card's plain symbols show: its reading where
+    that is one of them, otherwise the one of them that the shape features score highest.
     ``scores`` : ndarray (N, 5) float, each mark's ``shape_scores``."""
-    pieces = [i for i, blob in enumerate(seg.blobs) if HIDDEN in blob.doubt and blob.view is not None and fit[i] < _POOR_FIT]
     radii = [blob.extent * short * CIRCUMRADIUS_PER_EXTENT[shape] for blob, shape in zip(seg.blobs, shapes) if not blob.doubt]
     if not pieces or not radii:
         return shapes

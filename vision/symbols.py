@@ -581,7 +581,7 @@ def _sort_pieces(pieces: list[Blob], sliver: bool = False) -> tuple[list[Blob], 
 
 
 def _under_cover(pieces: list[Blob], low: NDArray[np.uint8], outline: NDArray[np.int32],
-                        cover: NDArray[np.int32], short: int) -> list[Blob]:
+                 cover: NDArray[np.int32], short: int) -> list[Blob]:
     """The pieces cut free along ``outline`` (card pixels) off the edge blob ``cover``, with
     the share of the outline's convex hull that other ink fills (``Blob.covered_dents``: the
     cover's, off the piece's blurred rim) and their view (``Blob.view``, ``_VIEW_REACH``)."""
