@@ -116,6 +116,9 @@ class Tally:
             "card_recall_pct": pct(self.found_true, self.true_cards),
             "card_precision_pct": pct(self.found - self.false_found, self.found),
             "exact_triple_pct": pct(self.triples_right, self.found_true),
+            # (found and read exactly, of all the cards due: a change that finds hard cards and
+            # misreads some of them lowers the exact share of those found, not this one)
+            "cards_read_right_pct": pct(self.triples_right, self.true_cards),
             "cards_found_with_every_symbol_in_view": self.symbols_in_view,
             "exact_triple_when_every_symbol_in_view_pct": pct(self.symbols_in_view_right, self.symbols_in_view),
             "per_criterion_pct": {k: pct(v, matched) for k, v in sorted(self.criteria_right.items())},

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from vision.bench import match_cards
+from vision.bench import Tally, match_cards
 
 
 def _box(x0: float, y0: float, w: float = 60.0, h: float = 90.0) -> np.ndarray:
@@ -20,3 +20,9 @@ def test_a_quad_of_a_card_lying_on_another_is_the_top_cards() -> None:
 
 def test_a_pair_still_needs_half_overlap_whatever_is_in_view() -> None:
     assert match_cards([_box(100, 100)], [_box(140, 100)], visible=[1.0]) == {}
+
+
+def test_cards_read_right_count_every_card_due_not_only_those_found() -> None:
+    # 10 cards due, 8 found, 6 of them read exactly: 75% of those found, 60% of those due.
+    summary = Tally(true_cards=10, found_true=8, found=8, triples_right=6).summary()
+    assert (summary["exact_triple_pct"], summary["cards_read_right_pct"]) == (75.0, 60.0)
