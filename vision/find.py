@@ -12,9 +12,9 @@ from numpy.typing import NDArray
 
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, pixel_runs, shade
-from vision.quads import (CardQuad, frame_level, grow, meet_lines, order_corners, sides, sides_outwards, snap_all_corners, square_up,
+from vision.quads import (CardQuad, fit_quad, frame_level, grow, meet_lines, order_corners, sides, sides_outwards, snap_all_corners, square_up,
                           unit, warp_card)
-from vision.regions import (LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside,
+from vision.regions import (LEVELS, SWEEP_EDGES, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside,
                             printed_in, sweep_span)
 from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
 
@@ -38,6 +38,11 @@ _VIEW_SEEN = 0.5  # a region of the size in view but not of its nearest four car
 _VIEW_STANDS = 0.5  # and whiter than what lies around it by this share of its sweep's span
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
 _OPENED_SEEN = 0.5  # or this share, where the opening, not its outline, gave it its shape
+_PARTED_FILL = 0.8  # a region chosen filling less of its quadrilateral than this may be two cards touching at a corner
+_PARTED_AREA = 1.5  # where its quadrilateral is this many times the area of a card there
+_PARTED_OPENINGS = (0.12, 0.18, 0.25)  # its paper opened with a disc of these shares of a card's short side parts them at the neck
+_PARTED_CARD = (0.7, 1.3)  # into two pieces of a card's area each
+_PARTED_PIECE_FILL = 0.85  # each filling its quadrilateral but for the corners the opening rounds
 _NECK_OPENING = 3  # paper running out of a card through a gap in its outline this narrow (a pale cloth, a finger)
 _NECK_UNEXPLAINED = 0.5  # is opened off where this many cards' area of paper is left unexplained,
 _NECK_LEVELS = 6  # at the first sweep's span, in this many steps
@@ -88,7 +93,8 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
 
     Card-shaped bright regions are looked for over a sweep of whiteness levels, cut
     apart along sharp edges, at a working resolution (see ``vision.regions``); one
-    region per card is kept, of the size of the cards around it; where bright paper is
+    region per card is kept, of the size of the cards around it (one of two cards touching
+    corner to corner is parted into them, see ``_parted``); where bright paper is
     left unexplained, it is looked at again (shadows taken out, finer steps, fainter
     edges; see ``_look_again``), after a row of cards lying edge to edge with no edge
     seen between them is split by the cards' size; a card in a shadow no whiter than the
@@ -166,6 +172,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) > _CAST_OFF:
             white, _ = lab_whiteness(lab, faces)
             span, regions, chosen = _sweep(white, scale, max_area)
+    chosen = _parted(chosen, white, span)
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = _add_new(quads, _split_rows([r for r in regions if r.fill >= _CLEAN_FILL], quads, scale))
@@ -185,6 +192,58 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         snapped = _onto_outlines(frame_bgr, snapped, len(quads))
     quads += tinted
     return _without_pieces([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)])
+
+
+def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float, float]) -> list[Region]:
+    """The regions chosen, with any that is two cards touching at a corner parted into them.
+
+    Two cards lying at an angle with their corners touching make one region at every level
+    of the sweep: no edge runs between them where they meet. Its quadrilateral is much
+    larger than a card there (as the cards found show it) and poorly filled. Opened with a
+    disc wider than where they meet (the narrowest that parts them, up to a quarter of a
+    card's short side), its paper falls into two pieces of a card's size, each filling its
+    quadrilateral.
+    """
+    loose = [k for k, r in enumerate(chosen) if r.fill < _PARTED_FILL]
+    if not loose or len(chosen) < 3:
+        return chosen
+    parted = list(chosen)
+    for k in reversed(loose):
+        region = chosen[k]
+        others = [CardQuad(r.corners_xy, r.fill) for j, r in enumerate(chosen) if j != k]
+        short, long = _sizes_in_view(others, region.corners_xy.mean(axis=0))[0]
+        card = short * long
+        if cv2.contourArea(region.corners_xy) < _PARTED_AREA * card:
+            continue
+        paper, offset = _paper_at_level(white, region, span)
+        for share in _PARTED_OPENINGS:
+            side = max(3, int(round(share * short)) | 1)
+            opened = cv2.morphologyEx(paper, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
+            contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=offset)
+            # (a piece is the smallest card's paper, its symbols left out)
+            pieces = [fit_quad(c) for c in contours if cv2.contourArea(c) >= _PARTED_CARD[0] * _CLEAN_FILL * card]
+            if len(pieces) > 2:
+                break  # the paper falls apart before the two cards do: no such pair
+            if len(pieces) == 2 and all(quad is not None and fill >= _PARTED_PIECE_FILL
+                                        and _PARTED_CARD[0] <= cv2.contourArea(quad) / card <= _PARTED_CARD[1]
+                                        for quad, fill in pieces):
+                parted[k:k + 1] = [Region(quad, fill, region.level, region.levels) for quad, fill in pieces]
+                break
+    return parted
+
+
+def _paper_at_level(white: NDArray[np.float32], region: Region, span: tuple[float, float]) -> tuple[NDArray[np.uint8], tuple[int, int]]:
+    """A region's paper as the sweep (``span``) saw it at its level, cut along edges, in a
+    box around it; and the box's corner in ``white``."""
+    h, w = white.shape
+    x, y, bw, bh = cv2.boundingRect(np.round(grow(region.corners_xy, 3.0)).astype(np.int32))
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
+    white_u8 = blurred_whiteness(white[y0:y1, x0:x1])
+    cut = cv2.subtract(white_u8, cv2.dilate(cv2.Canny(white_u8, *SWEEP_EDGES), np.ones((2, 2), np.uint8)))
+    level = float(np.linspace(span[0], span[1], LEVELS + 1)[region.level])
+    inside = np.zeros(cut.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(grow(region.corners_xy, 1.0) - (x0, y0)).astype(np.int32), 255)
+    return cv2.bitwise_and(cv2.threshold(cut, level, 255, cv2.THRESH_BINARY)[1], inside), (x0, y0)
 
 
 def _inked(regions: list[Region], white: NDArray[np.float32]) -> int:

@@ -18,12 +18,13 @@ from numpy.typing import NDArray
 
 from vision.quads import fit_quad
 
-__all__ = ["Region", "blurred_whiteness", "card_regions", "choose_cards", "histogram_percentiles", "points_inside", "printed_in", "sweep_span"]
+__all__ = ["Region", "SWEEP_EDGES", "blurred_whiteness", "card_regions", "choose_cards", "histogram_percentiles", "points_inside", "printed_in", "sweep_span"]
 
 LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
 _SWEEP_PERCENTILES = (30, 99.5)  # the sweep runs from about the table's whiteness to the paper's
 _EDGE_LOW, _EDGE_HIGH = 40, 80  # Canny on the whiteness: a card's outline, not the grain of paper or cloth
+SWEEP_EDGES = (_EDGE_LOW, _EDGE_HIGH)
 _HOLES_MATTER = 0.3  # a level's mask covering more than this share of the image: the table is in it
 _INK_DROP = 40.0  # a symbol is this much less white than the paper around it
 _INK_SHARE = 0.05  # of a card's middle at least (99% of the cards' clean regions on dev120 show 0.11 or more)

@@ -701,3 +701,24 @@ def test_the_tint_likeness_taken_run_by_run_is_the_whole_frames_to_the_bit() -> 
     assert like.shape == (301, 457) and like.dtype == np.float32
     assert np.array_equal(like.view(np.uint32), whole.view(np.uint32))
     assert like[5, 5] > 254 and like[-1, -1] == 0
+
+
+def corner_to_corner(far_wh, angle_deg, overlap_px):
+    """Two cards of a far row at plus and minus ``angle_deg``, the top corner of one on the other's."""
+    a = card_corners((260, 80), far_wh, angle_deg)
+    b = card_corners((350, 80), far_wh, -angle_deg)
+    meet_a, meet_b = a[np.argmax(a[:, 0] - a[:, 1])], b[np.argmin(b[:, 0] + b[:, 1])]
+    return a, b + (meet_a - meet_b) - (overlap_px, 0)
+
+
+@pytest.mark.parametrize("overlap_px, angle_deg", [(1, 12), (2, 8), (2, 16), (3, 12)])
+def test_two_far_cards_touching_corner_to_corner_are_parted(overlap_px, angle_deg) -> None:
+    # A tilted view: the far row looks nearly square (no clean card there is a size
+    # reference), the near row long; the two far cards make one region at every level.
+    far, near = (74, 86), (86, 129)
+    pair = corner_to_corner(far, angle_deg, overlap_px)
+    others = [card_corners((x, 80), far, 0) for x in (70, 160, 480, 570)] + [card_corners((x, 300), near, 0) for x in (200, 310, 420)]
+    image = scene([*pair, *others], table_bgr=(50, 70, 100))
+    found = find_cards(image)
+    assert min(match(found, [*pair, *others], image.shape[:2])) > 0.9
+    assert len(found) == 9
