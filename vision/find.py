@@ -166,12 +166,16 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
     # of that is table, and then paper, greyer than the table, looks coloured: a card in a
     # shadow is as dull as the table. The faces found show the paper's own cast; where it is
-    # far from that, the frame is swept again under it.
+    # far from that, the frame is swept again under it, and that sweep kept where it finds no
+    # fewer cards with symbols printed in them (the faces' cast can be read off odd faces: a
+    # card in a hand, cards half in a shadow).
     if len(chosen) >= 2:
         faces = faces_cast(small, np.array([r.corners_xy for r in chosen], np.float32))
         if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) > _CAST_OFF:
-            white, _ = lab_whiteness(lab, faces)
-            span, regions, chosen = _sweep(white, scale, max_area)
+            under = lab_whiteness(lab, faces)[0]
+            again = _sweep(under, scale, max_area)
+            if _inked(again[2], under) >= _inked(chosen, white):
+                white, (span, regions, chosen) = under, again
     chosen = _parted(chosen, white, span)
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)

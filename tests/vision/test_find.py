@@ -722,3 +722,30 @@ def test_two_far_cards_touching_corner_to_corner_are_parted(overlap_px, angle_de
     found = find_cards(image)
     assert min(match(found, [*pair, *others], image.shape[:2])) > 0.9
     assert len(found) == 9
+
+
+
+def test_a_sweep_under_the_faces_cast_that_finds_fewer_printed_cards_is_not_kept(monkeypatch) -> None:
+    # Where the faces' cast is far from the frame's, the frame is swept again under it; that
+    # sweep is kept only where it finds no fewer cards with symbols printed in them. Here the
+    # faces' cast is read wrong and the sweep under it finds nothing.
+    import vision.find as find
+
+    image = scene([], table_bgr=(120, 120, 120)).astype(np.float32)
+    for corners in SEPARATE:
+        paint_big_symbols(image, corners)
+    image = grained(image, 0)
+    first_sweep = find._sweep
+    sweeps = []
+
+    def sweep(white, *args):
+        sweeps.append(white)
+        span, regions, chosen = first_sweep(white, *args)
+        return (span, [], []) if len(sweeps) == 2 else (span, regions, chosen)
+
+    monkeypatch.setattr(find, "faces_cast", lambda *args: (35.0, -35.0))
+    monkeypatch.setattr(find, "_sweep", sweep)
+    found = find_cards(image)
+    assert len(sweeps) == 2  # the first sweep, and the one under the faces' cast
+    assert len(found) == 3
+    assert min(match(found, SEPARATE, image.shape[:2])) > 0.9
