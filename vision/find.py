@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.outline import pull_in_outlines, reach_outlines
-from vision.paper import faces_cast, lab_whiteness, light_cast, paper_mask, pixel_runs, shade
+from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, paper_mask, pixel_runs, shade
 from vision.quads import (CardQuad, fit_quad, frame_level, grow, meet_lines, order_corners, sides, sides_outwards, snap_all_corners, square_up,
                           unit, warp_card)
 from vision.regions import (LEVELS, SWEEP_EDGES, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles, points_inside,
@@ -66,6 +66,7 @@ _TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
 _PALER_OFF = 4.0  # the brightest fiftieth's cast this far from the tenth's: a pale table may be in the tenth
 _PALER_MORE = 2  # and a sweep under it is kept where it finds this many more cards with symbols printed in them
+_SHADOW_CAST = 10.0  # a lamp's cast this strong (a, b) leaves paper in a shadow looking coloured
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
 # Paper under the lights of the renders shows a (Lab, less neutral grey) from -5 to 12 (fresh and
@@ -98,7 +99,9 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
     left unexplained, it is looked at again (shadows taken out, finer steps, fainter
     edges; see ``_look_again``), after a row of cards lying edge to edge with no edge
     seen between them is split by the cards' size; a card in a shadow no whiter than the
-    table is looked for by its paper's tint (see ``_of_paper_tint``). The corners are then
+    table is looked for by its paper's tint (see ``_of_paper_tint``) and, under a warm lamp,
+    by the paper left over with the lamp's cast taken in proportion to lightness (see
+    ``vision.paper.lab_whiteness_in_shade``). The corners are then
     moved onto each card's outline at full resolution.
 
     Parameters
@@ -183,8 +186,21 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
     again = _look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area)
     quads += _quads_of(again, scale)
-    tinted = _quads_of(_of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
-                                      _MIN_SHORT_SIDE_PX * scale, max_area), scale)
+    tinted = _of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
+                            _MIN_SHORT_SIDE_PX * scale, max_area)
+    # Under a warm lamp, paper in a shadow is lit by the room and shows little of the lamp's
+    # colour: taken as strongly cast as lit paper, it is as dull as the table. The paper left
+    # over is looked at again with the cast in proportion to lightness; the cards it finds with
+    # symbols printed in them, apart from all found, are added (and, as the tint's, move none).
+    shadowed = []
+    if np.hypot(*cast_ab) >= _SHADOW_CAST:
+        in_shade = lab_whiteness_in_shade(lab, cast_ab)
+        shadowed = _with_symbols(_look_again(small, lab, in_shade, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), in_shade)
+    if shadowed and (again or tinted):
+        shapes = np.array([r.corners_xy for r in shadowed], np.float32)
+        shadowed = [r for r, is_apart in zip(shadowed, _apart(shapes, np.array([r.corners_xy for r in again + tinted], np.float32)))
+                    if is_apart]
+    tinted = _quads_of(tinted + shadowed, scale)
     search_px = 1.0 / scale + 2.0
     snapped = snap_all_corners(_gray_near(frame_bgr, quads + tinted, search_px + 2.0),
                                [quad.corners_xy for quad in quads + tinted], search_px)
@@ -248,6 +264,13 @@ def _paper_at_level(white: NDArray[np.float32], region: Region, span: tuple[floa
     inside = np.zeros(cut.shape, np.uint8)
     cv2.fillConvexPoly(inside, np.round(grow(region.corners_xy, 1.0) - (x0, y0)).astype(np.int32), 255)
     return cv2.bitwise_and(cv2.threshold(cut, level, 255, cv2.THRESH_BINARY)[1], inside), (x0, y0)
+
+
+def _with_symbols(regions: list[Region], white: NDArray[np.float32]) -> list[Region]:
+    """The regions with symbols printed in them (``printed_in`` of ``white``)."""
+    if not regions:
+        return []
+    return [r for r, inked in zip(regions, printed_in(white, np.array([r.corners_xy for r in regions], np.float32))) if inked]
 
 
 def _inked(regions: list[Region], white: NDArray[np.float32]) -> int:

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["paper_mask", "whiteness", "lab_whiteness", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST", "pixel_runs"]
+__all__ = ["paper_mask", "whiteness", "lab_whiteness", "lab_whiteness_in_shade", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST", "pixel_runs"]
 
 CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 _PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
@@ -47,6 +47,24 @@ def lab_whiteness(lab: NDArray[np.uint8],
     a = cv2.LUT(a, _BYTES - np.float32(128 + cast_ab[0]))
     b = cv2.LUT(b, _BYTES - np.float32(128 + cast_ab[1]))
     return cv2.addWeighted(cv2.LUT(light, _BYTES), 1.0, cv2.magnitude(a, b, a), -CHROMA_WEIGHT, 0.0, b), cast_ab
+
+
+def lab_whiteness_in_shade(lab: NDArray[np.uint8], cast_ab: tuple[float, float]) -> NDArray[np.float32]:
+    """:func:`lab_whiteness` with the light's cast taken in proportion to each pixel's lightness,
+    that of the frame's brightest tenth (lit paper) taking all of it.
+
+    Paper in an arm's shadow under a warm lamp is lit by the room, not the lamp: it shows
+    little of the lamp's colour, and the lamp's full cast taken off makes it look coloured,
+    as dull as the table. A cast in proportion to lightness leaves such paper grey.
+    ``lab``: (H, W, 3) uint8 (``cv2.COLOR_BGR2LAB``); returns (H, W) float32.
+    """
+    light, a, b = cv2.split(lab)
+    sample = lab[::3, ::3, 0].ravel()
+    lit = max(float(np.median(sample[_brightest(sample, 0.1)])), 1.0)
+    lightness = cv2.LUT(light, _BYTES)
+    a = cv2.LUT(a, _BYTES - np.float32(128)) - lightness * np.float32(cast_ab[0] / lit)
+    b = cv2.LUT(b, _BYTES - np.float32(128)) - lightness * np.float32(cast_ab[1] / lit)
+    return cv2.addWeighted(lightness, 1.0, cv2.magnitude(a, b), -CHROMA_WEIGHT, 0.0)
 
 
 def pixel_runs(count: int) -> list[tuple[int, int]]:
@@ -99,16 +117,19 @@ def faces_cast(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) ->
 def _cast_of_brightest(lab: NDArray[np.uint8], share: float = 0.1) -> tuple[float, float]:
     """The light's cast (a, b less neutral grey), the median over the brightest ``share``
     of the pixels (a tenth: mostly paper): those at or above that percentile of lightness."""
-    light = lab[..., 0].ravel()
+    bright = _brightest(lab[..., 0].ravel(), share)
+    return float(np.median(lab[..., 1].ravel()[bright])) - 128, float(np.median(lab[..., 2].ravel()[bright])) - 128
+
+
+def _brightest(light: NDArray[np.uint8], share: float) -> NDArray[np.bool_]:
+    """Which of the lightnesses (N,) are at or above the percentile of the brightest ``share``."""
     # The percentile (linear interpolation) from the histogram; lightness is whole, so
     # ``light >= percentile`` is ``light >= ceil(percentile)``.
     ranked = np.cumsum(np.bincount(light, minlength=256))
     position = (1 - share) * (light.size - 1)
     below = int(np.searchsorted(ranked, int(position), side="right"))
     above = int(np.searchsorted(ranked, min(int(position) + 1, light.size - 1), side="right"))
-    cut = below if position == int(position) else above
-    bright = light >= cut
-    return float(np.median(lab[..., 1].ravel()[bright])) - 128, float(np.median(lab[..., 2].ravel()[bright])) - 128
+    return light >= (below if position == int(position) else above)
 
 
 def paper_where(white: NDArray[np.float32], table: NDArray[np.float32], paper: NDArray[np.float32]) -> NDArray[np.uint8]:

@@ -749,3 +749,30 @@ def test_a_sweep_under_the_faces_cast_that_finds_fewer_printed_cards_is_not_kept
     assert len(sweeps) == 2  # the first sweep, and the one under the faces' cast
     assert len(found) == 3
     assert min(match(found, SEPARATE, image.shape[:2])) > 0.9
+
+
+def arm_shadow_under_a_warm_lamp(depth, table_bgr, seed=0):
+    """Five cards under a warm lamp; the last lies in an arm's shadow, lit only by the room
+    (``depth`` of the lamp's light, neutral). Returns the BGR image and the cards' corners."""
+    rng = np.random.default_rng(seed)
+    cards = [card_corners((x, 140), (80, 120), angle) for x, angle in ((120, 3), (240, -2), (360, 1), (480, 4))]
+    cards.append(card_corners((300, 320), (80, 120), 88))
+    image = np.empty((420, 640, 3), np.float32)
+    image[:] = table_bgr
+    image += rng.normal(0, 6, (420, 640, 1))
+    for corners in cards:
+        paint_big_symbols(image, corners)
+    lamp = np.array((0.7, 0.85, 1.0), np.float32)
+    shadow = np.zeros((420, 640), np.float32)
+    cv2.rectangle(shadow, (200, 230), (420, 420), 1.0, -1)
+    shadow = cv2.GaussianBlur(shadow, (31, 31), 0)[..., None]
+    return grained(image * (lamp * (1 - shadow) + depth * lamp.mean() * shadow), seed), cards
+
+
+@pytest.mark.parametrize("depth, table_bgr", [(0.5, (60, 100, 150)), (0.55, (60, 100, 150)), (0.5, (40, 70, 110)),
+                                              (0.7, (90, 130, 170))])
+def test_a_card_in_an_arms_shadow_under_a_warm_lamp_is_found(depth, table_bgr) -> None:
+    image, cards = arm_shadow_under_a_warm_lamp(depth, table_bgr)
+    found = find_cards(image)
+    assert len(found) == 5
+    assert min(match(found, cards, image.shape[:2])) > 0.9

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.paper import CHROMA_WEIGHT, faces_cast, lab_whiteness, light_cast, pixel_runs, shade, whiteness
+from vision.paper import CHROMA_WEIGHT, faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, pixel_runs, shade, whiteness
 
 
 def test_whiteness_is_lightness_less_chroma_away_from_the_cast() -> None:
@@ -27,6 +27,27 @@ def test_light_cast_is_the_cast_whiteness_takes_out() -> None:
     _, own = whiteness(frame)
     assert light_cast(frame) == own
     assert own[1] > 5  # yellowish: b above neutral
+
+
+def test_in_shade_the_lamps_cast_is_taken_in_proportion_to_lightness() -> None:
+    # Under a warm lamp: lit paper (the brightest tenth), a brown table, and a strip in an
+    # arm's shadow lit by the room's neutral light, where paper is grey and the table brown.
+    lamp = np.array((0.7, 0.85, 1.0))
+    frame = np.empty((60, 100, 3), np.float64)
+    frame[:] = np.array((60, 100, 150)) * lamp  # the table
+    frame[:, :20] = np.array((240, 240, 240)) * lamp  # lit paper
+    frame[:, 40:60] = np.array((240, 240, 240)) * 0.45 * lamp.mean()  # paper in the shadow
+    frame[:, 60:80] = np.array((60, 100, 150)) * 0.45 * lamp.mean()  # table in the shadow
+    lab = cv2.cvtColor(np.round(frame).astype(np.uint8), cv2.COLOR_BGR2LAB)
+    cast = light_cast(np.round(frame).astype(np.uint8))
+    plain, _ = lab_whiteness(lab, cast)
+    in_shade = lab_whiteness_in_shade(lab, cast)
+    assert in_shade.shape == (60, 100) and in_shade.dtype == np.float32
+    lit_paper, lit_table, paper, table = (slice(0, 20), slice(80, 100), slice(40, 60), slice(60, 80))
+    np.testing.assert_allclose(in_shade[:, lit_paper], plain[:, lit_paper], atol=1.0)  # lit paper: the whole cast
+    assert plain[:, paper].mean() < plain[:, lit_table].mean() - 15  # the whole cast: duller than the lit table
+    assert in_shade[:, paper].mean() > in_shade[:, lit_table].mean() + 30  # in proportion: whiter than any table
+    assert in_shade[:, paper].mean() > in_shade[:, table].mean() + 40
 
 
 def test_faces_cast_is_the_papers_not_the_tables_nor_the_symbols() -> None:
