@@ -3,7 +3,7 @@
     python -m vision.bench accuracy --tier hard --split test --count 200
     python -m vision.bench accuracy DIR [DIR ...]          # NAME.jpg + NAME.json pairs
     python -m vision.bench rows DIR [DIR ...]              # the arrangement alone, from the true cards
-    python -m vision.bench speed
+    python -m vision.bench speed [--tier hard]
 
 Both pin OpenCV and BLAS to one thread and report medians. Never tune on the test split.
 """
@@ -354,10 +354,12 @@ def main(argv: list[str] | None = None) -> int:
     rows.add_argument("--failures", action="store_true", help="list the wrong rows, photo by photo")
     speed = sub.add_parser("speed", help="median ms per frame (wall and CPU), a six-player table with a pool, per resolution")
     speed.add_argument("--repeat", type=int, default=15)
+    speed.add_argument("--tier", choices=["easy", "medium", "hard"], default="medium",
+                       help="the table's conditions (hard: a warm lamp, hands and arms over cards; default: %(default)s)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if args.what == "speed":
-        return _speed(args.repeat)
+        return _speed(args.repeat, args.tier)
     if args.what == "rows":
         return _rows(args.folders, args.min_visible, args.failures)
     photos = _photos_in(args.folders) if args.folders else _rendered(args.tier, args.split, args.count, args.start)
@@ -382,8 +384,9 @@ def _rows(folders: list[Path], min_visible: float, failures: bool) -> int:
     return 0
 
 
-def _speed(repeat: int) -> int:
-    """Median wall and CPU milliseconds per frame, and where the time goes, per resolution.
+def _speed(repeat: int, tier: str = "medium") -> int:
+    """Median wall and CPU milliseconds per frame, and where the time goes, per resolution,
+    for the rulebook's table rendered in ``tier``'s conditions.
 
     CPU time (this process, one thread) is what other work on the machine distorts least.
     """
@@ -392,9 +395,9 @@ def _speed(repeat: int) -> int:
     from vision.find import find_cards
     from vision.pipeline import read_quad
 
-    frame, truth = render_rulebook_table(7, "medium")  # six players, their rows and the pool
+    frame, truth = render_rulebook_table(7, tier)  # six players, their rows and the pool
     seats = [Seat(s["name"], tuple(s["position"])) for s in truth["seats"]]
-    print(f"scene: {len(truth['cards'])} face-up cards, {len(truth['seats'])} seats, rendered at "
+    print(f"scene ({tier}): {len(truth['cards'])} face-up cards, {len(truth['seats'])} seats, rendered at "
           f"{frame.shape[1]}x{frame.shape[0]}; os.getloadavg() = {os.getloadavg()[0]:.1f}")
     for width, height in ((1280, 720), (1920, 1080), (3840, 2160)):
         resized = cv2.resize(frame, (width, height), interpolation=cv2.INTER_AREA if width <= frame.shape[1] else cv2.INTER_LINEAR)
