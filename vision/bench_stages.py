@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import vision.find as find
+import vision.second_look as second_look
 from vision.bench import _VISIBLE_ENOUGH, match_cards
 from vision.pipeline import read_frame, read_quad
 
@@ -49,8 +50,10 @@ def _watching(seen: dict[str, list[NDArray]]) -> Iterator[None]:
     """Within it, the quads each finder stage makes are added to ``seen`` (frame pixels),
     by stage: 'region' (first sweep, second look, paper tint), 'chosen', 'moved from',
     'moved to', 'kept'."""
-    wrapped = {name: getattr(find, name) for name in ("_sweep", "_fitting", "_look_again", "_of_paper_tint",
-                                                       "_onto_outlines", "_without_pieces")}
+    # (the second look and the tint pass are called from the finder, their check of size from within them)
+    places = {"_sweep": find, "_fitting": second_look, "look_again": find, "of_paper_tint": find, "_onto_outlines": find,
+              "_without_pieces": find}
+    wrapped = {name: getattr(module, name) for name, module in places.items()}
     scale = {"of": 1.0}
 
     def sweep(white: NDArray, sweep_scale: float, *args: Any, **kwargs: Any) -> Any:
@@ -83,15 +86,15 @@ def _watching(seen: dict[str, list[NDArray]]) -> Iterator[None]:
         seen["kept"] += [q.corners_xy for q in quads]
         return quads
 
-    replacements = {"_sweep": sweep, "_fitting": fitting, "_look_again": regions_of("_look_again"),
-                    "_of_paper_tint": regions_of("_of_paper_tint"), "_onto_outlines": onto, "_without_pieces": kept}
+    replacements = {"_sweep": sweep, "_fitting": fitting, "look_again": regions_of("look_again"),
+                    "of_paper_tint": regions_of("of_paper_tint"), "_onto_outlines": onto, "_without_pieces": kept}
     try:
         for name, stage in replacements.items():
-            setattr(find, name, stage)
+            setattr(places[name], name, stage)
         yield
     finally:
         for name, original in wrapped.items():
-            setattr(find, name, original)
+            setattr(places[name], name, original)
 
 
 def _best_iou(quads: list[NDArray], true_xy: NDArray[np.float32]) -> float:

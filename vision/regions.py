@@ -18,9 +18,10 @@ from numpy.typing import NDArray
 
 from vision.quads import fit_quad
 
-__all__ = ["Region", "SWEEP_EDGES", "blurred_whiteness", "card_regions", "choose_cards", "histogram_percentiles", "points_inside", "printed_in", "sweep_span"]
+__all__ = ["CLEAN_FILL", "Region", "SWEEP_EDGES", "blurred_whiteness", "card_regions", "choose_cards", "histogram_percentiles", "points_inside", "printed_in", "sweep_span"]
 
 LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
+CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
 _SWEEP_PERCENTILES = (30, 99.5)  # the sweep runs from about the table's whiteness to the paper's
 _EDGE_LOW, _EDGE_HIGH = 40, 80  # Canny on the whiteness: a card's outline, not the grain of paper or cloth
@@ -186,7 +187,7 @@ def _fit(contour: NDArray, area: float, min_side: float) -> tuple[NDArray[np.flo
     return (quad, fill) if quad is not None and fill >= MIN_FILL else None
 
 
-def choose_cards(regions: list[Region], clean_fill: float = 0.92, white: NDArray[np.float32] | None = None) -> list[Region]:
+def choose_cards(regions: list[Region], clean_fill: float = CLEAN_FILL, white: NDArray[np.float32] | None = None) -> list[Region]:
     """One region per card: the steadiest of each card's regions that has the cards' size.
 
     Regions of about the same place and size at different levels are one card's. The

@@ -3,10 +3,12 @@
 import json
 
 import vision.find as find
+import vision.second_look as second_look
 from tests.vision.test_find import SEPARATE, card_corners, scene
 from vision.bench_stages import STAGES, lost_cards, main
 
-WATCHED = ("_sweep", "_fitting", "_look_again", "_of_paper_tint", "_onto_outlines", "_without_pieces")
+WATCHED = ((find, "_sweep"), (second_look, "_fitting"), (find, "look_again"), (find, "of_paper_tint"), (find, "_onto_outlines"),
+           (find, "_without_pieces"))
 
 
 def _table():
@@ -18,9 +20,9 @@ def _table():
 
 def test_a_card_too_small_to_outline_is_lost_with_no_region_and_the_finder_is_put_back() -> None:
     image, truth = _table()
-    before = {name: getattr(find, name) for name in WATCHED}
+    before = {(module, name): getattr(module, name) for module, name in WATCHED}
     assert lost_cards(image, truth) == [(3, STAGES[0])]
-    assert all(getattr(find, name) is stage for name, stage in before.items())
+    assert all(getattr(module, name) is stage for (module, name), stage in before.items())
 
 
 def test_a_card_mostly_hidden_is_not_due() -> None:

@@ -418,7 +418,7 @@ def test_two_pool_cards_over_a_third_are_each_completed_from_their_corners() -> 
 
 
 def test_paper_counts_its_symbols_in_but_not_a_backs_printed_frame() -> None:
-    from vision.find import _paper_of
+    from vision.second_look import _paper_of
 
     bright = np.zeros((120, 300), np.uint8)
     cv2.rectangle(bright, (10, 10), (70, 100), 255, -1)  # a card's paper
@@ -435,7 +435,7 @@ def test_paper_counts_its_symbols_in_but_not_a_backs_printed_frame() -> None:
 def test_the_outline_is_looked_for_along_many_quads_at_once() -> None:
     # Quads can number in the hundreds on a busy table or a checked cloth: their outline
     # points are more than one column of a remap map may hold (32767).
-    from vision.find import _outline_seen
+    from vision.second_look import _outline_seen
 
     white = np.zeros((100, 100), np.float32)
     white[20:80, 30:70] = 200.0
@@ -478,7 +478,8 @@ def test_the_working_copy_of_a_1080p_or_4k_frame_is_it_halved_by_2x2_means(times
 
 
 def test_a_cards_size_follows_the_view_across_the_cards_found_not_its_nearest_four() -> None:
-    from vision.find import _AGAIN_SIZE, _sizes_in_view, _typical_near
+    from vision.card_sizes import sizes_in_view as _sizes_in_view, typical_near as _typical_near
+    from vision.second_look import _AGAIN_SIZE
 
     # A camera looking down at a tilted table: a card's sides grow by exp(0.6) from the top of the frame to its bottom.
     def card_at(x, y, scale=1.0):
@@ -504,7 +505,8 @@ def test_a_cards_size_follows_the_view_across_the_cards_found_not_its_nearest_fo
 
 
 def test_a_region_refused_by_its_nearest_four_is_kept_at_the_size_in_view_only_where_plainly_a_card() -> None:
-    from vision.find import _fitting, _typical_near
+    from vision.card_sizes import typical_near as _typical_near
+    from vision.second_look import _fitting
     from vision.regions import Region
 
     # A tilted view: a card's sides grow by exp(0.6) from the top of the frame to its bottom.
@@ -532,7 +534,8 @@ def test_a_region_refused_by_its_nearest_four_is_kept_at_the_size_in_view_only_w
 
 
 def test_a_plain_card_refused_by_its_nearest_four_is_kept_at_the_size_of_the_one_card_beside_it() -> None:
-    from vision.find import _fitting, _typical_near
+    from vision.card_sizes import typical_near as _typical_near
+    from vision.second_look import _fitting
     from vision.regions import Region
 
     # A wide lens: the cards of the near row show 130 px long, the two at the frame's left edge 90;
@@ -557,7 +560,7 @@ def test_a_plain_card_refused_by_its_nearest_four_is_kept_at_the_size_of_the_one
 
 
 def test_a_region_refused_at_a_place_leaves_it_to_the_cards_own_region_there() -> None:
-    from vision.find import _fitting
+    from vision.second_look import _fitting
     from vision.regions import Region
 
     found = [CardQuad(order_corners(card_corners((x, 100), (60, 90), 0)), 1.0) for x in (100, 200, 300, 400)]
@@ -654,7 +657,8 @@ def test_a_card_lying_over_another_is_traced_by_the_faint_step_of_its_outline() 
 
 
 def test_a_card_among_a_checked_cloths_squares_is_sized_by_the_cards_with_symbols() -> None:
-    from vision.find import _fitting, _typical_near
+    from vision.card_sizes import typical_near as _typical_near
+    from vision.second_look import _fitting
     from vision.regions import Region
 
     def inked(quad, white, paper=220.0):
@@ -682,7 +686,7 @@ def test_a_card_among_a_checked_cloths_squares_is_sized_by_the_cards_with_symbol
 
 
 def test_the_tint_likeness_taken_run_by_run_is_the_whole_frames_to_the_bit() -> None:
-    from vision.find import _DARK_L, _TINT_REACH, _tint_likeness
+    from vision.second_look import _DARK_L, _TINT_REACH, _tint_likeness
 
     rng = np.random.default_rng(11)
     frame = rng.integers(0, 256, (301, 457, 3), dtype=np.uint8)  # five runs of pixels, the last short
