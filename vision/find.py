@@ -10,7 +10,7 @@ from vision.card_sizes import Typical, sizes_in_view, typical_near
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, paper_mask
 from vision.quads import (CardQuad, fit_quad, frame_level, grow, order_corners, snap_all_corners, square_up, unit, warp_card)
-from vision.regions import (CLEAN_FILL, LEVELS, SWEEP_EDGES, Region, blurred_whiteness, card_regions, choose_cards, points_inside,
+from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, cut_along_edges, points_inside,
                             printed_in, sweep_span)
 from vision.second_look import add_new, are_apart, look_again, of_paper_tint
 from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
@@ -214,7 +214,7 @@ def _paper_at_level(white: NDArray[np.float32], region: Region, span: tuple[floa
     x, y, bw, bh = cv2.boundingRect(np.round(grow(region.corners_xy, 3.0)).astype(np.int32))
     x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
     white_u8 = blurred_whiteness(white[y0:y1, x0:x1])
-    cut = cv2.subtract(white_u8, cv2.dilate(cv2.Canny(white_u8, *SWEEP_EDGES), np.ones((2, 2), np.uint8)))
+    cut = cut_along_edges(white_u8)
     level = float(np.linspace(span[0], span[1], LEVELS + 1)[region.level])
     inside = np.zeros(cut.shape, np.uint8)
     cv2.fillConvexPoly(inside, np.round(grow(region.corners_xy, 1.0) - (x0, y0)).astype(np.int32), 255)
@@ -230,7 +230,7 @@ def _with_symbols(regions: list[Region], white: NDArray[np.float32]) -> list[Reg
 
 def _inked(regions: list[Region], white: NDArray[np.float32]) -> int:
     """How many of the regions have symbols printed in them (``printed_in``)."""
-    return int(printed_in(white, np.array([r.corners_xy for r in regions], np.float32).reshape(-1, 4, 2)).sum()) if regions else 0
+    return len(_with_symbols(regions, white))
 
 
 def _light_cast(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8] | None = None) -> tuple[float, float]:

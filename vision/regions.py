@@ -18,14 +18,13 @@ from numpy.typing import NDArray
 
 from vision.quads import fit_quad
 
-__all__ = ["CLEAN_FILL", "Region", "SWEEP_EDGES", "blurred_whiteness", "card_regions", "choose_cards", "histogram_percentiles", "points_inside", "printed_in", "sweep_span"]
+__all__ = ["CLEAN_FILL", "Region", "blurred_whiteness", "card_regions", "cut_along_edges", "choose_cards", "histogram_percentiles", "points_inside", "printed_in", "sweep_span"]
 
 LEVELS = 8  # whiteness levels between the table's usual and the paper's brightest
 CLEAN_FILL = 0.92  # a lone card fills its quadrilateral but for the rounded corners
 MIN_FILL = 0.65  # a card hidden by a quarter, or touched by a finger, still fills this much
 _SWEEP_PERCENTILES = (30, 99.5)  # the sweep runs from about the table's whiteness to the paper's
-_EDGE_LOW, _EDGE_HIGH = 40, 80  # Canny on the whiteness: a card's outline, not the grain of paper or cloth
-SWEEP_EDGES = (_EDGE_LOW, _EDGE_HIGH)
+_EDGES = (40, 80)  # Canny on the whiteness: a card's outline, not the grain of paper or cloth
 _HOLES_MATTER = 0.3  # a level's mask covering more than this share of the image: the table is in it
 _INK_DROP = 40.0  # a symbol is this much less white than the paper around it
 _INK_SHARE = 0.05  # of a card's middle at least (99% of the cards' clean regions on dev120 show 0.11 or more)
@@ -51,7 +50,7 @@ class Region:
             raise ValueError(f"corners_xy must have shape (4, 2), got {self.corners_xy.shape}")
 
 
-def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[float, float] = (_EDGE_LOW, _EDGE_HIGH),
+def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[float, float] = _EDGES,
                  levels: int = LEVELS, span: tuple[float, float] | None = None,
                  max_area: float | None = None, opening: int = 0,
                  white_u8: NDArray[np.uint8] | None = None) -> list[Region]:
@@ -77,8 +76,7 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
         edge between them as one region.
     """
     white_u8 = blurred_whiteness(white) if white_u8 is None else white_u8
-    edge_mask = cv2.dilate(cv2.Canny(white_u8, *edges), np.ones((2, 2), np.uint8))
-    cut = cv2.subtract(white_u8, edge_mask)  # edges are 255: nought along them
+    cut = cut_along_edges(white_u8, edges)
     low, high = sweep_span(white_u8[::4, ::4]) if span is None else span
     min_area, max_area = 1.2 * min_short_px**2, 0.1 * white.size if max_area is None else max_area
     min_side = 0.7 * min_short_px
@@ -118,6 +116,12 @@ def card_regions(white: NDArray[np.float32], min_short_px: float, edges: tuple[f
                 counts.append(1)
         before, before_index = box, index
     return [Region(r.corners_xy, r.fill, r.level, n) for r, n in zip(regions, counts)]
+
+
+def cut_along_edges(white_u8: NDArray[np.uint8], edges: tuple[float, float] = _EDGES) -> NDArray[np.uint8]:
+    """The whiteness as swept (``blurred_whiteness``), nought along its sharp edges (Canny's
+    ``edges``, widened a pixel): each level's paper is cut apart there."""
+    return cv2.subtract(white_u8, cv2.dilate(cv2.Canny(white_u8, *edges), np.ones((2, 2), np.uint8)))  # (edges are 255)
 
 
 def blurred_whiteness(white: NDArray[np.float32]) -> NDArray[np.uint8]:
