@@ -300,56 +300,10 @@ def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[t
     return span, regions, choose_cards(regions, CLEAN_FILL, white)
 
 
-
-
-
-
 def _quads_of(regions: list[Region], scale: float) -> list[CardQuad]:
     """The regions as cards in full-frame pixels; the edge cut ate about a pixel along every side."""
     grown = grow(np.array([r.corners_xy for r in regions], np.float32).reshape(-1, 4, 2), 1.0) / scale
     return [CardQuad(corners, r.fill) for corners, r in zip(grown, regions)]
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def _shrink(frame_bgr: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:
@@ -363,14 +317,6 @@ def _shrink(frame_bgr: NDArray[np.uint8], scale: float) -> NDArray[np.uint8]:
     # At exactly half size, INTER_LINEAR samples between each 2x2 block's pixels: their mean.
     half = cv2.resize(frame_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
     return cv2.resize(half, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_LINEAR)
-
-
-
-
-
-
-
-
 
 
 def _split_rows(regions: list[Region], quads: list[CardQuad], scale: float) -> list[CardQuad]:
