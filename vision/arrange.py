@@ -46,6 +46,7 @@ _STEP_COST = 20.0
 _WIDE_GAP_FROM = 0.5  # a gap costs nothing up to half a card ...
 _WIDE_GAP = 0.7  # ... and rises evenly to its full cost here: more than half a card, with room for a slanted view
 _WIDE_GAP_COST = 1.0
+_UNSURE_SIDE = 0.5  # a card beneath another sticking out less than this along a chain, in short sides: on either side of it
 _LEFT_OUT_COST = 4.0  # a player who gets no piece of a chain they are nearest to
 _ROOM_FOR_A_CARD = 0.8  # in short sides: a gap in a row this wide may hold a card under a hand
 
@@ -243,7 +244,7 @@ def arrange_rows(
     chains, over = _with_cards_beneath(geo, _chains(seen), count, _nearest_seats(positions, geo.centres[:count]))
     # A card beneath another is never of that card's row (where one row ends, the next begins).
     return [replace(row, cards=tuple(k for k in row.cards if over.get(k) not in row.cards))
-            for row in _rows_for_seats(geo, chains, seats, image_size_wh)]
+            for row in _rows_for_seats(geo, chains, seats, image_size_wh, over)]
 
 
 def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int, nearest: list[int]
@@ -291,8 +292,10 @@ def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int, 
 
 
 def _rows_for_seats(
-    geo: CardGeometry, chains: list[list[int]], seats: Sequence[Seat], image_size_wh: tuple[int, int]
+    geo: CardGeometry, chains: list[list[int]], seats: Sequence[Seat], image_size_wh: tuple[int, int],
+    over: dict[int, int] | None = None,
 ) -> list[PlacedRow]:
+    """Each seat's row from the chains (``over``: the card over each card beneath, see ``_with_cards_beneath``)."""
     centre = np.array(table_centre(seats, image_size_wh))
     positions = np.array([s.position_xy for s in seats], np.float64)
     nearest = _nearest_seats(positions, geo.centres)
@@ -302,7 +305,7 @@ def _rows_for_seats(
     candidates: dict[int, list[tuple[float, int, list[int]]]] = {}
     owners = [sorted({nearest[k] for k in chain}) for chain in chains]
     for chain_id, chain in enumerate(chains):
-        for seat, piece in _share_chain(geo, chain, owners[chain_id], positions).items():
+        for seat, piece in _share_chain(geo, chain, owners[chain_id], positions, over).items():
             if _faces_seat(geo, piece, positions[seat], centre):
                 distance = float(np.min(np.linalg.norm(geo.centres[piece] - positions[seat], axis=1)))
                 if len(piece) < len(chain):
@@ -316,7 +319,7 @@ def _rows_for_seats(
     for chain_id, chain in enumerate(chains):
         sharers = [seat for seat, pick in picks.items() if pick[1] == chain_id]
         if sharers and len(sharers) < len(owners[chain_id]):
-            pieces = _share_chain(geo, chain, sharers, positions)
+            pieces = _share_chain(geo, chain, sharers, positions, over)
             for seat in sharers:
                 if seat in pieces:
                     rows[seat] = pieces[seat]
@@ -452,7 +455,8 @@ def _nearest_seats(positions: NDArray[np.float64], points: NDArray[np.float64]) 
 
 
 def _share_chain(
-    geo: CardGeometry, chain: list[int], seats: list[int], positions: NDArray[np.float64]
+    geo: CardGeometry, chain: list[int], seats: list[int], positions: NDArray[np.float64],
+    over: dict[int, int] | None = None,
 ) -> dict[int, list[int]]:
     """A chain cut into one piece per seat (or fewer), in the seats' order along it.
 
@@ -462,7 +466,32 @@ def _share_chain(
     never overlap and are never more than half a card apart. A player may get no
     piece (their own row lies elsewhere or was not seen) when every piece would fit
     them badly.
+
+    A card beneath another (``over``: the card over it) lies where two rows meet. Where it
+    sticks out less than half a card along the chain (mostly across it), which of the two
+    lies further along is not seen: the card over it may be the end of one row laid across
+    the start of the next, or a card laid on the end of another's row. Both orders are
+    tried, and the better cut kept.
     """
+    if len(seats) < 2:
+        return {seats[0]: list(chain)} if seats else {}
+    axis = _direction(geo, chain)
+    orders = [list(chain)]
+    for piece, top in (over or {}).items():
+        if (piece in chain and top in chain and abs(chain.index(piece) - chain.index(top)) == 1
+                and abs(float((geo.centres[piece] - geo.centres[top]) @ axis)) < _UNSURE_SIDE * float(geo.shorts[top])):
+            for order in list(orders)[:4]:  # (a chain holds a card beneath or two: a few orders)
+                swapped = list(order)
+                i, j = swapped.index(piece), swapped.index(top)
+                swapped[i], swapped[j] = swapped[j], swapped[i]
+                orders.append(swapped)
+    return min((_cut_chain(geo, order, seats, positions) for order in orders), key=lambda cut: cut[0])[1]
+
+
+def _cut_chain(
+    geo: CardGeometry, chain: list[int], seats: list[int], positions: NDArray[np.float64]
+) -> tuple[float, dict[int, list[int]]]:
+    """``_share_chain`` of the chain in the order given, and the cost of its cut."""
     axis = _direction(geo, chain)
     # A chain comes in order along its line (a card beneath another in its place beside it).
     if float(geo.centres[chain[-1]] @ axis) < float(geo.centres[chain[0]] @ axis):
@@ -470,8 +499,6 @@ def _share_chain(
     cards = list(chain)
     along = geo.centres[cards] @ axis
     seats = sorted(seats, key=lambda seat: float(positions[seat] @ axis))
-    if len(seats) == 1:
-        return {seats[0]: cards}
     n = len(cards)
     long = float(np.mean(geo.longs[cards]))
     across = geo.centres[cards] @ np.array([-axis[1], axis[0]]) / long
@@ -509,7 +536,7 @@ def _share_chain(
                 if cost < best_cost:
                     best_cost = cost
                     best = {seat: cards[a:b] for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers)}
-    return best
+    return best_cost, best
 
 
 def _direction(geo: CardGeometry, cards: list[int]) -> NDArray[np.float64]:

@@ -349,3 +349,45 @@ def test_a_card_beneath_another_off_the_rows_line_is_left_out() -> None:
     under = card((300 + 2 * (SHORT + 10) + 20, 900 - 0.6 * LONG), 0)  # off the line by more than a card's half
     seats = [Seat("Anna", (440, 1100))]
     assert arrange_rows(cards, seats, (W, H), beneath=[under]) == arrange_rows(cards, seats, (W, H))
+
+
+def _top_row(centres_angles, size):
+    return [order_corners(cv2.boxPoints(((x, y), size, a)).astype(np.float32)) for x, y, a in centres_angles]
+
+
+def test_a_card_laid_over_the_start_of_a_neighbours_row_is_its_own_players_row() -> None:
+    # As medium dev-21070: Nils's row runs right to left along the top edge; Paul laid his only
+    # card over Nils's first, which sticks out above it (on the line of Nils's row) and a little
+    # beyond it: along the row the two lie nearly at one place, and which is further is no clue.
+    size = (166, 256)
+    nils = _top_row([(1394, 216, 176), (1154, 241, -177), (896, 261, 172), (655, 275, 167), (430, 284, 172), (257, 303, -180)], size)
+    paul = _top_row([(1649, 253, 176)], size)
+    under = _top_row([(1660, 198, -177)], size)
+    seats = [Seat("Lars", (1034, 1417)), Seat("Nils", (907, 66)), Seat("Paul", (1628, 22))]
+    rows = {r.player: r.cards for r in arrange_rows(nils + paul, seats, (2560, 1440), beneath=under)}
+    assert rows == {"Nils": (7, 0, 1, 2, 3, 4, 5), "Paul": (6,)}  # Nils's first card the one beneath (7)
+
+
+def test_a_card_beneath_sticking_out_beyond_the_card_over_it_stays_on_that_side() -> None:
+    # As hard dev-21145 (as found): Lars's two cards end his row at the right; a card beneath his
+    # last sticks out beyond it by more than half a card. It lies on that side; it is not tried
+    # between his two cards, where it would give his first card to Jonas's row on the left.
+    size = (113, 148)
+    jonas = _top_row([(913, 159, -169), (756, 154, -171), (602, 140, -179), (425, 126, 177), (241, 122, -180)], size)
+    lars = _top_row([(1056, 176, 177), (1205, 195, -178)], size)
+    under = _top_row([(1271, 178, -173)], size)
+    seats = [Seat("Hakan", (1269, 1054)), Seat("Jonas", (552, 25)), Seat("Lars", (1179, 76))]
+    rows = {r.player: r.cards for r in arrange_rows(jonas + lars, seats, (1920, 1080), beneath=under)}
+    assert rows["Jonas"] == (0, 1, 2, 3, 4) and {5, 6} <= set(rows["Lars"])
+
+
+def test_a_rows_last_card_laid_over_a_neighbours_only_card_stays_in_its_row() -> None:
+    # As easy dev-21101: Nils's row ran on over Mona's only card, which sticks out from under
+    # his last card towards his row.
+    size = (125, 175)
+    nils = _top_row([(1699, 152, -172), (1534, 157, 175), (1360, 157, -172), (1196, 147, -175), (1010, 145, -179),
+                     (858, 144, -178), (674, 148, 178), (504, 140, 178)], size)
+    under = _top_row([(559, 166, -174)], size)
+    seats = [Seat("Frieda", (404, 1061)), Seat("Greta", (1027, 1057)), Seat("Mona", (538, 20)), Seat("Nils", (1125, 18))]
+    rows = {r.player: r.cards for r in arrange_rows(nils, seats, (1920, 1080), beneath=under)}
+    assert rows["Nils"] == tuple(range(8)) and rows["Mona"] == (8,)
