@@ -51,6 +51,8 @@ _TRACED_AREAS = (0.95, 1.7)  # a card traced is this many times the area a card 
 _TRACED_ASPECT = (1.15, 1.9)  # and its long side this many times its short side
 _TRACED_SEEN = 0.65  # an edge along this share of each side
 _TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
+_TRACED_PAPER = 0.5  # plain paper at least half of it, where symbols may fill the rest (see _traced_by_steps)
+_TRACED_WHITE = 0.1  # where that paper is as white as the cards found, within this share of the span
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 _TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
@@ -227,7 +229,7 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     # finger, the frame printed on a card back): no card-shaped region at any level.
     kept += _seen_by_a_corner(pieces, left, bright, unlit, high - low, quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
     # A card lying over another face-up card may show no corner whole, but the steps of its outline.
-    return kept + _traced_by_steps(pieces, left, bright, unlit, small_lab[..., 0],
+    return kept + _traced_by_steps(pieces, left, bright, unlit, high - low, small_lab[..., 0],
                                    quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
 
 
@@ -414,7 +416,7 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
 
 
 def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
-                     unlit: NDArray[np.float32], lightness: NDArray[np.uint8], quads: list[CardQuad]) -> list[Region]:
+                     unlit: NDArray[np.float32], span: float, lightness: NDArray[np.uint8], quads: list[CardQuad]) -> list[Region]:
     """Cards of the paper left over traced by the steps of their outline from a corner.
 
     A card lying over another face-up card makes one region of paper with it at every
@@ -427,7 +429,7 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
     symbols counted in) fills it, symbols are printed in it and half of it at least is
     paper no card found explains. ``quads``: the cards found; ``left``: the paper they
     leave over (``pieces``: its outlines); ``bright``: all that is as bright as paper;
-    ``lightness``: Lab L (H, W) uint8.
+    ``span``: the sweep's span of ``unlit``; ``lightness``: Lab L (H, W) uint8.
     """
     if len(quads) < 2:
         return []
@@ -441,6 +443,7 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
         stepped[y0:y1, x0:x1] = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     views = sizes_in_view(quads, np.array([c.reshape(-1, 2).mean(axis=0) for c in large], np.float64))
     masks = None  # the paper, its symbols counted in, and the paper no card found explains: made when first asked for
+    cards_paper = None  # the whiteness of the cards' paper: read when first asked for
     traced: list[tuple[float, NDArray[np.float32], float]] = []
     for contour, view in zip(large, views):
         for corner, arm_a, arm_b in _corners_of(contour, view[0]):
@@ -457,6 +460,14 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
                 if masks is None:
                     masks = _paper_of(bright, _SYMBOL_AREA * short * long), _paper_of(left, _SYMBOL_AREA * short * long)
                 fill = _filled(quad, masks[0])
+                # Large symbols close together and to its sides: opening off thin things took the paper
+                # between them, and no hole is left. Enclosed by its paper they are its symbols, where
+                # that paper is as white as the cards' (a pale cloth's dots are enclosed by the cloth).
+                if _TRACED_PAPER <= fill < _TRACED_FILL:
+                    if cards_paper is None:
+                        cards_paper = _paper_whiteness([q.corners_xy for q in quads], unlit, bright)
+                    if _paper_whiteness([quad], unlit, bright) >= cards_paper - _TRACED_WHITE * span:
+                        fill = _filled(quad, bright, enclosed=True)
                 if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not printed_in(unlit, quad[None])[0]:
                     continue
                 if best is None or seen + fill > best[0]:
@@ -560,8 +571,11 @@ def _paper_of(bright: NDArray[np.uint8], max_hole: float) -> NDArray[np.uint8]:
     return cv2.drawContours(mask, holes, -1, 255, cv2.FILLED)
 
 
-def _filled(quad_xy: NDArray[np.float32], mask: NDArray) -> float:
-    """The share of a quadrilateral (4, 2) where a mask is set (above nought)."""
+def _filled(quad_xy: NDArray[np.float32], mask: NDArray, enclosed: bool = False) -> float:
+    """The share of a quadrilateral (4, 2) where a mask is set (above nought); with
+    ``enclosed``, also where it is not but is enclosed by it within the quadrilateral (the
+    symbols printed on a card, however large or close together: only what lies beyond the
+    card reaches its sides unbroken)."""
     x0, y0 = np.floor(quad_xy.min(axis=0)).astype(int)
     x1, y1 = np.ceil(quad_xy.max(axis=0)).astype(int) + 1
     h, w = mask.shape
@@ -569,7 +583,29 @@ def _filled(quad_xy: NDArray[np.float32], mask: NDArray) -> float:
         return 0.0
     inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(inside, np.round(quad_xy - (x0, y0)).astype(np.int32), 1)
-    return float((mask[y0:y1, x0:x1][inside > 0] > 0).mean()) if inside.any() else 0.0
+    if not inside.any():
+        return 0.0
+    is_set = mask[y0:y1, x0:x1] > 0
+    if enclosed:
+        unset = (inside > 0) & ~is_set
+        _, labels = cv2.connectedComponents(unset.astype(np.uint8), connectivity=4)
+        rim = (inside > 0) & (cv2.erode(inside, np.ones((3, 3), np.uint8), borderValue=0) == 0)
+        is_set |= unset & ~np.isin(labels, np.unique(labels[rim & unset]))
+    return float(is_set[inside > 0].mean())
+
+
+def _paper_whiteness(quads_xy: list[NDArray[np.float32]], white: NDArray[np.float32], bright: NDArray[np.uint8]) -> float:
+    """The median whiteness of the paper (``bright``) within the quadrilaterals (4, 2)."""
+    corners = np.round(np.array(quads_xy, np.float32).reshape(-1, 2)).astype(np.int32)
+    h, w = white.shape
+    x0, y0 = np.maximum(corners.min(axis=0), 0)
+    x1, y1 = np.minimum(corners.max(axis=0) + 1, (w, h))
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(inside, [np.round(q - (x0, y0)).astype(np.int32) for q in quads_xy], 1)
+    paper = white[y0:y1, x0:x1][(inside > 0) & (bright[y0:y1, x0:x1] > 0)]
+    return float(np.median(paper)) if paper.size else 0.0
 
 
 def _stands_out(white: NDArray[np.float32], quad_xy: NDArray[np.float32]) -> float:

@@ -656,6 +656,50 @@ def test_a_card_lying_over_another_is_traced_by_the_faint_step_of_its_outline() 
     assert len(found) == 5
 
 
+def paint_six_big_dots(image, corners, paper, radius, along_at, across_at) -> None:
+    """A card of ``paper`` with six big dark dots in two lines of three (at ``along_at`` and
+    ``across_at`` of its half sides from its middle)."""
+    cv2.fillConvexPoly(image, corners.astype(np.int32), paper, lineType=cv2.LINE_AA)
+    centre, along, across = corners.mean(axis=0), (corners[1] - corners[0]) / 2, (corners[3] - corners[0]) / 2
+    if np.hypot(*along) < np.hypot(*across):
+        along, across = across, along
+    for i in (-across_at, across_at):
+        for j in (-along_at, 0.0, along_at):
+            cv2.circle(image, tuple((centre + i * across + j * along).astype(int)), radius, (60, 40, 160), -1, cv2.LINE_AA)
+
+
+@pytest.mark.parametrize("seed", [15, 16, 17])
+def test_a_card_with_big_symbols_near_its_sides_lying_over_another_is_traced(seed) -> None:
+    # As above, but the card on top has six big dots a few pixels from each other and from its
+    # sides (as medium dev-21084's): opening thin bright things off the paper takes the paper
+    # between them too, and the dots reach its sides. Enclosed by its paper, they are its symbols.
+    under, over = card_corners((420, 220), (80, 120), 38), card_corners((359, 266), (80, 120), 58)
+    image = lay(scene([], table_bgr=(127, 84, 43)).astype(np.float32), THREE_CLEAR).astype(np.float32)
+    paint_four_dots(image, under, (250, 252, 253))
+    cv2.polylines(image, [(over + 1.5).astype(np.int32)], True, (215, 220, 222), 2, cv2.LINE_AA)
+    paint_six_big_dots(image, over, (255, 255, 255), 14, 0.7, 0.55)
+    image = grained(image, seed)
+    found = find_cards(image)
+    assert min(match(found, THREE_CLEAR, image.shape[:2])) > 0.9
+    assert min(match(found, [over, under], image.shape[:2])) > 0.9
+    assert len(found) == 5
+
+
+def test_what_paper_encloses_in_a_quad_counts_as_paper_what_reaches_its_sides_does_not() -> None:
+    from vision.second_look import _filled
+
+    mask = np.zeros((100, 100), np.uint8)
+    cv2.rectangle(mask, (20, 20), (79, 79), 255, -1)  # paper
+    cv2.circle(mask, (40, 40), 12, 0, -1)  # two symbols touching each other
+    cv2.circle(mask, (62, 40), 12, 0, -1)
+    cv2.rectangle(mask, (45, 60), (55, 79), 0, -1)  # a notch from the paper's side
+    quad = np.array([[20, 20], [79, 20], [79, 79], [20, 79]], np.float32)
+    notch = float(np.count_nonzero(mask[60:80, 45:56] == 0)) / 3600
+    plain = _filled(quad, mask)
+    assert _filled(quad, mask, enclosed=True) == pytest.approx(1.0 - notch, abs=0.02)
+    assert plain < 1.0 - notch - 0.15
+
+
 def test_a_card_among_a_checked_cloths_squares_is_sized_by_the_cards_with_symbols() -> None:
     from vision.card_sizes import typical_near as _typical_near
     from vision.second_look import _fitting
