@@ -485,14 +485,14 @@ def _share_chain(
                 i, j = swapped.index(piece), swapped.index(top)
                 swapped[i], swapped[j] = swapped[j], swapped[i]
                 orders.append(swapped)
-    return min((_cut_chain(geo, order, seats, positions) for order in orders), key=lambda cut: cut[0])[1]
+    return min((_cut_chain(geo, order, seats, positions, axis) for order in orders), key=lambda cut: cut[0])[1]
 
 
 def _cut_chain(
-    geo: CardGeometry, chain: list[int], seats: list[int], positions: NDArray[np.float64]
+    geo: CardGeometry, chain: list[int], seats: list[int], positions: NDArray[np.float64], axis: NDArray[np.float64]
 ) -> tuple[float, dict[int, list[int]]]:
-    """``_share_chain`` of the chain in the order given, and the cost of its cut."""
-    axis = _direction(geo, chain)
+    """``_share_chain`` of the chain in the order given, and the cost of its cut (``axis``: the
+    chain's ``_direction``, whatever the order)."""
     # A chain comes in order along its line (a card beneath another in its place beside it).
     if float(geo.centres[chain[-1]] @ axis) < float(geo.centres[chain[0]] @ axis):
         axis = -axis
