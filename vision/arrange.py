@@ -48,15 +48,24 @@ _WIDE_GAP = 0.7  # ... and rises evenly to its full cost here: more than half a 
 _WIDE_GAP_COST = 1.0
 _UNSURE_SIDE = 0.5  # a card beneath another sticking out less than this along a chain, in short sides: on either side of it
 _LEFT_OUT_COST = 4.0  # a player who gets no piece of a chain they are nearest to
+# A cut one card over costing less than this more leaves that card to either player: the gaps on
+# its two sides alike, the players about as near their rows' middles (0.01 to 0.04 more where the
+# cut was wrong on dev renders, mostly more than 0.1 where right).
+_DISPUTED = 0.05
 _ROOM_FOR_A_CARD = 0.8  # in short sides: a gap in a row this wide may hold a card under a hand
 
 
 @dataclass(frozen=True)
 class PlacedRow:
-    """One player's row: card indices left to right as the player sees them."""
+    """One player's row: card indices left to right as the player sees them.
+
+    ``disputed`` are the cards at the row's end that may as well be a neighbour's, each with
+    that player's name: where two rows meet end to end, a cut one card over fits nearly as well.
+    """
 
     player: str
     cards: tuple[int, ...]
+    disputed: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -243,8 +252,11 @@ def arrange_rows(
     positions = np.array([s.position_xy for s in seats], np.float64)
     chains, over = _with_cards_beneath(geo, _chains(seen), count, _nearest_seats(positions, geo.centres[:count]))
     # A card beneath another is never of that card's row (where one row ends, the next begins).
-    return [replace(row, cards=tuple(k for k in row.cards if over.get(k) not in row.cards))
-            for row in _rows_for_seats(geo, chains, seats, image_size_wh, over)]
+    rows = []
+    for row in _rows_for_seats(geo, chains, seats, image_size_wh, over):
+        cards = tuple(k for k in row.cards if over.get(k) not in row.cards)
+        rows.append(replace(row, cards=cards, disputed=tuple(d for d in row.disputed if d[0] in cards)))
+    return rows
 
 
 def _with_cards_beneath(geo: CardGeometry, chains: list[list[int]], count: int, nearest: list[int]
@@ -304,8 +316,10 @@ def _rows_for_seats(
     # along one edge: it is cut into a piece for each (see _share_chain).
     candidates: dict[int, list[tuple[float, int, list[int]]]] = {}
     owners = [sorted({nearest[k] for k in chain}) for chain in chains]
+    disputes: dict[int, list[tuple[int, int, int]]] = {}
     for chain_id, chain in enumerate(chains):
-        for seat, piece in _share_chain(geo, chain, owners[chain_id], positions, over).items():
+        pieces, disputes[chain_id] = _share_chain(geo, chain, owners[chain_id], positions, over)
+        for seat, piece in pieces.items():
             if _faces_seat(geo, piece, positions[seat], centre):
                 distance = float(np.min(np.linalg.norm(geo.centres[piece] - positions[seat], axis=1)))
                 if len(piece) < len(chain):
@@ -319,19 +333,24 @@ def _rows_for_seats(
     for chain_id, chain in enumerate(chains):
         sharers = [seat for seat, pick in picks.items() if pick[1] == chain_id]
         if sharers and len(sharers) < len(owners[chain_id]):
-            pieces = _share_chain(geo, chain, sharers, positions, over)
+            pieces, disputes[chain_id] = _share_chain(geo, chain, sharers, positions, over)
             for seat in sharers:
                 if seat in pieces:
                     rows[seat] = pieces[seat]
                 else:
                     del rows[seat]
     rows = _bridge_gaps(geo, chains, rows, positions, nearest)
+    # A disputed card stands where both players' rows hold it or the card beside it.
+    disputed: dict[int, list[tuple[int, str]]] = {}
+    for card, giver, taker in (d for found in disputes.values() for d in found):
+        if card in rows.get(giver, ()) and taker in rows:
+            disputed.setdefault(giver, []).append((card, seats[taker].name))
     placed = []
     for index, seat in enumerate(seats):
         if index in rows:
             r = np.array(left_to_right(facing(seat.position_xy, tuple(centre))))
             ordered = sorted(rows[index], key=lambda k: float(geo.centres[k] @ r))
-            placed.append(PlacedRow(seat.name, tuple(ordered)))
+            placed.append(PlacedRow(seat.name, tuple(ordered), tuple(disputed.get(index, ()))))
     return placed
 
 
@@ -457,8 +476,9 @@ def _nearest_seats(positions: NDArray[np.float64], points: NDArray[np.float64]) 
 def _share_chain(
     geo: CardGeometry, chain: list[int], seats: list[int], positions: NDArray[np.float64],
     over: dict[int, int] | None = None,
-) -> dict[int, list[int]]:
-    """A chain cut into one piece per seat (or fewer), in the seats' order along it.
+) -> tuple[dict[int, list[int]], list[tuple[int, int, int]]]:
+    """A chain cut into one piece per seat (or fewer), in the seats' order along it, and the
+    cards the cut leaves in dispute (``_cut_chain``).
 
     Rows on one edge may touch: the cut is where the pieces best look like rows of
     their own. Each piece's player sits near its middle (measured in the piece's own
@@ -474,7 +494,7 @@ def _share_chain(
     tried, and the better cut kept.
     """
     if len(seats) < 2:
-        return {seats[0]: list(chain)} if seats else {}
+        return ({seats[0]: list(chain)} if seats else {}), []
     axis = _direction(geo, chain)
     orders = [list(chain)]
     for piece, top in (over or {}).items():
@@ -485,14 +505,17 @@ def _share_chain(
                 i, j = swapped.index(piece), swapped.index(top)
                 swapped[i], swapped[j] = swapped[j], swapped[i]
                 orders.append(swapped)
-    return min((_cut_chain(geo, order, seats, positions, axis) for order in orders), key=lambda cut: cut[0])[1]
+    _, pieces, disputes = min((_cut_chain(geo, order, seats, positions, axis) for order in orders), key=lambda cut: cut[0])
+    return pieces, disputes
 
 
 def _cut_chain(
     geo: CardGeometry, chain: list[int], seats: list[int], positions: NDArray[np.float64], axis: NDArray[np.float64]
-) -> tuple[float, dict[int, list[int]]]:
-    """``_share_chain`` of the chain in the order given, and the cost of its cut (``axis``: the
-    chain's ``_direction``, whatever the order)."""
+) -> tuple[float, dict[int, list[int]], list[tuple[int, int, int]]]:
+    """``_share_chain`` of the chain in the order given, the cost of its cut (``axis``: the
+    chain's ``_direction``, whatever the order), and the cards in dispute: (card, the seat
+    given it, the seat that would take it) where the cut one card over costs less than
+    ``_DISPUTED`` more."""
     # A chain comes in order along its line (a card beneath another in its place beside it).
     if float(geo.centres[chain[-1]] @ axis) < float(geo.centres[chain[0]] @ axis):
         axis = -axis
@@ -523,20 +546,33 @@ def _cut_chain(
             pieces[a, b, seat] = _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF) + lines[a, b]
         return pieces[a, b, seat]
 
-    best_cost, best = math.inf, {}
     links = sum(link)
+
+    def cut_cost(bounds: list[int], sharers: tuple[int, ...]) -> float:
+        cost = links - sum(link[cut - 1] for cut in bounds[1:-1]) + _LEFT_OUT_COST * (len(seats) - len(sharers))
+        return cost + sum(piece_costs(a, b, seat) for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers))
+
+    best_cost, best_bounds, best_sharers = math.inf, [0, n], ()
     # A player may get no piece (their own row is elsewhere, or was not seen), at a price.
     for k in range(min(len(seats), 3, n), 0, -1):
         for sharers in itertools.combinations(seats, k):
             for cuts in itertools.combinations(range(1, n), k - 1):
                 bounds = [0, *cuts, n]
-                cost = links - sum(link[cut - 1] for cut in cuts) + _LEFT_OUT_COST * (len(seats) - k)
-                for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers):
-                    cost += piece_costs(a, b, seat)
+                cost = cut_cost(bounds, sharers)
                 if cost < best_cost:
-                    best_cost = cost
-                    best = {seat: cards[a:b] for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers)}
-    return best_cost, best
+                    best_cost, best_bounds, best_sharers = cost, bounds, sharers
+    # Where two pieces meet, the cut one card over may fit nearly as well: that card is disputed.
+    disputes = []
+    for c in range(1, len(best_bounds) - 1):
+        for shift in (-1, 1):
+            bounds = list(best_bounds)
+            bounds[c] += shift
+            if bounds[c - 1] < bounds[c] < bounds[c + 1] and cut_cost(bounds, best_sharers) < best_cost + _DISPUTED:
+                card = cards[best_bounds[c] - 1] if shift < 0 else cards[best_bounds[c]]
+                giver, taker = (best_sharers[c - 1], best_sharers[c]) if shift < 0 else (best_sharers[c], best_sharers[c - 1])
+                disputes.append((card, giver, taker))
+    pieces = {seat: cards[a:b] for (a, b), seat in zip(zip(best_bounds, best_bounds[1:]), best_sharers)}
+    return best_cost, pieces, disputes
 
 
 def _direction(geo: CardGeometry, cards: list[int]) -> NDArray[np.float64]:

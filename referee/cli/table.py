@@ -44,7 +44,9 @@ class TableRow:
     would change it (before the first card always, after the last when the row has no error).
     ``hidden`` are the positions the row's cards lying partly under another player's card, too
     hidden to read, would take in ``cards`` (they are not in it): the verdict is taken without them
-    and is uncertain when one lies at or before the first error.
+    and is uncertain when one lies at or before the first error. ``disputed`` are cards at the
+    meeting of this row and a neighbour's, end to end, that may as well be the other's (card id,
+    the other player): listed only where moving it would change either verdict, and uncertain.
     """
 
     player: str
@@ -56,6 +58,7 @@ class TableRow:
     gaps: tuple[int, ...] = ()
     covered: tuple[int, ...] = ()
     hidden: tuple[int, ...] = ()
+    disputed: tuple[tuple[int, str], ...] = ()
 
     @property
     def deciding_gaps(self) -> tuple[int, ...]:
@@ -77,7 +80,7 @@ class TableRow:
     @property
     def uncertain(self) -> bool:
         return bool(self.uncertain_cards or self.unread_cards or self.deciding_gaps or self.deciding_covered
-                    or self.deciding_hidden)
+                    or self.deciding_hidden or self.disputed)
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,8 @@ def referee_frame(
     beneath = [beneath[k] for k in row_candidates([tuple(quad.mean(axis=0)) for quad in beneath], areas)]
     placed, hidden = [], []
     for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh, beneath):
-        placed.append(replace(row, cards=tuple(candidates[k] for k in row.cards if k < len(candidates))))
+        disputed = tuple((candidates[k], other) for k, other in row.disputed if k < len(candidates) and candidates[k] < len(cards))
+        placed.append(replace(row, cards=tuple(candidates[k] for k in row.cards if k < len(candidates)), disputed=disputed))
         # Where each card beneath lies among the row's cards read: the position it would take.
         read = [k < len(candidates) and candidates[k] < len(cards) for k in row.cards]
         hidden.append(tuple(sum(read[:i]) for i, k in enumerate(row.cards) if k >= len(candidates)))
@@ -142,13 +146,35 @@ def referee_frame(
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, faces_xy, up_to, top_xy)
         rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
-                             row_gaps(corners), covered, beneath_at))
+                             row_gaps(corners), covered, beneath_at, row.disputed))
+    rows = _with_deciding_disputes(rows, cards)
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
     found = {row.player for row in rows}
     rowless = tuple(seat.name for seat in seats or () if seat.name not in found)
     return TableResult(size_wh, cards, unread, tuple(rows), tuple(ranking), rowless)
+
+
+def _with_deciding_disputes(rows: list[TableRow], cards: Sequence[DetectedCard]) -> list[TableRow]:
+    """The rows with only the disputed cards that matter, on both rows: a card at the meeting of
+    two rows whose moving to the other row (at its nearer end) changes either verdict."""
+    by_player = {row.player: row for row in rows}
+    deciding: dict[str, list[tuple[int, str]]] = {}
+    for row in rows:
+        for card, other in row.disputed:
+            if other not in by_player:
+                continue
+            taker = by_player[other]
+            centre = np.array(cards[card].center_xy)
+            ends = [np.linalg.norm(np.array(cards[taker.cards[i]].center_xy) - centre) for i in (0, -1)]
+            taken = (card, *taker.cards) if ends[0] < ends[1] else (*taker.cards, card)
+            left = tuple(k for k in row.cards if k != card)
+            if (not left or _decided(check_row([cards[k].reading.criteria for k in left])) != _decided(row.verdict)
+                    or _decided(check_row([cards[k].reading.criteria for k in taken])) != _decided(taker.verdict)):
+                deciding.setdefault(row.player, []).append((card, other))
+                deciding.setdefault(other, []).append((card, row.player))
+    return [replace(row, disputed=tuple(deciding.get(row.player, ()))) for row in rows]
 
 
 def misread_may_change(criteria: Sequence[Criteria], position: int, verdict: Verdict) -> bool:
@@ -216,6 +242,7 @@ def _row_json(row: TableRow) -> dict[str, Any]:
         "hidden_cards": list(row.hidden),
         "gaps": list(row.gaps),
         "covered_ends": list(row.covered),
+        "disputed_cards": [{"card": card, "other_player": other} for card, other in row.disputed],
     }
 
 
@@ -255,6 +282,8 @@ def result_lines(result: TableResult, path: str) -> list[str]:
         if row.deciding_gaps:
             positions = ", ".join(ordinal(g + 1) for g in row.deciding_gaps)
             words += f" (room for a card before the {positions}: one may be hidden, please look)"
+        for other in dict.fromkeys(other for _, other in row.disputed):
+            words += f" (where this row meets {other}'s, the card at the meeting may be either's: please look)"
         for end in row.deciding_covered:
             place = "before the 1st" if end == 0 else f"after the {ordinal(end)}"
             words += f" (room for a card {place}: something covers it, please look)"

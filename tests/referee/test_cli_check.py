@@ -151,3 +151,49 @@ def test_a_misread_is_seldom_more_than_the_card_shows() -> None:
     assert not misread_may_change(symbols, 1, check_row(symbols))
     erring = [Criteria(2, 2, 4), Criteria(2, 4, 8)]  # the 2nd's colours read otherwise: no error
     assert misread_may_change(erring, 1, check_row(erring))
+
+
+def _laid(criteria):
+    """Detected cards read as ``criteria``, side by side along the bottom of a 640x400 photo."""
+    from referee.cards import Criteria
+    from vision.pipeline import DetectedCard
+    from vision.records import CardReading
+
+    cards = []
+    for i, (colours, shapes, symbols) in enumerate(criteria):
+        x = 60 + 70 * i
+        corners = np.array([[x, 300], [x + 60, 300], [x + 60, 390], [x, 390]], np.float32)
+        cards.append(DetectedCard(corners, CardReading((), Criteria(colours, shapes, symbols), 1.0, True)))
+    return tuple(cards)
+
+
+def _meeting(criteria):
+    """Anna's row (cards 0-2) and Ines's (3-5) meeting end to end, Ines's first card disputed."""
+    from referee.cli.table import TableRow, _with_deciding_disputes
+    from referee.rows import check_row
+
+    cards = _laid(criteria)
+    rows = [TableRow(player, ids, check_row([cards[k].reading.criteria for k in ids]), (), disputed=disputed)
+            for player, ids, disputed in (("Anna", (0, 1, 2), ()), ("Ines", (3, 4, 5), ((3, "Anna"),)))]
+    return cards, _with_deciding_disputes(rows, cards)
+
+
+def test_a_card_where_two_rows_meet_is_disputed_on_both_rows_when_moving_it_changes_a_verdict() -> None:
+    from referee.cli.table import TableResult, result_json, result_lines
+
+    # Ines's first card, given to Anna, would break Anna's clean row at its 4th card.
+    cards, rows = _meeting([(1, 1, 1), (2, 2, 2), (3, 3, 3), (3, 3, 4), (1, 1, 5), (2, 2, 6)])
+    anna, ines = rows
+    assert anna.disputed == ((3, "Ines"),) and ines.disputed == ((3, "Anna"),)
+    assert anna.uncertain and ines.uncertain
+    result = TableResult((640, 400), cards, (), tuple(rows), ())
+    words = " ".join(result_lines(result, "table.png"))
+    assert "Anna: 3 valid of 3; no error (where this row meets Ines's, the card at the meeting may be either's: please look)" in words
+    assert "where this row meets Anna's, the card at the meeting may be either's: please look" in words
+    assert result_json(result, "table.png")["rows"][1]["disputed_cards"] == [{"card": 3, "other_player": "Anna"}]
+
+
+def test_a_card_where_two_rows_meet_is_not_disputed_when_either_way_both_verdicts_stand() -> None:
+    # Both rows break at their 2nd card whichever row the card at the meeting is in.
+    _, rows = _meeting([(1, 1, 1), (1, 2, 2), (3, 3, 3), (2, 2, 4), (2, 3, 5), (2, 1, 6)])
+    assert all(row.disputed == () and not row.uncertain for row in rows)

@@ -391,3 +391,34 @@ def test_a_rows_last_card_laid_over_a_neighbours_only_card_stays_in_its_row() ->
     seats = [Seat("Frieda", (404, 1061)), Seat("Greta", (1027, 1057)), Seat("Mona", (538, 20)), Seat("Nils", (1125, 18))]
     rows = {r.player: r.cards for r in arrange_rows(nils, seats, (1920, 1080), beneath=under)}
     assert rows["Nils"] == tuple(range(8)) and rows["Mona"] == (8,)
+
+
+def _meeting_rows(gap_between: float):
+    """Anna's four cards and Ines's four on one edge, a quarter card apart within each row and
+    ``gap_between`` short sides apart where they meet; each player sits halfway between the
+    middles of their row cut at the meeting and cut one card on (Anna's five cards, Ines's three)."""
+    step = SHORT * 1.25
+    anna = [card((300 + i * step, 1000), 0) for i in range(4)]
+    start = 300 + 3 * step + SHORT * (1 + gap_between)
+    ines = [card((start + i * step, 1000), 0) for i in range(4)]
+    anna_x = 300 + 1.75 * step
+    ines_x = start + 1.75 * step
+    seats = [Seat("Anna", (anna_x, 1180)), Seat("Ines", (ines_x, 1180)), BEN_SEAT]
+    return anna + ines, seats
+
+
+def test_the_card_where_two_rows_meet_alike_on_either_side_is_disputed_and_named_for_the_neighbour() -> None:
+    cards, seats = _meeting_rows(0.25)
+    rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
+    assert set(rows["Anna"].cards) | set(rows["Ines"].cards) == set(range(8))
+    disputed = [(card, other, player) for player, r in rows.items() for card, other in r.disputed]
+    assert disputed, "the meeting is as close as the cards within either row: the cut is unsure"
+    for card, other, player in disputed:
+        assert card in (3, 4) and card in rows[player].cards and {player, other} == {"Anna", "Ines"}
+
+
+def test_rows_meeting_across_a_gap_wider_than_within_either_leave_no_card_disputed() -> None:
+    cards, seats = _meeting_rows(0.8)
+    rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
+    assert rows["Anna"].cards == (0, 1, 2, 3) and rows["Ines"].cards == (4, 5, 6, 7)
+    assert rows["Anna"].disputed == () and rows["Ines"].disputed == ()
