@@ -114,6 +114,7 @@ class RowOverlay:
     uncertain: bool
     colour: int | None = None  # the player's colour: their seat's number (default: the row's)
     hidden: tuple[NDArray[np.float64], ...] = ()  # places (4, 2) where a card of the row may lie hidden
+    doubtful: tuple[int, ...] = ()  # positions whose card a person should look at (read with doubt, or perhaps a neighbour's)
 
 
 def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay],
@@ -121,7 +122,7 @@ def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay],
     """A copy with each row in its player's colour, positions numbered, the first error boxed.
 
     Removed cards (from the first error on) are dimmed; a row whose verdict rests on a
-    doubtful reading is marked "check!"; a place where a card of the row may lie hidden
+    doubtful reading is marked "check!", and each card to look at "?" after its number; a place where a card of the row may lie hidden
     (under a hand at its end, in a gap) is outlined and asked about: "card?". A row's
     title and its error's reason keep clear of the labels drawn before them. The boxes
     (x0, y0, x1, y1) of all labels drawn are added to ``labels`` when given (a panel
@@ -144,7 +145,8 @@ def draw_rows(image_bgr: NDArray[np.uint8], rows: Sequence[RowOverlay],
             is_error = position == row.error_index
             cv2.polylines(out, [pts], True, _ERROR_BGR if is_error else colour, thickness * (2 if is_error else 1), cv2.LINE_AA)
             centre = corners.mean(axis=0)
-            labels.append(draw_label(out, str(position + 1), (int(centre[0]), int(centre[1])), scale * 1.2,
+            number = f"{position + 1}?" if position in row.doubtful else str(position + 1)
+            labels.append(draw_label(out, number, (int(centre[0]), int(centre[1])), scale * 1.2,
                                      background_bgr=_ERROR_BGR if is_error else colour,
                                      colour_bgr=(0, 0, 0) if not is_error else (255, 255, 255)))
         for place in row.hidden:

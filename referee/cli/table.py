@@ -315,6 +315,8 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
             uncertain=row.uncertain,
             colour=row.seat,
             hidden=_hidden_places([result.cards[k].corners_xy for k in row.cards], row),
+            doubtful=tuple(row.cards.index(k) for k in dict.fromkeys([*row.uncertain_cards, *(k for k, _ in row.disputed)])
+                           if k in row.cards),
         )
         for row in result.rows
     ]

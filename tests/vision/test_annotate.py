@@ -95,3 +95,17 @@ def test_a_rows_title_and_reason_keep_off_each_other_and_are_handed_to_the_panel
     for i, a in enumerate(labels):
         for b in labels[i + 1:]:
             assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
+
+
+def test_a_card_to_look_at_has_a_question_mark_after_its_number() -> None:
+    from dataclasses import replace
+
+    from vision.annotate import RowOverlay, draw_rows
+
+    cards = tuple(np.array([(x, 100), (x + 60, 100), (x + 60, 190), (x, 190)], np.float32) for x in (60, 140))
+    plain = RowOverlay("Anna", cards, 2, None, "", True)
+    frame = np.full((300, 300, 3), 90, np.uint8)
+    without, with_mark = draw_rows(frame, [plain]), draw_rows(frame, [replace(plain, doubtful=(1,))])
+    # The label of the 2nd card grows by the mark; the 1st card's stays as it was.
+    assert np.array_equal(without[:, :130], with_mark[:, :130])
+    assert (with_mark[100:190, 140:200] != without[100:190, 140:200]).any(axis=2).sum() > 20
