@@ -340,11 +340,13 @@ def _rows_for_seats(
                 else:
                     del rows[seat]
     rows = _bridge_gaps(geo, chains, rows, positions, nearest)
-    # A disputed card stands where both players' rows hold it or the card beside it.
+    # A disputed card stands where it is still in the row of the player given it, and the other
+    # player's row still ends beside it in that chain (rows shared again or bridged since may not).
     disputed: dict[int, list[tuple[int, str]]] = {}
-    for card, giver, taker in (d for found in disputes.values() for d in found):
-        if card in rows.get(giver, ()) and taker in rows:
-            disputed.setdefault(giver, []).append((card, seats[taker].name))
+    for chain_id, found in disputes.items():
+        for card, giver, taker in found:
+            if card in rows.get(giver, ()) and set(rows.get(taker, ())) & set(chains[chain_id]):
+                disputed.setdefault(giver, []).append((card, seats[taker].name))
     placed = []
     for index, seat in enumerate(seats):
         if index in rows:
