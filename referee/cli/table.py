@@ -118,12 +118,14 @@ def referee_frame(
     # and the next begins; no row lists them.
     beneath = find_cards_beneath(frame_bgr, [face.corners_xy for face in faces]) if seats else []
     beneath = [beneath[k] for k in row_candidates([tuple(quad.mean(axis=0)) for quad in beneath], areas)]
+    # Of the arrangement's cards: a face read (not one beneath, not an unread face).
+    is_read = [k < len(candidates) and candidates[k] < len(cards) for k in range(len(candidates) + len(beneath))]
     placed, hidden = [], []
     for row in arrange_rows([faces[k].corners_xy for k in candidates], seats, size_wh, beneath):
-        disputed = tuple((candidates[k], other) for k, other in row.disputed if k < len(candidates) and candidates[k] < len(cards))
+        disputed = tuple((candidates[k], other) for k, other in row.disputed if is_read[k])
         placed.append(replace(row, cards=tuple(candidates[k] for k in row.cards if k < len(candidates)), disputed=disputed))
         # Where each card beneath lies among the row's cards read: the position it would take.
-        read = [k < len(candidates) and candidates[k] < len(cards) for k in row.cards]
+        read = [is_read[k] for k in row.cards]
         hidden.append(tuple(sum(read[:i]) for i, k in enumerate(row.cards) if k >= len(candidates)))
     faces_xy = [card.corners_xy for card in faces]
     # The table is looked at once, for all rows: where a card of theirs may lie covered.
