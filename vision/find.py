@@ -134,7 +134,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
             again = _sweep(under, scale, max_area)
             if _inked(again[2], under) >= _inked(chosen, white):
                 white, (span, regions, chosen) = under, again
-    chosen = _parted(chosen, white, span)
+    chosen = _rows_parted(_parted(chosen, white, span))
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = add_new(quads, _split_rows([r for r in regions if r.fill >= CLEAN_FILL], quads, scale))
@@ -204,6 +204,29 @@ def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float,
                                         for quad, fill in pieces):
                 parted[k:k + 1] = [Region(quad, fill, region.level, region.levels) for quad, fill in pieces]
                 break
+    return parted
+
+
+def _rows_parted(chosen: list[Region]) -> list[Region]:
+    """The regions chosen, with any that is a row of cards lying edge to edge cut into them
+    by the size of the cards around it (``_split_row``: their long sides must run one way).
+
+    Two cards of a row laid touching, with no edge seen between them, make one region as
+    wide as both: chosen at a level where it is the only region there, its quad would then
+    move onto one card's outline and the other card be lost. (Where the cards around it
+    lie every which way, such a region is not cut: a card seen lengthwise is about as
+    long for its width as two seen side by side, and the sizes around may be of pieces.)
+    """
+    if len(chosen) < 3:
+        return chosen
+    quads = [CardQuad(r.corners_xy, r.fill) for r in chosen]
+    parted = []
+    for region, quad in zip(chosen, quads):
+        typical = typical_near(quads, quad.center_xy, exclude=quad)
+        parts = []
+        if typical is not None and cv2.contourArea(region.corners_xy) > _PARTED_AREA * typical.short * typical.long:
+            parts = _split_row(region.corners_xy, region.fill, typical)
+        parted += [Region(part, fill, region.level, region.levels) for part, fill in parts] or [region]
     return parted
 
 

@@ -824,3 +824,43 @@ def test_a_card_in_an_arms_shadow_under_a_warm_lamp_is_found(depth, table_bgr) -
     found = find_cards(image)
     assert len(found) == 5
     assert min(match(found, cards, image.shape[:2])) > 0.9
+
+
+def test_a_chosen_region_that_is_two_touching_cards_of_a_row_is_cut_into_them(monkeypatch) -> None:
+    # Two cards of a row laid edge to edge can make one region at the level where it is
+    # chosen (no edge seen between them); cut by the size of the row's other cards, both
+    # are found instead of one quad that moves onto either card's outline.
+    import vision.find as find
+    from vision.regions import Region
+
+    row = [card_corners((x, 200), (80, 120), 0) for x in (100, 200, 280, 380, 480)]  # the 2nd and 3rd touch
+    image = scene(row, table_bgr=(60, 90, 120))
+    first_sweep = find._sweep
+
+    def sweep(white, scale, *args):  # (the pair's region is chosen, as on some photos)
+        span, regions, chosen = first_sweep(white, scale, *args)
+        pair = order_corners(cv2.boxPoints(cv2.minAreaRect(np.concatenate(row[1:3]) * scale)).astype(np.float32))
+        merged = Region(pair, 1.0, chosen[0].level)
+        return span, regions + [merged], chosen + [merged]
+
+    monkeypatch.setattr(find, "_sweep", sweep)
+    found = find_cards(image)
+    assert len(found) == 5
+    assert min(match(found, row, image.shape[:2])) > 0.85
+
+
+def test_a_region_two_cards_large_among_cards_lying_every_which_way_is_left_whole() -> None:
+    # A card seen lengthwise is about as long for its width as two seen side by side: with
+    # no row around it to tell which way the cards lie, a large region is not cut.
+    from vision.find import _rows_parted
+    from vision.regions import Region
+
+    def region(center, size_wh, angle_deg):
+        return Region(order_corners(card_corners(center, size_wh, angle_deg)), 1.0, 3)
+
+    pool = [region((100, 100), (40, 60), 0), region((200, 90), (40, 60), 50), region((300, 120), (40, 60), -35)]
+    large = region((200, 200), (60, 82), 90)
+    assert _rows_parted([*pool, large]) == [*pool, large]
+    in_a_row = [region((x, 300), (40, 60), 0) for x in (100, 140, 260)]
+    two = region((200, 300), (80, 60), 0)
+    assert len(_rows_parted([*in_a_row, two])) == 5
