@@ -82,6 +82,8 @@ _CORNER_ALIKE = 0.15
 _CORNER_OFF = 0.1
 _CORNER_AT = 0.1
 _SOFTMAX_SLOPE = 12.0
+# A colour or shape of this softmax weight in any reading of a symbol is one it may be.
+_POSSIBLE_WEIGHT = 0.005
 # Glare washing out more than this share of the paper, gaps below this share of the short side.
 _GLARE_SHARE = 0.02
 # Glare can hide a symbol altogether only where the camera clipped: with less of the card
@@ -468,6 +470,41 @@ def _hiding_room(card: BalancedCard, seg: Segmentation, short: int) -> float:
     for blob in seg.blobs:
         cv2.circle(room, (round(blob.center_xy[0]), round(blob.center_xy[1])), round(0.5 * blob.extent * short), 0, -1)
     return float(cv2.distanceTransform(room, cv2.DIST_L2, 3).max()) / short
+
+
+def _count_at_stake(i: int, read: list[Any], possible: set[Any]) -> bool:
+    """Whether the ``i``-th symbol's colour or shape (``read``: every symbol's), read with
+    doubt, decides the card's number of colours or shapes: another it may be (``possible``)
+    would change that number, or it is none of those (taken from the other symbols').
+
+    Only the number counts: a red read with doubt as maybe black, on a card showing black
+    and red elsewhere, leaves two colours whichever it is.
+    """
+    if read[i] not in possible:
+        return True
+    others = {value for k, value in enumerate(read) if k != i}
+    count = len(others | {read[i]})
+    return any(len(others | {value}) != count for value in possible)
+
+
+def _possible(scores: NDArray[np.float64], order: tuple[Any, ...]) -> set[Any]:
+    """The classes (``order``) of softmax weight ``_POSSIBLE_WEIGHT`` or more in any row of ``scores``."""
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    return {order[k] for k in np.flatnonzero((weights >= _POSSIBLE_WEIGHT).any(axis=0))}
+
+
+def _possible_colours(blob: Blob, inks: Any) -> set[Colour]:
+    """The colours a symbol may be: those ``_possible`` in any of its readings (its core,
+    and where glare brightens it, its least glared part and its colour with glare's light
+    taken off; see ``_colours``)."""
+    readings = [bgr for bgr in (blob.mean_bgr, blob.least_glared_bgr, blob.through_glare_bgr) if bgr is not None]
+    return _possible(colour_scores(bgr_to_lab(np.stack(readings)), inks), COLOUR_ORDER)
+
+
+def _possible_shapes(blob: Blob) -> set[Shape]:
+    """The shapes a symbol may be: those ``_possible`` for its silhouette."""
+    return _possible(shape_scores(blob.features.as_array()[None], np.array([blob.extent])), SHAPE_ORDER)
 
 
 def _colour_surety(weight: float, fit: float) -> float:
@@ -882,19 +919,23 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     for i, blob in enumerate(seg.blobs):
         doubts: list[tuple[str, float]] = [(d, _DOUBT_CONFIDENCE.get(d, 0.5)) for d in blob.doubt]
         shape_sure, colour_sure = _calibrated(shape_conf[i]), _calibrated(colour_conf[i])
+        # (a symbol's shape or colour read with doubt doubts the card only where it may decide its triple)
+        moot: list[tuple[str, float]] = []
         if shape_sure < 0.8:
-            doubts.append((f"shape of a symbol is ambiguous ({shapes[i].value}?)", shape_sure))
+            at_stake = _count_at_stake(i, shapes, _possible_shapes(blob))
+            (doubts if at_stake else moot).append((f"shape of a symbol is ambiguous ({shapes[i].value}?)", shape_sure))
         if colour_sure < 0.8:
-            doubts.append((f"colour of a symbol is ambiguous ({colours[i].value}?)", colour_sure))
+            at_stake = _count_at_stake(i, colours, _possible_colours(blob, inks))
+            (doubts if at_stake else moot).append((f"colour of a symbol is ambiguous ({colours[i].value}?)", colour_sure))
         if colour_fit[i] < _POOR_FIT:
             doubts.append(("a symbol's colour fits no print colour (washed out?)", 0.3 + float(colour_fit[i])))
         if shape_fit[i] < _POOR_FIT:
             doubts.append(("a mark fits no shape well", 0.3 + float(shape_fit[i])))
         if blob.fill < _SOLID_FILL:
             doubts.append(("a symbol has a hole (glare?)", 0.4))
-        symbol_conf = min([1.0] + [c for _, c in doubts])
         reasons.extend(d for d, _ in doubts)
-        confidence = min(confidence, symbol_conf)
+        confidence = min([confidence] + [c for _, c in doubts])
+        symbol_conf = min([1.0] + [c for _, c in doubts + moot])
         cx, cy = blob.center_xy
         center_xy = ((cx + 0.5) / scale_x - 0.5, (cy + 0.5) / scale_y - 0.5)
         symbols.append(SymbolReading(shapes[i], colours[i], center_xy, min(1.0, max(0.0, float(symbol_conf)))))

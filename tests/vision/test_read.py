@@ -1256,3 +1256,23 @@ def test_a_sliver_never_makes_a_card_of_nine_symbols_impossible():
     ten = whole + [Blob((90.0, 20.0), features, np.zeros(3, np.float32), 0.2)] * 2
     # (no sliver to drop: the reading stays impossible, as it is)
     assert [id(b) for b in _without_extra_slivers(look(ten)).seg.blobs] == [id(b) for b in ten]
+
+
+def test_a_colour_read_with_doubt_doubts_the_card_only_where_it_may_change_the_count(card_art, monkeypatch):
+    # An orange halfway between the red and yellow inks: on a card showing red and yellow
+    # elsewhere it leaves two colours whichever it is, so the card's triple is sure; beside
+    # red and blue it decides between two colours and three.
+    monkeypatch.setitem(card_art.SPEC_BGR, "orange", (0x10, 0x80, 0xF0))
+
+    def read(others):
+        syms = [card_art.Sym("circle", "orange", 0.3, 0.3, 0.25)]
+        syms += [card_art.Sym(shape, colour, 0.3 + 0.4 * k, 0.75 + 0.4 * k, 0.25) for k, (shape, colour) in enumerate(others)]
+        return read_card(card_art.light(card_art.draw(syms, short_px=100), noise=2.0, blur=0.5))
+
+    moot = read([("square", "red"), ("star", "yellow")])
+    assert moot.criteria == Criteria(colours=2, shapes=3, symbols=3)
+    assert moot.confidence >= 0.8, moot.reason
+    assert min(s.confidence for s in moot.symbols) < 0.5  # the symbol itself stays doubted
+    at_stake = read([("square", "red"), ("star", "blue")])
+    assert at_stake.confidence < 0.5
+    assert "colour of a symbol is ambiguous" in at_stake.reason
