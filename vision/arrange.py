@@ -22,6 +22,7 @@ _MAX_TURN_DEG = 28.0  # angle between neighbours' axes (each turned up to 10 deg
 _SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain (CardGeometry.squarish)
 _PARTIAL_LONG = 1.15  # a lone quad's long side up to this many cards' short sides: perhaps a part of a card
 _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
+_MAX_BRIDGE_ROW = 4.4  # a player's row (two cards or more) is continued across two (held-out val29 hard: 10 rows so, none wrongly)
 _ACROSS_MISFIT = 2.0  # a neighbour off the line weighs this much more than one further along
 _PIECE_FARTHER = 1.5  # a piece cut from a chain counts as this much further than a whole chain
 _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides
@@ -414,10 +415,11 @@ def _bridge_gaps(
     geo: CardGeometry, chains: list[list[int]], rows: dict[int, list[int]], positions: NDArray[np.float64],
     nearest: list[int],
 ) -> dict[int, list[int]]:
-    """Rows with the pieces that continue them beyond a gap of one card (a card missed, or under a hand).
+    """Rows with the pieces that continue them beyond a gap of one or two cards (missed, or under a hand or an arm).
 
     A piece joins a row of two cards or more only when all its cards are nearest the
-    row's player, it lies on the row's line, one card's room beyond one of its ends,
+    row's player, it lies on the row's line, room for one or two cards beyond one of its
+    ends (``_MAX_BRIDGE_ROW``),
     and the player still sits near the middle of the row it makes.
     The row is then still wrong, but its cards before the gap are refereed as laid.
     ``nearest`` is each card's nearest seat (``_nearest_seats``).
@@ -435,7 +437,7 @@ def _bridge_gaps(
             for chain in free:
                 if (
                     all(nearest[k] == seat for k in chain)
-                    and _continues(geo, row, chain)
+                    and _continues(geo, row, chain, _MAX_BRIDGE_ROW)
                     and _seat_offset(geo, row + chain, positions[seat]) <= off_middle
                 ):
                     row.extend(chain)
@@ -445,8 +447,9 @@ def _bridge_gaps(
     return rows
 
 
-def _continues(geo: CardGeometry, row: list[int], piece: list[int]) -> bool:
-    """Whether ``piece`` lies on the line of ``row``, one missing card's room beyond one of its ends."""
+def _continues(geo: CardGeometry, row: list[int], piece: list[int], reach: float = _MAX_BRIDGE) -> bool:
+    """Whether ``piece`` lies on the line of ``row``, beyond one of its ends by room for a missing
+    card and its centre at most ``reach`` short sides from the end's."""
     axis = _direction(geo, row)
     normal = np.array([-axis[1], axis[0]])
     along = geo.centres[row] @ axis
@@ -459,7 +462,7 @@ def _continues(geo: CardGeometry, row: list[int], piece: list[int]) -> bool:
     short = float(np.mean(geo.shorts[row + piece]))
     piece_along = geo.centres[piece] @ axis
     beyond = max(float(piece_along.min() - along.max()), float(along.min() - piece_along.max()))
-    return _MAX_STEP * short < beyond <= _MAX_BRIDGE * short
+    return _MAX_STEP * short < beyond <= reach * short
 
 
 def _seat_offset(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64]) -> float:

@@ -172,6 +172,15 @@ def test_a_card_missing_from_the_middle_of_a_row_leaves_the_rest_one_row() -> No
     assert rows == {"Anna": (0, 1, 2, 3, 4)}
 
 
+def test_two_cards_missing_from_the_middle_of_a_row_leave_the_rest_one_row() -> None:
+    # An arm over a row hides two cards: the player's cards beyond them are still theirs
+    # (the row then has a gap, and its verdict past it is doubted), not left to the pool.
+    laid = row((300, 1000), (SHORT + 15, 0), 7, 0, jitter=5, seed=8)
+    seen = [laid[k] for k in (0, 1, 2, 5, 6)]
+    rows = {r.player: r.cards for r in arrange_rows(seen, [Seat("Anna", (525, 1180)), BEN_SEAT], (W, H))}
+    assert rows == {"Anna": (0, 1, 2, 3, 4)}
+
+
 def test_a_gap_never_joins_a_neighbours_cards_to_a_row() -> None:
     # Ines's row begins one card's room after Anna's: its cards are nearest Ines.
     anna = row((300, 1000), (SHORT + 10, 0), 3, 0)
