@@ -209,13 +209,16 @@ def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float,
 
 def _rows_parted(chosen: list[Region]) -> list[Region]:
     """The regions chosen, with any that is a row of cards lying edge to edge cut into them
-    by the size of the cards around it (``_split_row``: their long sides must run one way).
+    by the size of the cards around it (``_split_row``: their long sides must run one way),
+    where one of those cards lies on its line (``_in_line``).
 
     Two cards of a row laid touching, with no edge seen between them, make one region as
     wide as both: chosen at a level where it is the only region there, its quad would then
     move onto one card's outline and the other card be lost. (Where the cards around it
     lie every which way, such a region is not cut: a card seen lengthwise is about as
-    long for its width as two seen side by side, and the sizes around may be of pieces.)
+    long for its width as two seen side by side, and the sizes around may be of pieces.
+    Nor where none lies on its line: a card turned across a row seen at a slant, or a
+    card apart, near the camera, looks as large as two of the row's.)
     """
     if len(chosen) < 3:
         return chosen
@@ -224,10 +227,22 @@ def _rows_parted(chosen: list[Region]) -> list[Region]:
     for region, quad in zip(chosen, quads):
         typical = typical_near(quads, quad.center_xy, exclude=quad)
         parts = []
-        if typical is not None and cv2.contourArea(region.corners_xy) > _PARTED_AREA * typical.short * typical.long:
+        if (typical is not None and cv2.contourArea(region.corners_xy) > _PARTED_AREA * typical.short * typical.long
+                and _in_line(region.corners_xy, [q for q in quads if q is not quad], typical)):
             parts = _split_row(region.corners_xy, region.fill, typical)
         parted += [Region(part, fill, region.level, region.levels) for part, fill in parts] or [region]
     return parted
+
+
+def _in_line(corners_xy: NDArray[np.float32], quads: list[CardQuad], typical: Typical, count: int = 4) -> bool:
+    """Whether one of the ``count`` quads nearest a region has its centre on the region's
+    long middle line, within half a card's long side (``typical``) of it."""
+    a, b, c, d = order_corners(corners_xy)
+    centre, along = corners_xy.mean(axis=0), unit(d - a)
+    centres = np.array([q.center_xy for q in quads], np.float64) - centre
+    nearest = np.argsort(np.hypot(centres[:, 0], centres[:, 1]))[:count]
+    off = np.abs(centres[nearest] @ np.array([-along[1], along[0]]))
+    return bool((off < 0.5 * typical.long).any())
 
 
 def _paper_at_level(white: NDArray[np.float32], region: Region, span: tuple[float, float]) -> tuple[NDArray[np.uint8], tuple[int, int]]:

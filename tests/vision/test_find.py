@@ -849,7 +849,7 @@ def test_a_chosen_region_that_is_two_touching_cards_of_a_row_is_cut_into_them(mo
     assert min(match(found, row, image.shape[:2])) > 0.85
 
 
-def test_a_region_two_cards_large_among_cards_lying_every_which_way_is_left_whole() -> None:
+def test_a_region_two_cards_large_is_left_whole_among_cards_lying_every_which_way_or_off_its_line() -> None:
     # A card seen lengthwise is about as long for its width as two seen side by side: with
     # no row around it to tell which way the cards lie, a large region is not cut.
     from vision.find import _rows_parted
@@ -864,3 +864,7 @@ def test_a_region_two_cards_large_among_cards_lying_every_which_way_is_left_whol
     in_a_row = [region((x, 300), (40, 60), 0) for x in (100, 140, 260)]
     two = region((200, 300), (80, 60), 0)
     assert len(_rows_parted([*in_a_row, two])) == 5
+    # A card turned across the row's, apart from it nearer the camera, looks as large as two
+    # of the row's: it is not cut, as no card of the row lies on its line.
+    apart = region((200, 420), (80, 60), 0)
+    assert _rows_parted([*in_a_row, apart]) == [*in_a_row, apart]
