@@ -22,7 +22,7 @@ _MAX_TURN_DEG = 28.0  # angle between neighbours' axes (each turned up to 10 deg
 _SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain (CardGeometry.squarish)
 _PARTIAL_LONG = 1.15  # a lone quad's long side up to this many cards' short sides: perhaps a part of a card
 _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
-_MAX_BRIDGE_ROW = 4.4  # a player's row (two cards or more) is continued across two (held-out val29 hard: 10 rows so, none wrongly)
+_MAX_BRIDGE_ROW = 4.4  # a player's row (two cards or more) is continued across two, by two cards or more
 _ACROSS_MISFIT = 2.0  # a neighbour off the line weighs this much more than one further along
 _PIECE_FARTHER = 1.5  # a piece cut from a chain counts as this much further than a whole chain
 _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides
@@ -418,8 +418,9 @@ def _bridge_gaps(
     """Rows with the pieces that continue them beyond a gap of one or two cards (missed, or under a hand or an arm).
 
     A piece joins a row of two cards or more only when all its cards are nearest the
-    row's player, it lies on the row's line, room for one or two cards beyond one of its
-    ends (``_MAX_BRIDGE_ROW``),
+    row's player, it lies on the row's line, room for one card beyond one of its ends,
+    or for two where the piece has two cards or more (``_MAX_BRIDGE_ROW``: a lone card
+    that far may be a pool card's or a false one),
     and the player still sits near the middle of the row it makes.
     The row is then still wrong, but its cards before the gap are refereed as laid.
     ``nearest`` is each card's nearest seat (``_nearest_seats``).
@@ -437,7 +438,7 @@ def _bridge_gaps(
             for chain in free:
                 if (
                     all(nearest[k] == seat for k in chain)
-                    and _continues(geo, row, chain, _MAX_BRIDGE_ROW)
+                    and _continues(geo, row, chain, _MAX_BRIDGE_ROW if len(chain) >= 2 else _MAX_BRIDGE)
                     and _seat_offset(geo, row + chain, positions[seat]) <= off_middle
                 ):
                     row.extend(chain)

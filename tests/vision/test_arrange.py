@@ -181,6 +181,14 @@ def test_two_cards_missing_from_the_middle_of_a_row_leave_the_rest_one_row() -> 
     assert rows == {"Anna": (0, 1, 2, 3, 4)}
 
 
+def test_a_lone_card_two_cards_room_beyond_a_row_is_not_joined_to_it() -> None:
+    # A lone card that far may be a pool card, or something read as a card: one card's room only.
+    laid = row((300, 1000), (SHORT + 15, 0), 6, 0, jitter=5, seed=9)
+    seen = [laid[k] for k in (0, 1, 2, 5)]
+    rows = {r.player: r.cards for r in arrange_rows(seen, [Seat("Anna", (450, 1180)), BEN_SEAT], (W, H))}
+    assert rows == {"Anna": (0, 1, 2)}
+
+
 def test_a_gap_never_joins_a_neighbours_cards_to_a_row() -> None:
     # Ines's row begins one card's room after Anna's: its cards are nearest Ines.
     anna = row((300, 1000), (SHORT + 10, 0), 3, 0)
