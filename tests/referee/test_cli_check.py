@@ -109,7 +109,7 @@ def test_a_card_of_the_row_under_another_players_makes_it_uncertain_at_or_before
     assert line["hidden_cards"] == [0] and line["uncertain"] and line["cards"] == [0]
 
 
-def test_the_places_drawn_for_a_hidden_card_are_the_deciding_covered_ends_and_gaps() -> None:
+def test_the_places_drawn_for_a_hidden_card_are_the_deciding_covered_ends_and_gaps_a_place_a_card() -> None:
     import numpy as np
 
     from referee.cli.table import TableRow, _hidden_places
@@ -121,6 +121,10 @@ def test_the_places_drawn_for_a_hidden_card_are_the_deciding_covered_ends_and_ga
     assert middles == [(60.0, 145.0), (270.0, 145.0), (410.0, 145.0)]  # before the 1st, the gap, after the 3rd
     error_at_1 = TableRow("Anna", (0, 1, 2), Verdict(1, RowError(1, ("shapes",))), (), gaps=(2,), covered=(0,))
     assert [tuple(place.mean(axis=0).round()) for place in _hidden_places(corners, error_at_1)] == [(60.0, 145.0)]
+    # A gap that holds two cards at the row's spacing (an arm over it) shows two places.
+    wide = [np.array([(x, 100), (x + 60, 100), (x + 60, 190), (x, 190)], np.float32) for x in (100, 170, 380)]
+    two = TableRow("Anna", (0, 1, 2), Verdict(3, None), (), gaps=(2,))
+    assert [tuple(place.mean(axis=0).round()) for place in _hidden_places(wide, two)] == [(270.0, 145.0), (340.0, 145.0)]
 
 
 def test_a_doubtful_card_counts_only_when_a_near_misreading_would_change_the_verdict() -> None:
