@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from calibration.seats import Seat, facing, left_to_right, table_centre
 
-__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "room_for_a_card", "row_gaps"]
+__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "room_for_a_card", "row_gaps", "gap_places"]
 
 # Centre-to-centre distance of neighbours in a row, in short sides: touching cards
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
@@ -642,6 +642,21 @@ def row_gaps(corners: Sequence[NDArray]) -> tuple[int, ...]:
     neighbours: the positions of the cards after such a gap (a card hidden, or missed)."""
     gaps = neighbour_gaps(card_geometry(corners), list(range(len(corners))))
     return tuple(int(k) + 1 for k in np.flatnonzero(room_for_a_card(gaps)))
+
+
+def gap_places(corners: Sequence[NDArray], positions: Sequence[int]) -> tuple[NDArray[np.float64], ...]:
+    """Where the cards missing before each of ``positions`` (gaps, see ``row_gaps``) of a row
+    (4, 2 corners each, in row order) would lie: evenly between the neighbours, as many as
+    the gap holds at the row's spacing (the median of its other gaps), one at least."""
+    gaps = neighbour_gaps(card_geometry(corners), list(range(len(corners))))
+    tight = ~room_for_a_card(gaps)
+    spacing = max(float(np.median(gaps[tight])), 0.0) if tight.any() else 0.0
+    places = []
+    for g in positions:
+        count = max(1, round((float(gaps[g - 1]) - spacing) / (1.0 + spacing)))
+        first, second = np.asarray(corners[g - 1], np.float64), np.asarray(corners[g], np.float64)
+        places += [first + (second - first) * t for t in np.arange(1, count + 1) / (count + 1)]
+    return tuple(places)
 
 
 def room_for_a_card(gaps: NDArray[np.float64]) -> NDArray[np.bool_]:

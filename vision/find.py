@@ -237,7 +237,7 @@ def _rows_parted(chosen: list[Region]) -> list[Region]:
 def _in_line(corners_xy: NDArray[np.float32], quads: list[CardQuad], typical: Typical, count: int = 4) -> bool:
     """Whether one of the ``count`` quads nearest a region has its centre on the region's
     long middle line, within half a card's long side (``typical``) of it."""
-    a, b, c, d = order_corners(corners_xy)
+    a, _, _, d = order_corners(corners_xy)
     centre, along = corners_xy.mean(axis=0), unit(d - a)
     centres = np.array([q.center_xy for q in quads], np.float64) - centre
     nearest = np.argsort(np.hypot(centres[:, 0], centres[:, 1]))[:count]

@@ -14,7 +14,7 @@ from calibration.seats import Seat
 from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
-from vision.arrange import arrange_rows, card_geometry, neighbour_gaps, room_for_a_card, row_gaps
+from vision.arrange import arrange_rows, gap_places, row_gaps
 from vision.beneath import find_cards_beneath
 from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table
@@ -333,15 +333,6 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
 
 def _hidden_places(corners: list[NDArray], row: TableRow) -> tuple[NDArray[np.float64], ...]:
     """Where a card of the row may lie hidden and change its verdict: covered ends, and gaps
-    (evenly between their neighbours, one place for each card the gap holds at the row's spacing)."""
+    (a place for each card a gap holds, see ``vision.arrange.gap_places``)."""
     ends = tuple(quad for end, quad in end_rooms(corners, len(corners)) if end in row.deciding_covered)
-    if not row.deciding_gaps:
-        return ends
-    gaps = neighbour_gaps(card_geometry(corners), list(range(len(corners))))  # in short sides
-    spacing = float(np.median(gaps[~room_for_a_card(gaps)])) if (~room_for_a_card(gaps)).any() else 0.0
-    places = []
-    for g in row.deciding_gaps:
-        count = max(1, round((float(gaps[g - 1]) - max(spacing, 0.0)) / (1.0 + max(spacing, 0.0))))
-        first, second = corners[g - 1].astype(np.float64), corners[g].astype(np.float64)
-        places += [first + (second - first) * t for t in np.arange(1, count + 1) / (count + 1)]
-    return ends + tuple(places)
+    return ends + (gap_places(corners, row.deciding_gaps) if row.deciding_gaps else ())
