@@ -112,6 +112,10 @@ _PALE_CHROMA = {Colour.YELLOW: 56.0, Colour.RED: 39.0}
 # this chroma: on fresh renders the yellows so read showed 61 or more, the greens, blacks and
 # reds a warm lamp's glare turned yellow 57 at most (what is left of them absorbs in blue alone).
 _THROUGH_YELLOW = 59.0
+# Glare pales any ink towards the lamp's colour: a red's pink, a black's brown, a blue's
+# magenta under a warm lamp, a yellow's orange all read red then (fresh renders), but a green
+# never did (it pales to yellow).
+_PALED_RED_FROM = frozenset(set(Colour) - {Colour.GREEN})
 # A washed-out mark of unknown shape (``SHAPELESS``) keeps its own colour, restored, when it
 # reads a print colour other than yellow this surely (``_colour_surety``): of 26 such marks on
 # fresh renders, the 10 so sure were of that colour but one (a blue read red), while the
@@ -423,10 +427,12 @@ def _colours(seg: Segmentation, inks: Any,
             for blob, colour, paler_one in zip(seg.blobs, colours, paler)]
     shown = {colour for colour, guess, washed, dull in zip(colours, shapeless, pale, dull_yellow)
              if not (guess or washed or dull)}
-    unknown = [(guess and not kept) or (washed and len(shown) == 1) or dull
-               for guess, kept, washed, dull in zip(shapeless, own, pale, dull_yellow)]
+    # (a washed-out mark read red takes no green shown: glare never pales a green to red)
+    paled_from = [_PALED_RED_FROM if washed and colour is Colour.RED else None for colour, washed in zip(colours, pale)]
+    unknown = [(guess and not kept) or (washed and len(shown) == 1 and (paled is None or shown <= paled)) or dull
+               for guess, kept, washed, dull, paled in zip(shapeless, own, pale, dull_yellow, paled_from)]
     if any(unknown):
-        colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER, unknown)
+        colours = _as_shown(seg, colours, colour_scores(lab, inks), COLOUR_ORDER, unknown, paled_from)
     confidence[overruled] = np.minimum(confidence[overruled], doubted_confidence[overruled])
     fit[overruled] = np.minimum(fit[overruled], doubted_fit[overruled])
     return colours, confidence, fit
@@ -630,7 +636,7 @@ def _explained(seg: Segmentation, shapes: list[Shape], pieces: list[int], scores
 
 
 def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64], order: tuple[Any, ...],
-              unknown: list[bool] | None = None) -> list[Any]:
+              unknown: list[bool] | None = None, could_be: list[Any] | None = None) -> list[Any]:
     """Labels (shapes or colours) with each mark whose label is unknown (``unknown``; by
     default the ``SHAPELESS`` marks) given the likeliest of those the card's other symbols
     show: a washed-out mark (``SHAPELESS``: glare broke its outline and paled it, so only its
@@ -638,16 +644,17 @@ def _as_shown(seg: Segmentation, labels: list[Any], scores: NDArray[np.float64],
     shape not). Most symbols repeat another's shape and colour on their card (76% of the
     symbols of dev cards), and the criteria count distinct shapes and colours.
 
-    ``scores`` : ndarray (N, len(order)) float, each blob's score of each label."""
+    ``scores`` : ndarray (N, len(order)) float, each blob's score of each label.
+    ``could_be`` : for each mark, the labels it may take (None: any shown), or None for all
+    marks."""
     if unknown is None:
         unknown = [SHAPELESS in blob.doubt for blob in seg.blobs]
     shown = sorted({order.index(label) for label, unsure in zip(labels, unknown) if not unsure})
-    if not shown:
-        return labels
     known = list(labels)
     for i, unsure in enumerate(unknown):
-        if unsure:
-            known[i] = order[shown[int(np.argmax(scores[i, shown]))]]
+        allowed = shown if could_be is None or could_be[i] is None else [k for k in shown if order[k] in could_be[i]]
+        if unsure and allowed:
+            known[i] = order[allowed[int(np.argmax(scores[i, allowed]))]]
     return known
 
 

@@ -1111,6 +1111,24 @@ def test_a_washed_out_mark_of_unknown_shape_keeps_its_colour_only_when_plainly_n
     assert [c.value for c in colours] == ["black", "red", read]
 
 
+@pytest.mark.parametrize("shown_lab, read", [((66.0, -26.0, 14.0), "red"), ((45.0, 11.0, -38.0), "blue"),
+                                             ((30.0, 0.0, 0.0), "black")],
+                         ids=["beside-green", "beside-blue", "beside-black"])
+def test_a_symbol_washed_red_by_glare_takes_the_colour_the_card_shows_unless_that_is_green(shown_lab, read):
+    # Glare over a red square on a card of two symbols leaves a washed red (as on a medium
+    # render, dev seed 95137: the star green). Glare pales a red to pink, a black to brown, a
+    # blue to magenta under a warm lamp: beside a black or a blue it takes that colour, but a
+    # green never pales to red, so beside one it stays red. It was read green before.
+    from vision.read import _colours
+    from vision.symbols import WASHED, Segmentation
+
+    washed = _lab_blob((65.5, 48.0, 40.0))
+    marks = (_lab_blob(shown_lab, x=10.0),
+             type(washed)(washed.center_xy, washed.features, washed.mean_bgr, washed.extent, (WASHED,)))
+    colours = _colours(Segmentation(marks, 0.1), None, glare_spot=True)[0]
+    assert colours[1].value == read
+
+
 @pytest.mark.parametrize("grey, x", [(110, 5), (150, 6)])
 def test_a_piece_of_a_frame_line_along_the_side_of_a_card_of_few_symbols_is_not_counted(card_art, grey, x):
     # A dim card's faint printed frame leaves one frayed dash along its side, read as a bar-like
