@@ -63,6 +63,11 @@ _SOLID_FILL = 0.9
 # leaves one as small (a hard dev card's one triangle, fill 0.92, was refused).
 _NO_HOLE = 0.995
 _POOR_FIT = 0.05
+# Pieces of a mark that one outline of the absorbed light holds (``_unglared``) whose outline
+# fits no shape, glare's core having bitten into it, are one symbol where the outline is this
+# solid and its convex hull fits a shape: large triangles so bitten on medium renders showed
+# solidity 0.65 and 0.76 (read as three and two before).
+_BITTEN_SOLIDITY = 0.6
 # A card prints all its symbols at one size, so a mark smaller than _VOTING_SIZE of the
 # card's largest mark (a point card's small corner number, a speck, a fragment) has no say
 # in the printed-number check: on dev quads such marks were symbol-like only beside a digit.
@@ -667,7 +672,8 @@ def _unglared(card: BalancedCard, seg: Segmentation, shapes: list[Shape], confid
     where the outline so measured fits a shape (``_POOR_FIT``) and is solid (a printed
     digit's hole stays one); with their shapes, confidences and fits. An outline holding
     one mark's centre replaces that mark; one holding several, every one of them fitting
-    no shape and of one colour, replaces them all: one symbol's pieces. A mark partly
+    no shape and of one colour, replaces them all: one symbol's pieces (where glare's core
+    bites into even the absorbed light, the outline's convex hull, ``_BITTEN_SOLIDITY``). A mark partly
     hidden (``HIDDEN``) is left as it is, and so is a washed-out mark of unknown shape
     (``SHAPELESS``) on its own, and a mark with a hole: the absorbed light, blurred and cut
     low, may close a printed digit's small hole (a glare-washed middle is told from a
@@ -694,6 +700,14 @@ def _unglared(card: BalancedCard, seg: Segmentation, shapes: list[Shape], confid
     shapes, confidence, fit = list(shapes), confidence.copy(), fit.copy()
     dropped: set[int] = set()
     for k, (members, mark) in enumerate(zip(poor, marks)):
+        if new_fit[k] < _POOR_FIT and len(members) > 1 and mark.washed_hull is not None \
+                and mark.features.solidity >= _BITTEN_SOLIDITY:
+            # (pieces of one symbol whose outline glare's core still bites into: its hull)
+            hull = mark.washed_hull
+            hull_shape, hull_confidence, hull_fit = classify_shapes(hull.features.as_array()[None], np.array([hull.extent]))
+            if hull_fit[0] >= _POOR_FIT:
+                mark = hull
+                new_shapes[k], new_confidence[k], new_fit[k] = hull_shape[0], hull_confidence[0], hull_fit[0]
         if new_fit[k] < _POOR_FIT:
             continue
         first = members[0]

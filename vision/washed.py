@@ -340,7 +340,8 @@ def measured_unglared(card: BalancedCard, centres_xy: list[tuple[float, float]],
     with its shape features, size, ``fill`` (a printed digit's hole stays a hole) and
     spread, its colour left for the caller (marks whose centres one outline holds share
     one Blob: pieces of one symbol, or symbols the low cut joined); None where no outline
-    holds the centre, or the outline is no symbol's size. Only the outlines holding a
+    holds the centre, or the outline is no symbol's size. An outline with a bite out of it
+    (not convex) carries its convex hull, measured alike, as ``washed_hull``. Only the outlines holding a
     ``wanted`` mark's centre are measured (None for the others). ``band``: the edge band
     symbols keep off, pixels.
     """
@@ -372,8 +373,19 @@ def _unglared_blob(card: BalancedCard, soft: NDArray[np.uint8], cut: NDArray[np.
         return None
     extent = features.long_side / short
     cx, cy = x0 + features.center_xy[0], y0 + features.center_xy[1]
-    return Blob((float(cx), float(cy)), features, np.ones(3, np.float32), float(extent), (UNGLARED,), float(fill),
+    blob = Blob((float(cx), float(cy)), features, np.ones(3, np.float32), float(extent), (UNGLARED,), float(fill),
                 spread_xy=_spread(filled))
+    if features.solidity >= 1.0 - 1e-3:
+        return blob
+    # A glare spot's core may wash out even the light absorbed, biting into the outline.
+    hull = cv2.convexHull(outline)
+    filled_hull, (hx0, hy0, _, _) = _filled(hull, box, 2, soft.shape)
+    hull_features = _filled_shape(hull - np.array([[hx0, hy0]], np.int32), filled_hull)
+    if hull_features is None:
+        return blob
+    return replace(blob, washed_hull=replace(blob, center_xy=(hx0 + hull_features.center_xy[0], hy0 + hull_features.center_xy[1]),
+                                             features=hull_features, extent=hull_features.long_side / short,
+                                             spread_xy=_spread(filled_hull)))
 
 
 def _absorbed(card: BalancedCard, short: int) -> NDArray[np.uint8]:

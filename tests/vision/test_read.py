@@ -994,6 +994,18 @@ def test_one_large_symbol_glare_broke_into_pieces_is_read_as_one(card_art, colou
     assert _names(reading) == [("triangle", colour)] and reading.confidence < 0.5, reading.reason
 
 
+@pytest.mark.parametrize("colour, size", [("red", 0.5), ("blue", 0.55)])
+def test_one_large_symbol_whose_middle_glare_bit_out_of_even_the_light_it_absorbs_is_read_as_one(card_art, colour, size):
+    # A narrower, stronger glare spot over a large triangle's middle: its corners stay in the
+    # ink map as three marks, and even the light they absorb, glare's taken off, has the
+    # spot's core bitten out of it (as on a medium render, dev seed 97016: read as three
+    # triangles before). The outline's convex hull is the one triangle.
+    image = card_art.draw([card_art.Sym("triangle", colour, 0.5, 0.72, size)], paper=(215, 222, 228))
+    reading = read_card(card_art.light(_added_glare(image, 0.5, 0.72 / 1.45 + 0.03, 0.15, 1.0), noise=1.5, blur=0.6))
+    assert reading.criteria == Criteria(colours=1, shapes=1, symbols=1), reading.reason
+    assert _names(reading) == [("triangle", colour)] and reading.confidence < 0.5, reading.reason
+
+
 @pytest.mark.parametrize("value, ink, radius, amount, thickness", [
     ("0", (40, 40, 200), 0.2, 0.8, 8), ("4", (170, 80, 30), 0.2, 0.4, 8), ("7", (40, 140, 40), 0.2, 0.8, 8),
     ("9", (40, 140, 40), 0.12, 0.8, 3)])
