@@ -41,6 +41,10 @@ _LIGHTS_A = (-10.0, 14.0)
 # (a card 27% hidden measured 0.59); a whole card measured 0.49 by neighbours seen at a slant,
 # but 0.81 of the frame's median.
 _PIECE_OF_CARD, _PIECE_OF_FOUND = 0.55, 0.7
+# Two quads moved onto one card's outline (a piece of it found apart, grown to the whole card)
+# overlap this much of the smaller at least: the card is reported once. Cards a card lies on
+# show far less (a pool card half covered: 0.5).
+_TWINS = 0.85
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -166,7 +170,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     if snapped:
         snapped = _onto_outlines(frame_bgr, snapped, len(quads))
     quads += tinted
-    return _without_pieces([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)])
+    return _without_pieces(_without_twins([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]))
 
 
 def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float, float]) -> list[Region]:
@@ -278,6 +282,23 @@ def _light_cast(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8] | Non
     cast_ab = light_cast(small_bgr, lab=small_lab)
     is_light = _LIGHTS_A[0] <= cast_ab[0] <= _LIGHTS_A[1]
     return cast_ab if is_light else light_cast(small_bgr, _PALE_TABLE_SHARE, small_lab)
+
+
+def _without_twins(quads: list[CardQuad]) -> list[CardQuad]:
+    """The quads but any that mostly covers a quad kept before it (``_TWINS``): one card's."""
+    if len(quads) < 2:
+        return quads
+    corners = np.array([q.corners_xy for q in quads], np.float32)
+    areas = np.array([cv2.contourArea(c) for c in corners])
+    centres = corners.mean(axis=1)
+    # (twins' centres lie well within half the smaller's size of each other)
+    near = np.hypot(*(centres[:, None] - centres[None]).transpose(2, 0, 1)) < 0.5 * np.sqrt(np.minimum.outer(areas, areas))
+    dropped: set[int] = set()
+    for j, i in zip(*np.nonzero(np.triu(near, 1))):
+        if i not in dropped and j not in dropped and \
+                cv2.intersectConvexConvex(corners[i], corners[j])[0] >= _TWINS * min(areas[i], areas[j]):
+            dropped.add(int(i))
+    return [q for k, q in enumerate(quads) if k not in dropped]
 
 
 def _without_pieces(quads: list[CardQuad]) -> list[CardQuad]:

@@ -868,3 +868,17 @@ def test_a_region_two_cards_large_is_left_whole_among_cards_lying_every_which_wa
     # of the row's: it is not cut, as no card of the row lies on its line.
     apart = region((200, 420), (80, 60), 0)
     assert _rows_parted([*in_a_row, apart]) == [*in_a_row, apart]
+
+
+def test_two_quads_moved_onto_one_cards_outline_are_one_card_and_a_card_half_over_another_stays_two() -> None:
+    # A piece of a card found apart grows onto the card's outline beside the card's own quad
+    # (val28 medium dev seed 95027: one pool card reported twice); a pool card half over
+    # another is two cards.
+    from vision.find import _without_twins
+
+    card = CardQuad(card_corners((200, 150), (80, 120), 30), 1.0)
+    twin = CardQuad(card_corners((201, 151), (79, 121), 30.5), 1.0)
+    half_over = CardQuad(card_corners((240, 150), (80, 120), 30), 1.0)
+    apart = CardQuad(card_corners((400, 150), (80, 120), 0), 1.0)
+    assert _without_twins([card, twin, apart]) == [card, apart]
+    assert _without_twins([card, half_over, apart]) == [card, half_over, apart]
