@@ -376,7 +376,9 @@ def _colours(seg: Segmentation, inks: Any,
              glare_spot: bool = False) -> tuple[list[Colour], NDArray[np.float64], NDArray[np.float64]]:
     """``classify_colours`` of the blobs. A blob under glare has two readings, divided by the
     paper (right where a lamp's hot spot multiplies the light) and with glare's added light
-    taken off (right where glare adds it): the surer one is kept. Before that, the colour of
+    taken off (right where glare adds it): the surer one is kept, where the two disagree no
+    more surely than the core's own reading (a thin blue bar in a dim warm light read a sure
+    black with glare's light taken off, its core a doubtful blue). Before that, the colour of
     the part of its core glare brightens least (``Blob.least_glared_bgr``: a black washed to
     a brown that reads as red keeps its black on the side away from the glare) is kept where
     surer than the whole core's, with no more confidence than the whole core's (the two
@@ -417,6 +419,8 @@ def _colours(seg: Segmentation, inks: Any,
         other, other_confidence, other_fit = classify_colours(through_lab, inks)
         for k, i in enumerate(glared):
             if _colour_surety(other_confidence[k], other_fit[k]) >= _colour_surety(confidence[i], fit[i]):
+                if other[k] != colours[i]:
+                    overruled.append(i)
                 colours[i], confidence[i], fit[i] = other[k], other_confidence[k], other_fit[k]
             dull_yellow[i] = colours[i] == other[k] == Colour.YELLOW \
                 and float(np.hypot(*through_lab[k, 1:])) < _THROUGH_YELLOW
