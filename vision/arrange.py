@@ -421,7 +421,9 @@ def _bridge_gaps(
     row's player, it lies on the row's line, room for one card beyond one of its ends,
     or for two where the piece has two cards or more (``_MAX_BRIDGE_ROW``: a lone card
     that far may be a pool card's or a false one),
-    and the player still sits near the middle of the row it makes.
+    and the player still sits near the middle of the row it makes. A row of a lone card,
+    whose line is uncertain, is continued by a piece of two cards or more on whose line it
+    lies, room for one or two cards beyond its end, its player near the middle (``_SEAT_OFF``).
     The row is then still wrong, but its cards before the gap are refereed as laid.
     ``nearest`` is each card's nearest seat (``_nearest_seats``).
     """
@@ -432,13 +434,13 @@ def _bridge_gaps(
     while grown:
         grown = False
         for seat, row in rows.items():
-            if len(row) < 2:  # a lone card's line is too uncertain to continue
-                continue
-            off_middle = max(_SEAT_OFF, _seat_offset(geo, row, positions[seat]))
+            # (a lone card's line is too uncertain to continue: it lies on a piece's line instead)
+            off_middle = max(_SEAT_OFF, _seat_offset(geo, row, positions[seat])) if len(row) >= 2 else _SEAT_OFF
             for chain in free:
                 if (
                     all(nearest[k] == seat for k in chain)
-                    and _continues(geo, row, chain, _MAX_BRIDGE_ROW if len(chain) >= 2 else _MAX_BRIDGE)
+                    and (_continues(geo, row, chain, _MAX_BRIDGE_ROW if len(chain) >= 2 else _MAX_BRIDGE) if len(row) >= 2
+                         else len(chain) >= 2 and _continues(geo, chain, row, _MAX_BRIDGE_ROW))
                     and _seat_offset(geo, row + chain, positions[seat]) <= off_middle
                 ):
                     row.extend(chain)

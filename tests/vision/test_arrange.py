@@ -189,6 +189,18 @@ def test_a_lone_card_two_cards_room_beyond_a_row_is_not_joined_to_it() -> None:
     assert rows == {"Anna": (0, 1, 2)}
 
 
+@pytest.mark.parametrize("gap", [15, 30])
+def test_a_players_first_card_alone_is_continued_by_their_cards_beyond_a_hidden_one(gap) -> None:
+    # Olga's second card lies under an arm; her first card is a lone card whose line is
+    # uncertain, but her cards beyond the arm lie on a line it lies on (val28 medium dev seed
+    # 95089: her row was her first card alone, unflagged).
+    laid = row((300, 1000), (SHORT + gap, 0), 4, 0, jitter=5, seed=8)
+    seen = [laid[k] for k in (0, 2, 3)]
+    seat = Seat("Anna", (300 + 0.95 * (SHORT + gap), 1180))  # (a little nearer her first card)
+    rows = {r.player: r.cards for r in arrange_rows(seen, [seat, BEN_SEAT], (W, H))}
+    assert rows == {"Anna": (0, 1, 2)}
+
+
 def test_a_gap_never_joins_a_neighbours_cards_to_a_row() -> None:
     # Ines's row begins one card's room after Anna's: its cards are nearest Ines.
     anna = row((300, 1000), (SHORT + 10, 0), 3, 0)
