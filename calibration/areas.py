@@ -22,8 +22,9 @@ _WORK_WIDTH = 320  # the table is found on a small copy of the frame
 _MIN_TABLE_SHARE = 0.15  # a bright region smaller than this share of the frame is no table top
 _ALL_TABLE = 0.97  # a top covering more of the frame than this has no edge in view
 # An arm lying across the table cuts the top in two: another bright region at least this share
-# of the frame, its mean colour within this many levels (per channel) of the top's, is top too.
-_CUT_OFF_SHARE, _CUT_OFF_COLOUR = 0.02, 20.0
+# of the frame, its mean colour's chromaticity (each channel's share of their sum) within this
+# of the top's and its brightness within this ratio (light falls off across a table), is top too.
+_CUT_OFF_SHARE, _CUT_OFF_CHROMA, _CUT_OFF_LIGHT = 0.02, 0.03, 2.0
 _POLY_VERTICES = 12
 _POOL_DEPTH = 0.45  # cards nearer the middle than this share of the way to the table edge may be pool
 _POOL_CARDS = 2  # a pool area needs at least this many loose cards (one may be a short row)
@@ -117,11 +118,14 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
     if stats[best, cv2.CC_STAT_AREA] < _MIN_TABLE_SHARE * mask.size:
         return None
     top = cv2.compare(labels, best, cv2.CMP_EQ)
-    colour = np.array(cv2.mean(small, top)[:3])
+    colour = np.array(cv2.mean(small, top)[:3]) + 1.0
     for other in range(1, count):
         if other != best and stats[other, cv2.CC_STAT_AREA] >= _CUT_OFF_SHARE * mask.size:
             piece = cv2.compare(labels, other, cv2.CMP_EQ)
-            if np.abs(np.array(cv2.mean(small, piece)[:3]) - colour).max() <= _CUT_OFF_COLOUR:
+            alike = np.array(cv2.mean(small, piece)[:3]) + 1.0
+            light = alike.sum() / colour.sum()
+            if (np.abs(alike / alike.sum() - colour / colour.sum()).max() <= _CUT_OFF_CHROMA
+                    and 1.0 / _CUT_OFF_LIGHT <= light <= _CUT_OFF_LIGHT):
                 top = cv2.bitwise_or(top, piece)
     # The region's outline has the hull of all its pixels, in far fewer points.
     outline, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
