@@ -434,13 +434,16 @@ def _bridge_gaps(
     while grown:
         grown = False
         for seat, row in rows.items():
-            # (a lone card's line is too uncertain to continue: it lies on a piece's line instead)
-            off_middle = max(_SEAT_OFF, _seat_offset(geo, row, positions[seat])) if len(row) >= 2 else _SEAT_OFF
+            lone = len(row) < 2
+            off_middle = _SEAT_OFF if lone else max(_SEAT_OFF, _seat_offset(geo, row, positions[seat]))
             for chain in free:
+                if lone:  # (a lone card's line is too uncertain to continue: it lies on the piece's)
+                    continued = len(chain) >= 2 and _continues(geo, chain, row, _MAX_BRIDGE_ROW)
+                else:
+                    continued = _continues(geo, row, chain, _MAX_BRIDGE_ROW if len(chain) >= 2 else _MAX_BRIDGE)
                 if (
-                    all(nearest[k] == seat for k in chain)
-                    and (_continues(geo, row, chain, _MAX_BRIDGE_ROW if len(chain) >= 2 else _MAX_BRIDGE) if len(row) >= 2
-                         else len(chain) >= 2 and _continues(geo, chain, row, _MAX_BRIDGE_ROW))
+                    continued
+                    and all(nearest[k] == seat for k in chain)
                     and _seat_offset(geo, row + chain, positions[seat]) <= off_middle
                 ):
                     row.extend(chain)
