@@ -180,7 +180,9 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
             tally.wrong_read_low_conf += (not right) and low
             tally.right_read_low_conf += right and low
             if not right:
-                tally.failures.append(f"{name}: card {j} read {read.criteria.as_list()} true {list(true['criteria'].values())}")
+                # (a wrong reading the referee is sure of is the worst kind: no one is asked to look)
+                sure = "" if low else f" (read surely: {read.confidence:.2f})"
+                tally.failures.append(f"{name}: card {j} read {read.criteria.as_list()} true {list(true['criteria'].values())}{sure}")
         _confusions(tally, read.symbols, true["symbols"])
     missed = countable - set(matched.values())
     for j in sorted(missed):
@@ -212,9 +214,13 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
         tally.rows_in_view_right += in_view and sequence == true_row["cards"]
         tally.verdicts_in_view_right += in_view and verdict_right
         if not verdict_right:
-            tally.wrong_verdicts_flagged += bool(row and row.uncertain)
-            tally.wrong_verdicts_rowless += true_row["player"] in result.rowless
-            tally.failures.append(f"{name}: {true_row['player']} row {sequence} true {true_row['cards']}")
+            flagged = bool(row and row.uncertain)
+            rowless = true_row["player"] in result.rowless
+            tally.wrong_verdicts_flagged += flagged
+            tally.wrong_verdicts_rowless += rowless
+            # (a wrong verdict given without a flag, for a player named: the table would take it as it is)
+            unflagged = "" if flagged or rowless else " (verdict wrong, not flagged)"
+            tally.failures.append(f"{name}: {true_row['player']} row {sequence} true {true_row['cards']}{unflagged}")
     if truth.get("rulebook") or name.startswith("rulebook"):
         tally.rulebook_lengths.append([found_rows[r["player"]].verdict.valid_length if r["player"] in found_rows else None for r in truth["rows"]])
     tally.rankings += 1
@@ -346,7 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     acc.add_argument("--split", choices=["dev", "test"], default="dev")
     acc.add_argument("--count", type=int, default=50)
     acc.add_argument("--start", type=int, default=0)
-    acc.add_argument("--failures", action="store_true", help="list what went wrong, photo by photo")
+    acc.add_argument("--failures", action="store_true",
+                     help="list what went wrong, photo by photo; the worst is tagged: a misreading read surely, "
+                          "a wrong verdict not flagged (grep 'surely' or 'not flagged')")
     rows = sub.add_parser("rows", help="rows, verdicts and ranking from the true cards: the arrangement alone")
     rows.add_argument("folders", nargs="+", type=Path, help="folders of NAME.json (+ NAME.seats.yaml)")
     rows.add_argument("--min-visible", type=float, default=_VISIBLE_ENOUGH,

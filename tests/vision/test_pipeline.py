@@ -1,7 +1,7 @@
 """The whole pipeline on the committed photo fixtures: floors that only ever rise."""
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +9,7 @@ import pytest
 
 import referee.cli.table
 from referee.cli import main
-from vision.bench import Tally, score_photo
+from vision.bench import Tally, match_cards, score_photo
 from vision.images import load_image
 from vision.pipeline import DetectedCard, _medians_of_others, read_frame, without_odd_papers
 from vision.records import CardReading, Criteria
@@ -71,6 +71,28 @@ def test_cards_readings_and_verdicts_stay_above_their_floors(tier, photos, monke
     assert tally.symbols_in_view_right / tally.symbols_in_view >= tally.triples_right / tally.found_true
     assert tally.verdicts_right / tally.rows >= floor["verdict"]
 
+
+
+@pytest.mark.parametrize("confidence, tags", [(1.0, True), (0.3, False)])
+def test_the_failures_name_a_misreading_read_surely_and_a_wrong_verdict_not_flagged(confidence, tags, photos, monkeypatch) -> None:
+    # An easy photo's row whose second card is read as its first (a rules error at the 2nd card,
+    # where the truth has none): surely, the verdict is wrong and goes unflagged; with doubt, it is flagged.
+    photo = next(p for p in photos if p.truth_path.parent.name == "easy" and p.truth_path.stem.startswith("dev"))
+    row = next(r for r in photo.truth["rows"] if len(r["cards"]) >= 2 and r["valid_length"] >= 2)
+    cards = list(photo.cards)
+    found = match_cards([c.corners_xy.astype(np.float64) for c in cards],
+                        [np.array(c["corners"], np.float64) for c in photo.truth["cards"]])
+    index = {true: i for i, true in found.items()}
+    first, second = index[row["cards"][0]], index[row["cards"][1]]
+    misread = replace(cards[second].reading, criteria=cards[first].reading.criteria, confidence=confidence)
+    cards[second] = replace(cards[second], reading=misread)
+    monkeypatch.setattr(referee.cli.table, "read_frame", _read_already(replace(photo, cards=tuple(cards))))
+    tally = Tally()
+    score_photo(tally, photo.frame_bgr, photo.truth, "photo")
+    card_line = next(f for f in tally.failures if f.startswith(f"photo: card {row['cards'][1]} read"))
+    row_line = next(f for f in tally.failures if f.startswith(f"photo: {row['player']} row"))
+    assert card_line.endswith(f"(read surely: {confidence:.2f})") == tags, card_line
+    assert row_line.endswith("(verdict wrong, not flagged)") == tags, row_line
 
 def test_the_rulebook_table_gives_7_2_4_1_3_5(capsys) -> None:
     photo = PHOTOS / "easy" / "rulebook.jpg"
