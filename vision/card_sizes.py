@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from vision.quads import CardQuad, unit
 
-__all__ = ["Typical", "typical_near", "sizes_in_view"]
+__all__ = ["Typical", "typical_near", "typical_of", "sizes_in_view"]
 
 _VIEW_CARDS = 6  # the size of the cards in view is fitted over at least this many cards found (twice a plane's numbers)
 _VIEW_OFF = 0.15  # leaving out those off the fit by more than this (log of a side)
@@ -43,12 +43,18 @@ def typical_near(quads: list[CardQuad], point_xy: tuple[float, float], exclude: 
         return None
     centres = np.array([q.center_xy for q in others])
     order = np.argsort(np.hypot(centres[:, 0] - point_xy[0], centres[:, 1] - point_xy[1]))[:count]
-    sizes = np.array([others[k].size_wh for k in order])
-    axes = np.array([others[k].corners_xy[2] - others[k].corners_xy[1] for k in order], np.float64)
+    return typical_of([others[k] for k in order])
+
+
+def typical_of(quads: list[CardQuad], one_way_from: int = 3) -> Typical:
+    """The median size of some quads (one at least), and the way their long sides run where
+    ``one_way_from`` of them or more agree on it (the mean of their unit vectors above 0.95)."""
+    sizes = np.array([q.size_wh for q in quads])
+    axes = np.array([q.corners_xy[2] - q.corners_xy[1] for q in quads], np.float64)
     axes /= np.maximum(np.hypot(axes[:, 0], axes[:, 1]), 1e-9)[:, None]
     axes *= np.sign(axes @ axes[0])[:, None]
     mean_axis = axes.mean(axis=0)
-    aligned = len(order) >= 3 and np.hypot(*mean_axis) > 0.95
+    aligned = len(quads) >= one_way_from and np.hypot(*mean_axis) > 0.95
     middle = np.sort(sizes, axis=0)[(len(sizes) - 1) // 2 : len(sizes) // 2 + 1].mean(axis=0)
     return Typical(float(middle[0]), float(middle[1]), unit(mean_axis) if aligned else None)
 

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.card_sizes import Typical, sizes_in_view, typical_near
+from vision.card_sizes import Typical, sizes_in_view, typical_near, typical_of
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, paper_mask
 from vision.quads import (CardQuad, fit_quad, frame_level, grow, order_corners, snap_all_corners, square_up, unit, warp_card)
@@ -23,6 +23,9 @@ _PARTED_FILL = 0.8  # a region chosen filling less of its quadrilateral than thi
 _PARTED_AREA = 1.5  # where its quadrilateral is this many times the area of a card there
 _PARTED_OPENINGS = (0.12, 0.18, 0.25)  # its paper opened with a disc of these shares of a card's short side parts them at the neck
 _PARTED_CARD = (0.7, 1.3)  # into two pieces of a card's area each
+_ROW_BESIDE = 2  # where the cards around lie every which way, a row's own cards on its line tell its cards' size: two at least
+_ROW_SIZE = 0.2  # ... where the cards in view show their size there too, within this share a side
+_SQUARISH = 0.8  # a card seen with its short side above this share of its long side shows no way it lies
 _PARTED_PIECE_FILL = 0.85  # each filling its quadrilateral but for the corners the opening rounds
 _PALER_OFF = 4.0  # the brightest fiftieth's cast this far from the tenth's: a pale table may be in the tenth
 _PALER_MORE = 2  # and a sweep under it is kept where it finds this many more cards with symbols printed in them
@@ -214,15 +217,17 @@ def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float,
 def _rows_parted(chosen: list[Region]) -> list[Region]:
     """The regions chosen, with any that is a row of cards lying edge to edge cut into them
     by the size of the cards around it (``_split_row``: their long sides must run one way),
-    where one of those cards lies on its line (``_in_line``).
+    where one of those cards lies on its line (``_on_line``).
 
     Two cards of a row laid touching, with no edge seen between them, make one region as
     wide as both: chosen at a level where it is the only region there, its quad would then
-    move onto one card's outline and the other card be lost. (Where the cards around it
-    lie every which way, such a region is not cut: a card seen lengthwise is about as
-    long for its width as two seen side by side, and the sizes around may be of pieces.
-    Nor where none lies on its line: a card turned across a row seen at a slant, or a
-    card apart, near the camera, looks as large as two of the row's.)
+    move onto one card's outline and the other card be lost. Where the cards around it lie
+    every which way (a pool beside the row, a hand's quad), the cards on its line, the
+    row's own, tell the size and the way their long sides run. (Where none lies on its line
+    such a region is not cut: a card turned across a row seen at a slant, or a card apart,
+    near the camera, looks as large as two of the row's; nor where the cards on its line lie
+    every which way: a card seen lengthwise is about as long for its width as two seen side
+    by side, and the sizes around may be of pieces.)
     """
     if len(chosen) < 3:
         return chosen
@@ -231,22 +236,52 @@ def _rows_parted(chosen: list[Region]) -> list[Region]:
     for region, quad in zip(chosen, quads):
         typical = typical_near(quads, quad.center_xy, exclude=quad)
         parts = []
-        if (typical is not None and cv2.contourArea(region.corners_xy) > _PARTED_AREA * typical.short * typical.long
-                and _in_line(region.corners_xy, [q for q in quads if q is not quad], typical)):
-            parts = _split_row(region.corners_xy, region.fill, typical)
+        if typical is not None and cv2.contourArea(region.corners_xy) > _PARTED_AREA * typical.short * typical.long:
+            on_line = _on_line(region.corners_xy, [q for q in quads if q is not quad], typical)
+            if on_line and typical.long_axis is None:
+                typical = _row_typical(region.corners_xy, on_line, quads)
+            if on_line:
+                parts = _split_row(region.corners_xy, region.fill, typical)
         parted += [Region(part, fill, region.level, region.levels) for part, fill in parts] or [region]
     return parted
 
 
-def _in_line(corners_xy: NDArray[np.float32], quads: list[CardQuad], typical: Typical, count: int = 4) -> bool:
-    """Whether one of the ``count`` quads nearest a region has its centre on the region's
-    long middle line, within half a card's long side (``typical``) of it."""
+def _on_line(corners_xy: NDArray[np.float32], quads: list[CardQuad], typical: Typical, count: int = 4) -> list[CardQuad]:
+    """Those of the ``count`` quads nearest a region whose centre lies on the region's long
+    middle line, within half a card's long side (``typical``) of it."""
     a, _, _, d = order_corners(corners_xy)
     centre, along = corners_xy.mean(axis=0), unit(d - a)
     centres = np.array([q.center_xy for q in quads], np.float64) - centre
     nearest = np.argsort(np.hypot(centres[:, 0], centres[:, 1]))[:count]
     off = np.abs(centres[nearest] @ np.array([-along[1], along[0]]))
-    return bool((off < 0.5 * typical.long).any())
+    return [quads[k] for k in nearest[off < 0.5 * typical.long]]
+
+
+def _row_typical(region_xy: NDArray[np.float32], on_line: list[CardQuad], quads: list[CardQuad]) -> Typical | None:
+    """The size of a row's cards as its cards on a region's line show it (``_typical_of``),
+    where two of them at least lie there and the cards in view (``sizes_in_view``, fitted
+    over all ``quads``) show that size there too, within ``_ROW_SIZE`` a side; else None
+    (the quads on the line may be pieces of cards)."""
+    if len(on_line) < _ROW_BESIDE:
+        return None
+    typical = _typical_of(on_line, region_xy)
+    view = sizes_in_view(quads, region_xy.mean(axis=0)[None])
+    if view is None or len(view) == 0:
+        return None
+    short, long = view[0]
+    return typical if abs(typical.short / short - 1) < _ROW_SIZE and abs(typical.long / long - 1) < _ROW_SIZE else None
+
+
+def _typical_of(quads: list[CardQuad], region_xy: NDArray[np.float32]) -> Typical:
+    """The size of a row's cards beside a region (``quads``, two or more) and the way their
+    long sides run, where they agree (``typical_of``). Cards seen nearly square (a steep
+    view's foreshortening, short over long above ``_SQUARISH``) show no way: lying on the
+    region's long line, a row's cards then run across it as the region's short side does."""
+    typical = typical_of(quads, one_way_from=2)
+    if typical.short > _SQUARISH * typical.long:
+        a, b, _, _ = order_corners(region_xy)
+        return Typical(typical.short, typical.long, unit(b - a))
+    return typical
 
 
 def _paper_at_level(white: NDArray[np.float32], region: Region, span: tuple[float, float]) -> tuple[NDArray[np.uint8], tuple[int, int]]:

@@ -870,6 +870,35 @@ def test_a_region_two_cards_large_is_left_whole_among_cards_lying_every_which_wa
     assert _rows_parted([*in_a_row, apart]) == [*in_a_row, apart]
 
 
+
+def test_two_touching_cards_of_a_row_seen_nearly_square_beside_a_pool_are_cut_by_the_rows_own_cards(monkeypatch) -> None:
+    # A steep view shows a row's cards nearly square; beside the pool, the cards nearest a
+    # region two of them wide lie every which way. The row's own cards on its line tell the
+    # cards' size (val31 hard dev seed 96111: the second card of a row, touching the third,
+    # was lost). Where the quads on its line are pieces, smaller than the cards in view
+    # (val27 hard dev seed 90106), a card is not cut in two.
+    import vision.find as find
+    from vision.find import _rows_parted
+    from vision.regions import Region
+
+    def region(center, size_wh, angle_deg):
+        return Region(order_corners(card_corners(center, size_wh, angle_deg)), 1.0, 3)
+
+    pool = [region(c, (60, 64), a) for c, a in (((260, 400), 50), ((190, 430), -35), ((330, 420), 20),
+                                                 ((120, 180), 70), ((260, 190), -10), ((400, 170), 40),
+                                                 ((500, 420), 15), ((520, 300), -60), ((40, 420), 30))]
+    row = [region((x, 300), (60, 64), 0) for x in (100, 165, 365)]
+    two = region((264, 300), (122, 64), 0)
+    parted = _rows_parted([*pool, *row, two])
+    assert len(parted) == len(pool) + len(row) + 2
+    halves = sorted(r.corners_xy.mean(axis=0)[0] for r in parted[-2:])
+    assert halves == pytest.approx([233.5, 294.5], abs=1.0)
+    pieces = [region((x, 300), (45, 48), 0) for x in (120, 168, 310)]
+    two_pieces = region((238, 300), (92, 48), 0)
+    assert _rows_parted([*pool, *pieces, two_pieces]) == [*pool, *pieces, two_pieces]
+    monkeypatch.setattr(find, "_ROW_SIZE", 10.0)  # (the size in view is what keeps it whole)
+    assert len(_rows_parted([*pool, *pieces, two_pieces])) == len(pool) + len(pieces) + 2
+
 def test_two_quads_moved_onto_one_cards_outline_are_one_card_and_a_card_half_over_another_stays_two() -> None:
     # A piece of a card found apart grows onto the card's outline beside the card's own quad
     # (val28 medium dev seed 95027: one pool card reported twice); a pool card half over
