@@ -17,13 +17,15 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TableLook", "table_look", "table_share"]
+__all__ = ["TableLook", "table_look", "table_share", "paper_share"]
 
 _WORK_WIDTH = 640  # the gaps are judged on a small copy of the frame
 _ALIKE = 8.0  # Lab distance within which a gap's pixel matches a pixel of the bare table
 _SAMPLES = 400  # pixels of the gap compared, at most
 _TABLE_SAMPLES = 1000  # pixels of the table compared, at most
 _COMMON = 0.05  # a gap's pixel is table when alike to at least this share of the table's pixels
+_PAPER_COMMON = 0.3  # ... and paper when alike to this share of the pixels of cards' middles (symbols are a fifth of them)
+_MIDDLE = 0.7  # a card's middle: its quad shrunk about its centre, clear of its outline and the table
 
 
 @dataclass(frozen=True)
@@ -102,10 +104,28 @@ def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDA
     """
     gap = _pixels(look, [gap_xy], samples[0], exclude_xy)
     table = _pixels(look, table_xy, samples[1], exclude_xy) if table_xy else np.empty((0, 3), np.float32)
-    if len(gap) < 10 or len(table) < 10:
+    return _alike_share(gap, table, _COMMON)
+
+
+def paper_share(look: TableLook, gap_xy: NDArray[np.float64], cards_xy: Sequence[NDArray[np.float64]],
+                exclude_xy: Sequence[NDArray[np.float64]] = (), samples: tuple[int, int] = (_SAMPLES, _TABLE_SAMPLES)
+                ) -> float | None:
+    """The share of a gap's pixels (``exclude_xy`` left out) that look like the paper of the
+    cards ``cards_xy`` (a row's): each alike to at least ``_PAPER_COMMON`` of the pixels of
+    their middles, where plain paper is most of what shows. A card lying there, mostly under
+    a hand, shows its paper; a hand, a sleeve or the table do not. None when either side is
+    too small to tell."""
+    middles = [np.mean(quad, axis=0) + _MIDDLE * (quad - np.mean(quad, axis=0)) for quad in cards_xy]
+    return _alike_share(_pixels(look, [gap_xy], samples[0], exclude_xy), _pixels(look, middles, samples[1]), _PAPER_COMMON)
+
+
+def _alike_share(gap: NDArray[np.float32], reference: NDArray[np.float32], common: float) -> float | None:
+    """The share of the ``gap`` pixels (Lab, (N, 3)) alike to at least ``common`` of the
+    ``reference`` pixels (M, 3); None when either has fewer than ten."""
+    if len(gap) < 10 or len(reference) < 10:
         return None
     # Squared distances of every pair as |g|^2 + |t|^2 - 2 g.t: one matrix product, not a (gaps, table, 3) array.
     # (Lab of 8-bit pixels is whole numbers up to 255: every term is a whole number below 2^24, exact in float32.)
-    g, t = gap, table
+    g, t = gap, reference
     squared = (g * g).sum(axis=1)[:, None] + (t * t).sum(axis=1)[None, :] - 2.0 * (g @ t.T)
-    return float(np.mean((squared < _ALIKE**2).mean(axis=1) >= _COMMON))
+    return float(np.mean((squared < _ALIKE**2).mean(axis=1) >= common))

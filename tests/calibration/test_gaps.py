@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from calibration.gaps import table_look, table_share
+from calibration.gaps import paper_share, table_look, table_share
 
 GAP = np.array([(100, 100), (160, 100), (160, 200), (100, 200)], np.float64)
 BESIDE = [np.array([(0, 220), (300, 220), (300, 260), (0, 260)], np.float64)]
@@ -37,6 +37,21 @@ def test_a_card_seen_in_the_gap_is_left_out_and_the_rest_judged() -> None:
     assert table_share(table_look(frame), GAP, BESIDE, [card]) > 0.8
     assert table_share(table_look(frame), GAP, BESIDE) < 0.5
 
+
+
+def test_a_cards_paper_in_the_gap_is_told_by_the_rows_cards_middles_their_symbols_aside() -> None:
+    frame = np.full((300, 320, 3), (60, 110, 70), np.uint8)  # a green table
+    row = [np.array([(x, 20), (x + 60, 20), (x + 60, 90), (x, 90)], np.float64) for x in (20, 100, 180)]
+    for quad in row:
+        x0, y0 = quad[0].astype(int)
+        frame[y0:y0 + 71, x0:x0 + 61] = (235, 242, 245)
+        frame[y0 + 25:y0 + 45, x0 + 20:x0 + 40] = (40, 40, 200)  # a red symbol in each middle
+    frame[100:201, 100:130] = (235, 242, 245)  # a card's sliver in the gap's left half
+    frame[100:201, 130:161] = (120, 160, 210)  # a hand over the rest
+    share = paper_share(table_look(frame), GAP, row)
+    assert 0.4 < share < 0.6
+    frame[100:201, 100:130] = (40, 40, 200)  # a red sleeve, like the symbols: no paper
+    assert paper_share(table_look(frame), GAP, row) < 0.05
 
 def test_pixels_are_the_whole_blurred_copy_in_lab_though_only_their_box_is_blurred() -> None:
     import cv2

@@ -73,6 +73,18 @@ def test_a_card_seen_in_the_room_is_no_cover() -> None:
     assert covered_rooms(table_look(frame), ROW, [*ROW, other], 3, TOP) == ()
 
 
+@pytest.mark.parametrize("card, expected", [(True, (3,)), (False, ())], ids=["a card's sliver beside the hand", "the table beside it"])
+def test_a_room_partly_covered_is_covered_where_a_cards_paper_shows_beside_the_cover(card, expected) -> None:
+    # A hand over most of a card beyond the row's end, a sliver of its paper showing beside
+    # the hand and some table before it: a card lies there (val31 hard dev seed 96065). The
+    # same hand with the table beside it hides nothing.
+    frame = table()
+    if card:
+        hidden = order_corners(cv2.boxPoints(((AFTER[0] + 20, AFTER[1]), (SHORT, LONG), 0)).astype(np.float32))
+        cv2.fillConvexPoly(frame, np.round(hidden).astype(np.int32), (235, 242, 245))
+    cv2.rectangle(frame, (AFTER[0] - 10, 140), (AFTER[0] + 15, 399), SKIN, -1)
+    assert covered_rooms(table_look(frame), ROW, ROW, 3, TOP) == expected
+
 def test_a_room_off_the_table_top_is_no_cover() -> None:
     frame = table()
     frame[:, 380:] = (25, 25, 30)  # the dark floor beyond the table's edge, just after the last card
