@@ -76,7 +76,7 @@ def test_a_card_seen_in_the_room_is_no_cover() -> None:
 @pytest.mark.parametrize("card, expected", [(True, (3,)), (False, ())], ids=["a card's sliver beside the hand", "the table beside it"])
 def test_a_room_partly_covered_is_covered_where_a_cards_paper_shows_beside_the_cover(card, expected) -> None:
     # A hand over most of a card beyond the row's end, a sliver of its paper showing beside
-    # the hand and some table before it: a card lies there (val31 hard dev seed 96065). The
+    # the hand and some table before it: a card lies there (val31 hard dev seed 96128). The
     # same hand with the table beside it hides nothing.
     frame = table()
     if card:
