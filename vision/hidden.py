@@ -168,13 +168,11 @@ def covered_rooms(
     up_to : the last position a hidden card may take and still change the verdict
     top_xy : ndarray (N, 2), the table top (convex), or None when unknown
     """
-    rooms = dict(end_rooms(corners, up_to))
-    row_xy = [np.asarray(quad, np.float64) for quad in corners]
-    cards = [np.asarray(quad, np.float64) for quad in cards_xy]
-    covered = []
-    for position, share in room_shares(look, corners, cards_xy, up_to, top_xy):
-        if share is None or share >= _PARTLY_COVERED:
-            continue
-        if share < _COVERED or (paper_share(look, rooms[position], row_xy, cards) or 0.0) >= _PAPER_SHOWS:
-            covered.append(position)
-    return tuple(covered)
+    shares = room_shares(look, corners, cards_xy, up_to, top_xy)
+    covered = [position for position, share in shares if share is not None and share < _COVERED]
+    partly = [position for position, share in shares if share is not None and _COVERED <= share < _PARTLY_COVERED]
+    if partly:  # (rare: the rooms and the row's paper are looked at again only then)
+        rooms = dict(end_rooms(corners, up_to))
+        row_xy, cards = [np.asarray(quad, np.float64) for quad in corners], [np.asarray(quad, np.float64) for quad in cards_xy]
+        covered += [position for position in partly if (paper_share(look, rooms[position], row_xy, cards) or 0.0) >= _PAPER_SHOWS]
+    return tuple(sorted(covered))
