@@ -3,10 +3,9 @@ something that is neither the bare table nor a card seen (a hand, a mug, an arm)
 
 A card under a hand at a row's end leaves the row a card short with nothing to show for it
 but the hand: the place where the next card would lie shows no table, or a sliver of the
-card's paper beside the hand. The bare table there,
-a card seen there (another player's, or the pool's) or the room off the table top says no
-card of the row is hidden. (A gap inside a row is room for a card whatever covers it: see
-``vision.arrange.row_gaps``.)
+card's paper beside the hand. The bare table there, a card seen there (another player's, or
+the pool's) or the room off the table top says no card of the row is hidden. (A gap inside a
+row is room for a card whatever covers it: see ``vision.arrange.row_gaps``.)
 """
 
 from __future__ import annotations
