@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.seats import Seat, facing, left_to_right, table_centre
+from vision.card_sizes import SQUARISH
 
 __all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "room_for_a_card", "row_gaps", "gap_places"]
 
@@ -19,7 +20,6 @@ __all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geo
 _MAX_STEP = 1.75
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
 _MAX_TURN_DEG = 28.0  # angle between neighbours' axes (each turned up to 10 degrees, seen at a slant: up to 26 seen)
-_SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain (CardGeometry.squarish)
 _PARTIAL_LONG = 1.15  # a lone quad's long side up to this many cards' short sides: perhaps a part of a card
 _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
 _MAX_BRIDGE_ROW = 4.4  # a player's row (two cards or more) is continued across two, by two cards or more
@@ -86,7 +86,7 @@ class CardGeometry:
     @property
     def squarish(self) -> NDArray[np.bool_]:
         """(N,) bool: nearly square quads, perhaps a card's uncovered part, whose short side is uncertain."""
-        return self.shorts > _SQUARISH * self.longs
+        return self.shorts > SQUARISH * self.longs
 
 
 def card_geometry(corners: Sequence[NDArray]) -> CardGeometry:

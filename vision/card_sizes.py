@@ -16,8 +16,9 @@ from numpy.typing import NDArray
 
 from vision.quads import CardQuad, unit
 
-__all__ = ["Typical", "typical_near", "typical_of", "sizes_in_view"]
+__all__ = ["SQUARISH", "Typical", "typical_near", "typical_of", "sizes_in_view"]
 
+SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain: a card seen at a slant shows no way it lies
 _VIEW_CARDS = 6  # the size of the cards in view is fitted over at least this many cards found (twice a plane's numbers)
 _VIEW_OFF = 0.15  # leaving out those off the fit by more than this (log of a side)
 _VIEW_SPREAD = 0.02  # through three cards spread this much (twice their triangle's area, the cards' spread as 1)

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.card_sizes import Typical, sizes_in_view, typical_near, typical_of
+from vision.card_sizes import SQUARISH, Typical, sizes_in_view, typical_near, typical_of
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, paper_mask
 from vision.quads import (CardQuad, fit_quad, frame_level, grow, order_corners, snap_all_corners, square_up, unit, warp_card)
@@ -25,7 +25,6 @@ _PARTED_OPENINGS = (0.12, 0.18, 0.25)  # its paper opened with a disc of these s
 _PARTED_CARD = (0.7, 1.3)  # into two pieces of a card's area each
 _ROW_BESIDE = 2  # where the cards around lie every which way, a row's own cards on its line tell its cards' size: two at least
 _ROW_SIZE = 0.2  # ... where the cards in view show their size there too, within this share a side
-_SQUARISH = 0.8  # a card seen with its short side above this share of its long side shows no way it lies
 _PARTED_PIECE_FILL = 0.85  # each filling its quadrilateral but for the corners the opening rounds
 _PALER_OFF = 4.0  # the brightest fiftieth's cast this far from the tenth's: a pale table may be in the tenth
 _PALER_MORE = 2  # and a sweep under it is kept where it finds this many more cards with symbols printed in them
@@ -238,9 +237,9 @@ def _rows_parted(chosen: list[Region]) -> list[Region]:
         parts = []
         if typical is not None and cv2.contourArea(region.corners_xy) > _PARTED_AREA * typical.short * typical.long:
             on_line = _on_line(region.corners_xy, [q for q in quads if q is not quad], typical)
-            if on_line and typical.long_axis is None:
-                typical = _row_typical(region.corners_xy, on_line, quads)
             if on_line:
+                if typical.long_axis is None:
+                    typical = _row_typical(region.corners_xy, on_line, quads)
                 parts = _split_row(region.corners_xy, region.fill, typical)
         parted += [Region(part, fill, region.level, region.levels) for part, fill in parts] or [region]
     return parted
@@ -258,27 +257,23 @@ def _on_line(corners_xy: NDArray[np.float32], quads: list[CardQuad], typical: Ty
 
 
 def _row_typical(region_xy: NDArray[np.float32], on_line: list[CardQuad], quads: list[CardQuad]) -> Typical | None:
-    """The size of a row's cards as its cards on a region's line show it (``_typical_of``),
-    where two of them at least lie there and the cards in view (``sizes_in_view``, fitted
-    over all ``quads``) show that size there too, within ``_ROW_SIZE`` a side; else None
-    (the quads on the line may be pieces of cards)."""
+    """The size of a row's cards as its cards on a region's line show it, two of them at
+    least, and the way their long sides run where they agree (``typical_of``); kept where the
+    cards in view (``sizes_in_view``, fitted over all ``quads``) show that size there too,
+    within ``_ROW_SIZE`` a side; else None (the quads on the line may be pieces of cards).
+    Cards seen nearly square (a steep view's foreshortening, short over long above
+    ``SQUARISH``) show no way: lying on the region's long line, a row's cards then run
+    across it as the region's short side does."""
     if len(on_line) < _ROW_BESIDE:
         return None
-    typical = _typical_of(on_line, region_xy)
+    typical = typical_of(on_line, one_way_from=2)
     view = sizes_in_view(quads, region_xy.mean(axis=0)[None])
     if view is None or len(view) == 0:
         return None
     short, long = view[0]
-    return typical if abs(typical.short / short - 1) < _ROW_SIZE and abs(typical.long / long - 1) < _ROW_SIZE else None
-
-
-def _typical_of(quads: list[CardQuad], region_xy: NDArray[np.float32]) -> Typical:
-    """The size of a row's cards beside a region (``quads``, two or more) and the way their
-    long sides run, where they agree (``typical_of``). Cards seen nearly square (a steep
-    view's foreshortening, short over long above ``_SQUARISH``) show no way: lying on the
-    region's long line, a row's cards then run across it as the region's short side does."""
-    typical = typical_of(quads, one_way_from=2)
-    if typical.short > _SQUARISH * typical.long:
+    if abs(typical.short / short - 1) >= _ROW_SIZE or abs(typical.long / long - 1) >= _ROW_SIZE:
+        return None
+    if typical.short > SQUARISH * typical.long:
         a, b, _, _ = order_corners(region_xy)
         return Typical(typical.short, typical.long, unit(b - a))
     return typical
