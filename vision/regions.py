@@ -28,6 +28,7 @@ _EDGES = (40, 80)  # Canny on the whiteness: a card's outline, not the grain of 
 _HOLES_MATTER = 0.3  # a level's mask covering more than this share of the image: the table is in it
 _INK_DROP = 40.0  # a symbol is this much less white than the paper around it
 _INK_SHARE = 0.05  # of a card's middle at least (99% of the cards' clean regions on dev120 show 0.11 or more)
+_SIDE_INK = 0.5  # ink along this share of a side of a quadrilateral's middle: something lies along it (symbols keep clear)
 
 
 @dataclass(frozen=True)
@@ -277,9 +278,11 @@ def choose_cards(regions: list[Region], clean_fill: float = CLEAN_FILL, white: N
     return [regions[k] for k in chosen]
 
 
-def printed_in(white: NDArray[np.float32], corners_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
+def printed_in(white: NDArray[np.float32], corners_xy: NDArray[np.float32], clear_of_sides: bool = False) -> NDArray[np.bool_]:
     """Whether symbols are printed in each quadrilateral (N, 4, 2) of ``white``: enough of
-    its middle (0.8 of it, a grid of points) is much less white than the median there: (N,)."""
+    its middle (0.8 of it, a grid of points) is much less white than the median there: (N,).
+    ``clear_of_sides``: and no outer line of that grid is so along ``_SIDE_INK`` of it or
+    more: symbols keep clear of a card's sides, a strip of table taken in beside a card does not."""
     # x and y apart, the points last; no matmul: BLAS's threads spin on other cores.
     h, w = white.shape
     x = (corners_xy[:, :, 0, None] * _MIDDLE_GRID).sum(axis=1)  # (N, points)
@@ -287,7 +290,13 @@ def printed_in(white: NDArray[np.float32], corners_xy: NDArray[np.float32]) -> N
     values = white[np.clip(y.astype(int), 0, h - 1), np.clip(x.astype(int), 0, w - 1)]
     middle = values.shape[1] // 2
     median = np.partition(values, middle, axis=1)[:, middle : middle + 1]
-    return (values < median - _INK_DROP).mean(axis=1) >= _INK_SHARE
+    inked = values < median - _INK_DROP
+    printed = inked.mean(axis=1) >= _INK_SHARE
+    if not clear_of_sides:
+        return printed
+    grid = inked.reshape(len(inked), _GRID_COUNT, _GRID_COUNT)  # [quad, along the 2nd side, along the 1st]
+    sides = np.stack([grid[:, 0, :], grid[:, -1, :], grid[:, :, 0], grid[:, :, -1]], axis=1).mean(axis=2)
+    return printed & (sides < _SIDE_INK).all(axis=1)
 
 
 def _grid_weights(count: int) -> NDArray[np.float32]:
@@ -297,7 +306,8 @@ def _grid_weights(count: int) -> NDArray[np.float32]:
     return np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v]).reshape(4, -1)
 
 
-_MIDDLE_GRID = _grid_weights(24)
+_GRID_COUNT = 24
+_MIDDLE_GRID = _grid_weights(_GRID_COUNT)
 
 
 def _median_of_known(values: NDArray[np.float32]) -> NDArray[np.float32]:

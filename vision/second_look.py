@@ -26,6 +26,7 @@ _AGAIN_OPENING = 5  # and once more with things this thin taken off the paper (a
 _AGAIN_WIDE = 0.3  # unless it has more than this share of the frame to look at again
 _AGAIN_MIN_FILL = 0.65  # a card still filling this much of its quadrilateral
 _AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
+_LOOSE_SIZE = 0.5  # or, clean with symbols printed in it and plainly a card, within this share
 _NEAREST_REACH = 1.5  # or of the size of the card found nearest, within this many of its long sides
 _VIEW_SEEN = 0.5  # a region of the size in view but not of its nearest four cards' is outlined along this share of three sides
 _VIEW_STANDS = 0.5  # and whiter than what lies around it by this share of its sweep's span
@@ -161,7 +162,8 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     in its outline (into a pale cloth, a finger, a shadow) makes one region with what lies
     beyond at every level; where half a card's area of paper is left, it is swept once
     more at the first sweep's ``span`` of ``white``, with such narrow necks opened off.
-    A region counts only at about the size of the cards found near it. Paper still left
+    A region counts only at about the size of the cards found near it (or, plainly a card
+    with symbols printed clear of its sides, within half again of it). Paper still left
     over is looked at for cards merged with what touches them, by a corner seen whole
     (``_seen_by_a_corner``) or by the steps of their outline (``_traced_by_steps``: a card
     lying over another face-up card). ``small_lab`` is ``small_bgr`` in Lab, as the
@@ -310,8 +312,9 @@ def _in_refused_places(picked: list[Region], kept: list[Region], regions: list[R
 def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads: list[CardQuad], unlit: NDArray[np.float32],
                         min_seen: float) -> list[Region]:
     """The regions of the size of the cards ``quads`` found near them or, plainly cards, of
-    the size in view, with an outline seen along ``min_seen`` of their sides (see ``_fitting``;
-    ``span_of``: each region's sweep span, by its id)."""
+    the size in view (or about theirs, with symbols printed in them: see
+    ``_printed_card_of_about_their_size``), with an outline seen along ``min_seen`` of their
+    sides (see ``_fitting``; ``span_of``: each region's sweep span, by its id)."""
     if not regions:
         return []
     centres = np.array([r.corners_xy.mean(axis=0) for r in regions], np.float64)
@@ -323,6 +326,7 @@ def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads:
         view = sizes_in_view(quads, centres[~by_near])
         by_view[~by_near] = (np.abs(sizes[~by_near] / view - 1) < _AGAIN_SIZE).all(axis=1)
         by_view[~by_near] |= _of_nearest_size(quads, centres[~by_near], sizes[~by_near])
+        by_view[~by_near] |= _printed_card_of_about_their_size(regions, ~by_near, sizes / near, unlit)
     kept = [r for r, a, b in zip(regions, by_near, by_view) if a or b]
     if not kept:
         return []
@@ -335,6 +339,21 @@ def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads:
     if viewed.any():
         outlined[viewed] &= _seen_all_round(unlit, outlines[viewed], seen[viewed], kept_spans[viewed])
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
+
+
+def _printed_card_of_about_their_size(regions: list[Region], looked_at: NDArray[np.bool_], ratios_wh: NDArray[np.float64],
+                                      unlit: NDArray[np.float32]) -> NDArray[np.bool_]:
+    """Whether each region looked at (``looked_at``, (N,)) is a clean quadrilateral with symbols
+    printed in it within ``_LOOSE_SIZE`` of the size of the cards found near it (``ratios_wh``,
+    its sides over theirs, (N, 2)): (looked_at.sum(),). The cards found near a card may all be
+    of another size: far pool cards, point cards found by their printed frame, pieces of cards;
+    or the region may be a part of a card in a shadow, its outline found later."""
+    fills = np.array([r.fill for r in regions], np.float64)
+    loose = looked_at & (fills >= CLEAN_FILL) & (np.abs(ratios_wh - 1) < _LOOSE_SIZE).all(axis=1)
+    if loose.any():
+        corners = np.array([regions[k].corners_xy for k in np.flatnonzero(loose)], np.float32)
+        loose[loose] = printed_in(unlit, corners, clear_of_sides=True)
+    return loose[looked_at]
 
 
 def _of_nearest_size(quads: list[CardQuad], centres_xy: NDArray[np.float64], sizes_wh: NDArray[np.float64]) -> NDArray[np.bool_]:

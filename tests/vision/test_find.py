@@ -559,6 +559,33 @@ def test_a_plain_card_refused_by_its_nearest_four_is_kept_at_the_size_of_the_one
     assert [r.corners_xy.tolist() for r in kept] == [beside.tolist()]
 
 
+def test_a_printed_card_larger_than_the_cards_found_near_it_is_kept_a_strip_of_table_or_a_plain_thing_is_not() -> None:
+    from vision.second_look import _AGAIN_SIZE, _LOOSE_SIZE, _fitting
+    from vision.regions import Region
+
+    # The cards found near it are all smaller (far pool cards, point cards found by their printed frame).
+    found = [CardQuad(order_corners(card_corners((x, 80), (60, 90), 0)), 1.0) for x in (100, 200, 300, 400)]
+    card = order_corners(card_corners((120, 280), (80, 120), 0))  # nearer the camera: a third larger
+    beside = order_corners(card_corners((290, 280), (66, 99), 0))
+    with_strip = order_corners(card_corners((300, 280), (86, 99), 0))  # a card and a strip of table beside it
+    plain = order_corners(card_corners((460, 280), (80, 120), 0))  # as white, nothing printed on it
+    white = np.full((400, 560), 40.0, np.float32)
+    for corners in [q.corners_xy for q in found] + [card, beside, plain]:
+        cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 220.0)
+    for x, y in ((105, 255), (135, 280), (110, 305), (280, 265), (295, 295)):  # symbols
+        cv2.circle(white, (x, y), 11, 90.0, -1)
+    for corners in (card, with_strip, plain):
+        ratios = np.array(CardQuad(corners, 1.0).size_wh) / (60, 90)
+        assert (ratios - 1 > _AGAIN_SIZE).any() and (ratios - 1 < _LOOSE_SIZE).all()
+    regions = [Region(c, 1.0, 0) for c in (card, with_strip, plain)]
+    chosen = [Region(q.corners_xy, q.fill, 0) for q in found]
+    corners = np.array([q.corners_xy for q in found], np.float32)
+
+    kept = _fitting(regions, [180.0] * 3, chosen, corners, found, white)
+
+    assert [r.corners_xy.tolist() for r in kept] == [card.tolist()]
+
+
 def test_a_region_refused_at_a_place_leaves_it_to_the_cards_own_region_there() -> None:
     from vision.second_look import _fitting
     from vision.regions import Region
