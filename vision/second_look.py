@@ -163,7 +163,8 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     beyond at every level; where half a card's area of paper is left, it is swept once
     more at the first sweep's ``span`` of ``white``, with such narrow necks opened off.
     A region counts only at about the size of the cards found near it (or, plainly a card
-    with symbols printed clear of its sides, within half again of it). Paper still left
+    with symbols printed clear of its sides, within half again of it: outlined along three
+    sides, also on a pale table where a card hardly stands out). Paper still left
     over is looked at for cards merged with what touches them, by a corner seen whole
     (``_seen_by_a_corner``) or by the steps of their outline (``_traced_by_steps``: a card
     lying over another face-up card). ``small_lab`` is ``small_bgr`` in Lab, as the
@@ -322,12 +323,15 @@ def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads:
     near = np.array([(t.short, t.long) for t in (typical_near(quads, (float(x), float(y))) for x, y in centres)])
     by_near = (np.abs(sizes / near - 1) < _AGAIN_SIZE).all(axis=1)
     by_view = np.zeros_like(by_near)
+    printed = np.zeros_like(by_near)  # of about their size, clean, with symbols printed clear of its sides
     if not by_near.all():
         view = sizes_in_view(quads, centres[~by_near])
         by_view[~by_near] = (np.abs(sizes[~by_near] / view - 1) < _AGAIN_SIZE).all(axis=1)
         by_view[~by_near] |= _of_nearest_size(quads, centres[~by_near], sizes[~by_near])
-        by_view[~by_near] |= _printed_card_of_about_their_size(regions, ~by_near, sizes / near, unlit)
-    kept = [r for r, a, b in zip(regions, by_near, by_view) if a or b]
+        printed = _printed_card_of_about_their_size(regions, ~by_near, sizes / near, unlit)
+        by_view |= printed
+    is_kept = by_near | by_view
+    kept = [r for r, is_it in zip(regions, is_kept) if is_it]
     if not kept:
         return []
     # A patch of pale table is brighter than what lies around it along little of its outline.
@@ -335,25 +339,29 @@ def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads:
     kept_spans = np.array([span_of[id(r)] for r in kept])
     seen = _outline_seen(unlit, outlines, kept_spans)
     outlined = seen.mean(axis=1) >= min_seen
-    viewed = by_view[by_near | by_view]
+    viewed = by_view[is_kept]
     if viewed.any():
-        outlined[viewed] &= _seen_all_round(unlit, outlines[viewed], seen[viewed], kept_spans[viewed])
+        # Plainly a card: seen all round, or (on a pale table, where a card hardly stands out)
+        # outlined along three sides with symbols printed clear of its sides.
+        plain = _seen_all_round(unlit, outlines[viewed], seen[viewed], kept_spans[viewed])
+        plain |= printed[is_kept][viewed] & _three_sides_seen(seen[viewed])
+        outlined[viewed] &= plain
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
 
 
 def _printed_card_of_about_their_size(regions: list[Region], looked_at: NDArray[np.bool_], ratios_wh: NDArray[np.float64],
                                       unlit: NDArray[np.float32]) -> NDArray[np.bool_]:
     """Whether each region looked at (``looked_at``, (N,)) is a clean quadrilateral with symbols
-    printed in it within ``_LOOSE_SIZE`` of the size of the cards found near it (``ratios_wh``,
-    its sides over theirs, (N, 2)): (looked_at.sum(),). The cards found near a card may all be
-    of another size: far pool cards, point cards found by their printed frame, pieces of cards;
-    or the region may be a part of a card in a shadow, its outline found later."""
+    printed in it clear of its sides, within ``_LOOSE_SIZE`` of the size of the cards found near
+    it (``ratios_wh``, its sides over theirs, (N, 2)): (N,). The cards found near a card may all
+    be of another size: far pool cards, point cards found by their printed frame, pieces of
+    cards; or the region may be a part of a card in a shadow, its outline found later."""
     fills = np.array([r.fill for r in regions], np.float64)
     loose = looked_at & (fills >= CLEAN_FILL) & (np.abs(ratios_wh - 1) < _LOOSE_SIZE).all(axis=1)
     if loose.any():
         corners = np.array([regions[k].corners_xy for k in np.flatnonzero(loose)], np.float32)
         loose[loose] = printed_in(unlit, corners, clear_of_sides=True)
-    return loose[looked_at]
+    return loose
 
 
 def _of_nearest_size(quads: list[CardQuad], centres_xy: NDArray[np.float64], sizes_wh: NDArray[np.float64]) -> NDArray[np.bool_]:
@@ -384,9 +392,14 @@ def _seen_all_round(white: NDArray[np.float32], outlines: NDArray[np.float32], s
     whiter than what lies around it by ``_VIEW_STANDS`` of its sweep's span (``spans``, (N,)):
     a patch of pale table or a shadow's edge is outlined along a side or two, and hardly
     whiter than the table beside it. (N,)"""
-    three_sides = np.sort(seen, axis=1)[:, 1] >= _VIEW_SEEN
     return np.array([bool(is_seen) and _stands_out(white, quad) >= _VIEW_STANDS * span
-                     for quad, is_seen, span in zip(outlines, three_sides, spans)], bool)
+                     for quad, is_seen, span in zip(outlines, _three_sides_seen(seen), spans)], bool)
+
+
+def _three_sides_seen(seen: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether the outline of each quadrilateral is seen (``seen``, (N, 4)) along ``_VIEW_SEEN``
+    of three of its sides at least: (N,)."""
+    return np.sort(seen, axis=1)[:, 1] >= _VIEW_SEEN
 
 
 def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],

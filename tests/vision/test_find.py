@@ -559,7 +559,8 @@ def test_a_plain_card_refused_by_its_nearest_four_is_kept_at_the_size_of_the_one
     assert [r.corners_xy.tolist() for r in kept] == [beside.tolist()]
 
 
-def test_a_printed_card_larger_than_the_cards_found_near_it_is_kept_a_strip_of_table_or_a_plain_thing_is_not() -> None:
+@pytest.mark.parametrize("table", [40.0, 160.0], ids=["dark table", "pale table"])  # pale: the card stands out by a third of the span
+def test_a_printed_card_larger_than_the_cards_found_near_it_is_kept_a_strip_of_table_or_a_plain_thing_is_not(table) -> None:
     from vision.second_look import _AGAIN_SIZE, _LOOSE_SIZE, _fitting
     from vision.regions import Region
 
@@ -569,7 +570,7 @@ def test_a_printed_card_larger_than_the_cards_found_near_it_is_kept_a_strip_of_t
     beside = order_corners(card_corners((290, 280), (66, 99), 0))
     with_strip = order_corners(card_corners((300, 280), (86, 99), 0))  # a card and a strip of table beside it
     plain = order_corners(card_corners((460, 280), (80, 120), 0))  # as white, nothing printed on it
-    white = np.full((400, 560), 40.0, np.float32)
+    white = np.full((400, 560), table, np.float32)
     for corners in [q.corners_xy for q in found] + [card, beside, plain]:
         cv2.fillConvexPoly(white, np.round(corners).astype(np.int32), 220.0)
     for x, y in ((105, 255), (135, 280), (110, 305), (280, 265), (295, 295)):  # symbols
