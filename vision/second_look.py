@@ -265,7 +265,7 @@ def _fitting(regions: list[Region], spans: list[float], chosen: list[Region], co
     Their size is that of the four cards found nearest them; a region of another size is
     kept only at the size a card shows at its place as all the cards found show it (see
     ``sizes_in_view``: a near card by a row of far ones), and where it is plainly a card
-    (``_seen_all_round``). The squares of a checked cloth or the patches between a cloth's
+    (``_plainly_cards``). The squares of a checked cloth or the patches between a cloth's
     dots may be found too, many of them, and tell no card's size: where no region is kept,
     one is chosen again and sized by the cards found with symbols printed in them."""
     apart = are_apart(np.array([r.corners_xy for r in regions], np.float32), corners)
@@ -341,11 +341,7 @@ def _sized_and_outlined(regions: list[Region], span_of: dict[int, float], quads:
     outlined = seen.mean(axis=1) >= min_seen
     viewed = by_view[is_kept]
     if viewed.any():
-        # Plainly a card: seen all round, or (on a pale table, where a card hardly stands out)
-        # outlined along three sides with symbols printed clear of its sides.
-        plain = _seen_all_round(unlit, outlines[viewed], seen[viewed], kept_spans[viewed])
-        plain |= printed[is_kept][viewed] & _three_sides_seen(seen[viewed])
-        outlined[viewed] &= plain
+        outlined[viewed] &= _plainly_cards(unlit, outlines[viewed], seen[viewed], kept_spans[viewed], printed[is_kept][viewed])
     return [r for r, is_outlined in zip(kept, outlined) if is_outlined]
 
 
@@ -385,21 +381,17 @@ def _printed(quads: list[CardQuad], white: NDArray[np.float32]) -> list[CardQuad
     return [q for q, is_inked in zip(quads, inked) if is_inked] if inked.sum() >= 2 else quads
 
 
-def _seen_all_round(white: NDArray[np.float32], outlines: NDArray[np.float32], seen: NDArray[np.float64],
-                    spans: NDArray[np.float64]) -> NDArray[np.bool_]:
+def _plainly_cards(white: NDArray[np.float32], outlines: NDArray[np.float32], seen: NDArray[np.float64],
+                   spans: NDArray[np.float64], printed: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """Whether each quadrilateral (N, 4, 2) of ``white`` is plainly a card: its outline seen
     (``seen``, (N, 4)) along ``_VIEW_SEEN`` of three of its sides at least, and its middle
-    whiter than what lies around it by ``_VIEW_STANDS`` of its sweep's span (``spans``, (N,)):
-    a patch of pale table or a shadow's edge is outlined along a side or two, and hardly
-    whiter than the table beside it. (N,)"""
-    return np.array([bool(is_seen) and _stands_out(white, quad) >= _VIEW_STANDS * span
-                     for quad, is_seen, span in zip(outlines, _three_sides_seen(seen), spans)], bool)
-
-
-def _three_sides_seen(seen: NDArray[np.float64]) -> NDArray[np.bool_]:
-    """Whether the outline of each quadrilateral is seen (``seen``, (N, 4)) along ``_VIEW_SEEN``
-    of three of its sides at least: (N,)."""
-    return np.sort(seen, axis=1)[:, 1] >= _VIEW_SEEN
+    whiter than what lies around it by ``_VIEW_STANDS`` of its sweep's span (``spans``, (N,))
+    or, on a pale table where a card hardly stands out, symbols printed in it clear of its
+    sides (``printed``, (N,)): a patch of pale table or a shadow's edge is outlined along a
+    side or two, and hardly whiter than the table beside it. (N,)"""
+    three_sides = np.sort(seen, axis=1)[:, 1] >= _VIEW_SEEN
+    return np.array([bool(is_seen) and (bool(is_printed) or _stands_out(white, quad) >= _VIEW_STANDS * span)
+                     for quad, is_seen, span, is_printed in zip(outlines, three_sides, spans, printed)], bool)
 
 
 def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
