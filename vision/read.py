@@ -27,7 +27,7 @@ from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segm
 from vision.washed import UNGLARED, WIDE_GLARE, measured_unglared
 from vision.whitebalance import CELL_PX, CLIPPED_LEVEL, BalancedCard, balance_card
 
-__all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size"]
+__all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size", "PRINTED_NUMBER"]
 
 # Cards are read at this short side (pixels); the smallest symbol then spans 12 pixels.
 WORK_SHORT_SIDE = 80
@@ -249,6 +249,10 @@ def _check_input(card_bgr: object) -> None:
             f"card_bgr is too small to read: expected a short side >= {_MIN_INPUT_SIDE} px, "
             f"got {card_bgr.shape[1]}x{card_bgr.shape[0]}"
         )
+
+
+# The reason a card whose marks are a printed number (a point card) is no face.
+PRINTED_NUMBER = "its marks are no symbol shapes (a printed number?)"
 
 
 def _not_face(reason: str, confidence: float = 0.9) -> CardReading:
@@ -931,7 +935,7 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     if _looks_like_number(seg, shapes, shape_fit, card):
         washed = _washed_middles(seg, card)
         if washed is None:
-            return _not_face("its marks are no symbol shapes (a printed number?)", 0.7)
+            return _not_face(PRINTED_NUMBER, 0.7)
         seg, shapes, shape_conf, shape_fit = washed
         colours, colour_conf, colour_fit = _colours(seg, inks, _has_glare_spot(card))
     dark = float(card.paper_bgr.max()) < _MIN_PAPER_LEVEL

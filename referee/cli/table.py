@@ -18,7 +18,7 @@ from vision.arrange import arrange_rows, gap_places, row_gaps
 from vision.beneath import find_cards_beneath
 from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table
-from vision.pipeline import DetectedCard, read_frame
+from vision.pipeline import DetectedCard, read_table
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
 
@@ -107,7 +107,8 @@ def referee_frame(
     """
     size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
     small_bgr = working_copy(frame_bgr)  # (the table look below halves the frame alike)
-    detected = read_frame(frame_bgr, profile, search_box(areas, size_wh), small_bgr)
+    on_table = read_table(frame_bgr, profile, search_box(areas, size_wh), small_bgr)
+    detected = on_table.cards
     cards = tuple(card for card in detected if card.reading.criteria is not None)
     unread = tuple(card for card in detected if card.reading.criteria is None)
     # Unread faces take their place in the rows too, so that a row is not silently
@@ -146,7 +147,8 @@ def referee_frame(
                          and (len(readable) == 1 or misread_may_change(criteria, i, verdict)))
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
-        covered = covered_rooms(look, corners, faces_xy, up_to, top_xy)
+        # (a point card seen is no cover: like a face seen there, it says no card is hidden under something)
+        covered = covered_rooms(look, corners, [*faces_xy, *on_table.point_cards_xy], up_to, top_xy)
         rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
                              row_gaps(corners), covered, beneath_at, row.disputed))
     rows = _with_deciding_disputes(rows, cards)
