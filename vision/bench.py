@@ -124,6 +124,7 @@ class Tally:
             "per_criterion_pct": {k: pct(v, matched) for k, v in sorted(self.criteria_right.items())},
             "low_confidence_share_of_wrong_reads_pct": pct(self.wrong_read_low_conf, wrong_reads),
             "low_confidence_share_of_right_reads_pct": pct(self.right_read_low_conf, self.triples_right),
+            "rows": self.rows,
             "row_accuracy_pct": pct(self.rows_right, self.rows),
             "rows_with_all_cards_found": self.rows_all_found,
             "row_accuracy_when_all_cards_found_pct (arrangement)": pct(self.rows_all_found_right, self.rows_all_found),
@@ -136,6 +137,10 @@ class Tally:
             "right_verdicts_flagged_uncertain_pct": pct(self.right_verdicts_flagged, self.verdicts_right),
             "wrong_verdicts_flagged_or_named_rowless_pct": pct(self.wrong_verdicts_flagged + self.wrong_verdicts_rowless,
                                                                self.rows - self.verdicts_right),
+            # (as counts: the worst failure, a wrong verdict the table would take as it is, against
+            # the cost of flags, a person asked to look at a row that was right)
+            "wrong_verdicts_not_flagged": self.rows - self.verdicts_right - self.wrong_verdicts_flagged - self.wrong_verdicts_rowless,
+            "right_verdicts_flagged": self.right_verdicts_flagged,
             "rulebook_valid_lengths": self.rulebook_lengths,
             "median_ms_per_photo": round(float(np.median(self.ms)), 1) if self.ms else None,
             "colour_confusion (true->read: n)": {f"{a}->{b}": n for (a, b), n in sorted(self.colour_confusion.items()) if a != b},

@@ -26,3 +26,12 @@ def test_cards_read_right_count_every_card_due_not_only_those_found() -> None:
     # 10 cards due, 8 found, 6 of them read exactly: 75% of those found, 60% of those due.
     summary = Tally(true_cards=10, found_true=8, found=8, triples_right=6).summary()
     assert (summary["exact_triple_pct"], summary["cards_read_right_pct"]) == (75.0, 60.0)
+
+
+def test_wrong_verdicts_not_flagged_are_counted_apart_from_those_flagged_or_rowless() -> None:
+    # 10 rows, 6 verdicts right (2 of them flagged); of the 4 wrong, 1 flagged and 1 for a player
+    # with no row found: 2 were given as they are, with nothing to make the table look.
+    summary = Tally(rows=10, verdicts_right=6, right_verdicts_flagged=2, wrong_verdicts_flagged=1,
+                    wrong_verdicts_rowless=1).summary()
+    assert (summary["rows"], summary["wrong_verdicts_not_flagged"], summary["right_verdicts_flagged"]) == (10, 2, 2)
+    assert summary["wrong_verdicts_flagged_or_named_rowless_pct"] == 50.0
