@@ -68,7 +68,7 @@ def test_a_room_is_covered_only_by_what_is_neither_table_nor_card(stripes, cover
 @pytest.mark.parametrize("cover, expected", [(0.75, (3,)), (0.5, ())], ids=["three quarters", "half"])
 def test_a_hand_over_most_of_the_room_covers_it_with_the_table_beside_it(cover, expected) -> None:
     # A hand over a card beyond the row's end mostly leaves some of the table in view beside it
-    # (dev renders: 0.15 to 0.35 of the room); over half of the room, it leaves room for no card.
+    # (on dev renders a quarter of the room or more); over half of the room, it leaves room for no card.
     frame = table()
     cv2.rectangle(frame, (round(AFTER[0] + 0.4 * SHORT - 0.8 * SHORT * cover), 100), (AFTER[0] + SHORT, 399), SKIN, -1)
     assert covered_rooms(table_look(frame), ROW, ROW, 3, TOP) == expected
