@@ -120,15 +120,21 @@ def read_table(frame_bgr: NDArray[np.uint8], profile: Any = None,
     seen where no face is found to tell a card's size)."""
     quads = find_cards(frame_bgr, within, small_bgr)
     read = [(quad, *_read(frame_bgr, quad, profile)) for quad in quads]
+    faces = [quad for quad, reading, _ in read if reading.is_face]
     cards = without_odd_papers([_placed(quad, reading, card_wh) for quad, reading, card_wh in read if reading.is_face])
-    numbers = [quad.corners_xy for quad, reading, _ in read if reading.reason == PRINTED_NUMBER]
-    sizes = sizes_in_view([quad for quad, reading, _ in read if reading.is_face], np.array([c.mean(axis=0) for c in numbers])) \
-        if numbers else None
-    if sizes is not None and len(sizes) == len(numbers):
-        numbers = [corners for corners, (short, long) in zip(numbers, sizes.tolist())
-                   if cv2.contourArea(corners) >= _WHOLE_CARD * short * long]
+    numbers = _whole([quad.corners_xy for quad, reading, _ in read if reading.reason == PRINTED_NUMBER], faces)
     # (y, x): top to bottom, then left to right
     return TableReading(tuple(sorted(cards, key=lambda card: card.center_xy[::-1])), tuple(numbers))
+
+
+def _whole(quads_xy: list[NDArray[np.float32]], faces: list[CardQuad]) -> list[NDArray[np.float32]]:
+    """The quads (4, 2) of a whole card's size where they lie (``_WHOLE_CARD``), as the faces
+    found show it; all of them where no face is found."""
+    if not quads_xy or not faces:
+        return quads_xy
+    sizes = sizes_in_view(faces, np.array([corners.mean(axis=0) for corners in quads_xy]))
+    return [corners for corners, (short, long) in zip(quads_xy, sizes.tolist())
+            if cv2.contourArea(corners) >= _WHOLE_CARD * short * long]
 
 
 def without_odd_papers(cards: list[DetectedCard], by_tint: bool = True) -> list[DetectedCard]:
