@@ -129,6 +129,8 @@ def referee_frame(
         read = [is_read[k] for k in row.cards]
         hidden.append(tuple(sum(read[:i]) for i, k in enumerate(row.cards) if k >= len(candidates)))
     faces_xy = [card.corners_xy for card in faces]
+    # The cards seen, point cards too: a card seen where a row's next card would lie is no cover over one.
+    seen_xy = [*faces_xy, *on_table.point_cards_xy]
     # The table is looked at once, for all rows: where a card of theirs may lie covered.
     look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None, small_bgr) if placed else (None, None)
     rows = []
@@ -147,8 +149,7 @@ def referee_frame(
                          and (len(readable) == 1 or misread_may_change(criteria, i, verdict)))
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
-        # (a point card seen is no cover: like a face seen there, it says no card is hidden under something)
-        covered = covered_rooms(look, corners, [*faces_xy, *on_table.point_cards_xy], up_to, top_xy)
+        covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
         rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
                              row_gaps(corners), covered, beneath_at, row.disputed))
     rows = _with_deciding_disputes(rows, cards)

@@ -161,6 +161,11 @@ def test_each_faces_others_median_is_numpys_to_the_bit(count) -> None:
     assert np.array_equal(_medians_of_others(light), expected)
 
 
+def _true_point_cards(truth: dict) -> list[np.ndarray]:
+    """The corners (4, 2) of the point cards in a photo's truth."""
+    return [np.float32(d["corners"]) for d in truth["distractors"] if d["kind"] == "point_card"]
+
+
 def test_no_point_card_on_a_committed_photo_is_read_as_a_symbol_card(photos) -> None:
     # A point card's number is no symbol; a piece of its frame or corner number cut free at
     # the edge of what is seen of it (under a card back, say) is of unknown shape and proves
@@ -169,7 +174,7 @@ def test_no_point_card_on_a_committed_photo_is_read_as_a_symbol_card(photos) -> 
 
     for photo in photos:
         truth_path, truth = photo.truth_path, photo.truth
-        points = [np.float32(d["corners"]) for d in truth["distractors"] if d["kind"] == "point_card"]
+        points = _true_point_cards(truth)
         cards = [np.float32(c["corners"]) for c in truth["cards"]]
         for card in photo.cards:
             centre = tuple(map(float, card.center_xy))
@@ -186,7 +191,7 @@ def test_the_point_cards_seen_on_the_committed_photos_are_point_cards(photos) ->
 
     seen = 0
     for photo in photos:
-        points = [np.float32(d["corners"]) for d in photo.truth["distractors"] if d["kind"] == "point_card"]
+        points = _true_point_cards(photo.truth)
         for corners in photo.point_cards_xy:
             centre = tuple(map(float, corners.mean(axis=0)))
             assert any(cv2.pointPolygonTest(p, centre, False) > 0 for p in points), photo.truth_path
