@@ -17,13 +17,13 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TableLook", "table_look", "table_share", "paper_share"]
+__all__ = ["TableLook", "table_look", "table_share", "paper_share", "lab_pixels", "alike", "COMMON"]
 
 _WORK_WIDTH = 640  # the gaps are judged on a small copy of the frame
 _ALIKE = 8.0  # Lab distance within which a gap's pixel matches a pixel of the bare table
 _SAMPLES = 400  # pixels of the gap compared, at most
 _TABLE_SAMPLES = 1000  # pixels of the table compared, at most
-_COMMON = 0.05  # a gap's pixel is table when alike to at least this share of the table's pixels
+COMMON = 0.05  # a gap's pixel is table when alike to at least this share of the table's pixels
 _PAPER_COMMON = 0.3  # ... and paper when alike to this share of the pixels of cards' middles (symbols are a fifth of them)
 _MIDDLE = 0.7  # a card's middle: its quad shrunk about its centre, clear of its outline and the table
 
@@ -60,8 +60,8 @@ def _in_look(look: TableLook, polygons_xy: Sequence[NDArray[np.float64]]) -> lis
     return np.split(points, np.cumsum([len(polygon) for polygon in polygons_xy])[:-1])
 
 
-def _pixels(look: TableLook, polygons_xy: list[NDArray[np.float64]], samples: int,
-            exclude_xy: Sequence[NDArray[np.float64]] = ()) -> NDArray[np.float32]:
+def lab_pixels(look: TableLook, polygons_xy: Sequence[NDArray[np.float64]], samples: int,
+               exclude_xy: Sequence[NDArray[np.float64]] = ()) -> NDArray[np.float32]:
     # Only the polygons' bounding box is masked (in row-major order, as over the whole frame).
     polygons = _in_look(look, polygons_xy)
     points = np.concatenate(polygons)
@@ -88,7 +88,7 @@ def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDA
                 exclude_xy: Sequence[NDArray[np.float64]] = (), samples: tuple[int, int] = (_SAMPLES, _TABLE_SAMPLES)
                 ) -> float | None:
     """The share of a gap's pixels that look like the bare table beside it: each alike to at
-    least ``_COMMON`` of the table's pixels.
+    least ``COMMON`` of the table's pixels.
 
     Parameters
     ----------
@@ -102,9 +102,9 @@ def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDA
     -------
     share : 0 (nothing like the table) to 1, or None when either side is too small to tell
     """
-    gap = _pixels(look, [gap_xy], samples[0], exclude_xy)
-    table = _pixels(look, table_xy, samples[1], exclude_xy) if table_xy else np.empty((0, 3), np.float32)
-    return _alike_share(gap, table, _COMMON)
+    gap = lab_pixels(look, [gap_xy], samples[0], exclude_xy)
+    table = lab_pixels(look, table_xy, samples[1], exclude_xy) if table_xy else np.empty((0, 3), np.float32)
+    return _alike_share(gap, table, COMMON)
 
 
 def paper_share(look: TableLook, gap_xy: NDArray[np.float64], cards_xy: Sequence[NDArray[np.float64]],
@@ -116,7 +116,7 @@ def paper_share(look: TableLook, gap_xy: NDArray[np.float64], cards_xy: Sequence
     a hand, shows its paper; a hand, a sleeve or the table do not. None when either side is
     too small to tell."""
     middles = [np.mean(quad, axis=0) + _MIDDLE * (quad - np.mean(quad, axis=0)) for quad in cards_xy]
-    return _alike_share(_pixels(look, [gap_xy], samples[0], exclude_xy), _pixels(look, middles, samples[1]), _PAPER_COMMON)
+    return _alike_share(lab_pixels(look, [gap_xy], samples[0], exclude_xy), lab_pixels(look, middles, samples[1]), _PAPER_COMMON)
 
 
 def _alike_share(gap: NDArray[np.float32], reference: NDArray[np.float32], common: float) -> float | None:
@@ -124,8 +124,14 @@ def _alike_share(gap: NDArray[np.float32], reference: NDArray[np.float32], commo
     ``reference`` pixels (M, 3); None when either has fewer than ten."""
     if len(gap) < 10 or len(reference) < 10:
         return None
+    return float(np.mean(alike(gap, reference, common)))
+
+
+def alike(pixels: NDArray[np.float32], reference: NDArray[np.float32], common: float) -> NDArray[np.bool_]:
+    """Whether each of the ``pixels`` (Lab, (N, 3)) is within ``_ALIKE`` of at least ``common``
+    of the ``reference`` pixels (M, 3)."""
     # Squared distances of every pair as |g|^2 + |t|^2 - 2 g.t: one matrix product, not a (gaps, table, 3) array.
     # (Lab of 8-bit pixels is whole numbers up to 255: every term is a whole number below 2^24, exact in float32.)
-    g, t = gap, reference
+    g, t = pixels, reference
     squared = (g * g).sum(axis=1)[:, None] + (t * t).sum(axis=1)[None, :] - 2.0 * (g @ t.T)
-    return float(np.mean((squared < _ALIKE**2).mean(axis=1) >= common))
+    return (squared < _ALIKE**2).mean(axis=1) >= common

@@ -56,7 +56,7 @@ def test_a_cards_paper_in_the_gap_is_told_by_the_rows_cards_middles_their_symbol
 def test_pixels_are_the_whole_blurred_copy_in_lab_though_only_their_box_is_blurred() -> None:
     import cv2
 
-    from calibration.gaps import _pixels
+    from calibration.gaps import lab_pixels
 
     rng = np.random.default_rng(5)
     frame = cv2.GaussianBlur((rng.random((300, 320, 3)) * 255).astype(np.uint8), (0, 0), 2.0)
@@ -65,4 +65,4 @@ def test_pixels_are_the_whole_blurred_copy_in_lab_though_only_their_box_is_blurr
     for box in (GAP, np.array([(0, 0), (40, 0), (40, 30), (0, 30)], np.float64), BESIDE[0]):  # inside, at the corner, across
         x0, y0 = box.min(axis=0).astype(int)
         x1, y1 = box.max(axis=0).astype(int) + 1
-        assert np.array_equal(_pixels(look, [box], 10**6), whole[y0:y1, x0:x1].reshape(-1, 3))
+        assert np.array_equal(lab_pixels(look, [box], 10**6), whole[y0:y1, x0:x1].reshape(-1, 3))
