@@ -20,7 +20,7 @@ from calibration.areas import find_table_area
 from calibration.gaps import TableLook, paper_share, table_look, table_share
 from vision.arrange import card_geometry, neighbour_gaps, room_for_a_card
 
-__all__ = ["look_at_table", "end_rooms", "room_shares", "covered_rooms"]
+__all__ = ["look_at_table", "end_rooms", "table_beside", "room_shares", "covered_rooms"]
 
 _PITCH = 1.3  # centre to centre of a lone card and its next, in short sides (cards lie 0-0.5 apart)
 _SHRINK = 0.8  # the room looked at: a card's place, shrunk about its middle (rows bend, pitches vary)
@@ -93,13 +93,14 @@ def _is_halving(frame_hw: tuple[int, ...], small_hw: tuple[int, ...]) -> bool:
     return False
 
 
-def end_rooms(corners: Sequence[NDArray], up_to: int) -> list[tuple[int, NDArray[np.float64]]]:
+def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK) -> list[tuple[int, NDArray[np.float64]]]:
     """The places just beyond a row's first and last card, where its next card would lie.
 
     Parameters
     ----------
     corners : sequence of ndarray (4, 2), the row's cards in order, clockwise, first edge a short side
     up_to : the last position a hidden card may take and still matter (the first error's)
+    shrink : the share of a card's place the room takes, about its middle
 
     Returns
     -------
@@ -117,11 +118,11 @@ def end_rooms(corners: Sequence[NDArray], up_to: int) -> list[tuple[int, NDArray
         if position <= up_to:
             quad = geo.quads[end] + pitch * step / max(float(np.linalg.norm(step)), 1e-9)
             middle = quad.mean(axis=0)
-            rooms.append((position, middle + _SHRINK * (quad - middle)))
+            rooms.append((position, middle + shrink * (quad - middle)))
     return rooms
 
 
-def _beside(corners: Sequence[NDArray]) -> list[NDArray[np.float64]]:
+def table_beside(corners: Sequence[NDArray]) -> list[NDArray[np.float64]]:
     """The bare table just beside each card of a row, on both sides: (4, 2) rectangles."""
     geo = card_geometry(corners)
     normals = np.stack([-geo.short_axes[:, 1], geo.short_axes[:, 0]], axis=1)
@@ -139,7 +140,7 @@ def room_shares(
     """How much of each end room (``end_rooms``) looks like the bare table beside the row, the
     cards seen left out; None where too little is left to tell, or the room is mostly off the
     table top ``top_xy`` (N, 2) (when known)."""
-    table = _beside(corners)
+    table = table_beside(corners)
     rooms = end_rooms(corners, up_to)
     # Only the cards near the row can lie in a room or over the table beside it.
     near = np.concatenate([*table, *(quad for _, quad in rooms)])
