@@ -1,0 +1,185 @@
+"""A row's card lying partly under a hand, an arm or a mug: its paper seen beside the cover.
+
+A card hidden by a quarter to two thirds is no card-shaped region for the finder, but a person
+sees it: paper of the row's tint running on from the table to the cover's edge, where the row's
+next card would lie. ``partly_hidden`` looks for such a card at a place of a row (just beyond
+its end, or in a gap): a card of the place's size, shifted and turned a little from it (``_ALONG``,
+``_ACROSS``, ``_TURNS``), lying over no card seen (``_OVER_SEEN``), that holds the paper seen
+there (``_PAPER_IN``), shows no table (``_TABLE_IN``: what is not paper lies under the cover, or
+is printed on the card) and leaves no paper just outside its sides (``_RING_PAPER``). Of the
+cards tried, the one with the most paper in and the least table in and paper round it. Judged
+on every other pixel of the frame's small blurred copy (``calibration.gaps.TableLook``): paper
+is what has the tint of the row's cards' paper and some of its lightness (a hand's shadow
+darkens it), table what is like the table beside the row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.gaps import COMMON, TableLook, alike, lab_pixels
+from vision.quads import CardQuad
+
+__all__ = ["partly_hidden"]
+
+_ALONG = np.linspace(-0.4, 0.6, 6)  # shifts along the row tried, in short sides (further: a wider gap)
+_ACROSS = np.linspace(-0.3, 0.3, 5)  # and across it
+_TURNS = np.radians([-10.0, -5.0, 0.0, 5.0, 10.0])  # and turns (a row's cards lie within 10 degrees)
+_FINER = 2  # then twice about the best, at half the steps each time
+_OVER_SEEN = 0.1  # a card lies over no card seen by more than this share of itself
+_RING = 0.15  # the ring just outside a card's sides, in short sides
+_PAPER_TINT = 8.0  # (a, b) distance (Lab, 0-255) to the row's paper within which a pixel is paper
+_PAPER_DARKEST = 0.4  # where its lightness is at least this share of the paper's
+_SAMPLES = 200  # pixels of the table beside the row and of the row's paper compared, at most (about)
+# On two hard dev sets, the cards added at rows' places that lay on true row cards showed 0.21 to
+# 0.84 of paper (visible 0.3 to 0.85 of them); of those on none, most lay over a card seen beside
+# the true one (hence _OVER_SEEN), the rest on pale checked cloth or a point card under a mug.
+_PAPER_IN = 0.2  # a card holds at least this share of paper
+_TABLE_IN = 0.1  # shows at most this share of table
+_RING_PAPER = 0.2  # and leaves at most this share of paper just outside its sides
+
+
+@dataclass(frozen=True)
+class _Place:
+    """A place's frame of reference in the small copy: its middle, its axes, its sides."""
+
+    middle: NDArray[np.float64]
+    along: NDArray[np.float64]  # unit vector along the place's short side (along the row)
+    across: NDArray[np.float64]
+    short: float
+    long: float
+
+    def corners(self, turn: float, shift_along: float, shift_across: float) -> NDArray[np.float64]:
+        """The corners (4, 2) of the card turned and shifted (in short sides) from the place, clockwise."""
+        a, b = self.axes(turn)
+        middle = self.middle + (shift_along * self.along + shift_across * self.across) * self.short
+        signs = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
+        return middle + signs[:, :1] * a * self.short / 2 + signs[:, 1:] * b * self.long / 2
+
+    def axes(self, turn: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        a = np.cos(turn) * self.along + np.sin(turn) * self.across
+        return a, np.array([-a[1], a[0]])
+
+
+def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray], table_xy: Sequence[NDArray],
+                  seen_xy: Sequence[NDArray]) -> CardQuad | None:
+    """The card lying partly hidden about ``place_xy``, or None.
+
+    Parameters
+    ----------
+    look : the frame's small blurred copy
+    place_xy : (4, 2) where the card would lie, a card's size, in frame pixels, clockwise, first
+        edge a short side (along the row)
+    row_xy : the row's cards (4, 2 each): the middles of their quads show the paper's colour
+    table_xy : polygons (4, 2) of the bare table beside the row
+    seen_xy : every card seen (4, 2 each): the card found lies over none of them
+
+    Returns
+    -------
+    the card's quad in frame pixels, its ``fill`` the share of it showing paper; or None
+    """
+    place = _place(np.asarray(place_xy, np.float64) * look.scale)
+    if place is None:
+        return None
+    height, width = look.blurred_bgr.shape[:2]
+    reach = 0.5 * np.hypot(place.short, place.long) + (0.6 + _RING) * place.short
+    x0, y0 = np.maximum(np.floor(place.middle - reach), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(place.middle + reach) + 1, [width, height]).astype(int)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    # (every other pixel: the copy is blurred, and a card spans tens of its pixels)
+    pixels = cv2.cvtColor(look.blurred_bgr[y0:y1:2, x0:x1:2], cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    paper_lab, table_lab = _paper_lab(look, row_xy), lab_pixels(look, table_xy, _SAMPLES, seen_xy)
+    if len(paper_lab) < 10 or len(table_lab) < 10:
+        return None
+    seen = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    if len(seen_xy):
+        cv2.fillPoly(seen, [np.round(np.asarray(q, np.float64) * look.scale - [x0, y0]).astype(np.int32) for q in seen_xy], 1)
+    free = seen[::2, ::2].reshape(-1) == 0
+    reference = np.median(paper_lab, axis=0)
+    paper = (np.linalg.norm(pixels[:, 1:] - reference[1:], axis=1) < _PAPER_TINT) & (pixels[:, 0] >= _PAPER_DARKEST * reference[0]) & free
+    if 4 * int(paper.sum()) < _PAPER_IN * place.short * place.long:  # (most places: the bare table)
+        return None
+    table = alike(pixels, table_lab, COMMON)  # (as ``calibration.gaps.table_share`` tells table)
+    paper &= ~table
+    columns = (x1 - x0 + 1) // 2
+    ys, xs = np.divmod(np.arange(len(pixels)), columns)
+    offsets = np.stack([2 * xs + x0 + 0.5, 2 * ys + y0 + 0.5], axis=1) - place.middle
+    fit = _Fit(place, offsets, paper, table, free)
+    steps = np.array([_ALONG[1] - _ALONG[0], _ACROSS[1] - _ACROSS[0], _TURNS[1] - _TURNS[0]])
+    best = fit.best(_TURNS, _ALONG, _ACROSS)
+    for _ in range(_FINER if best is not None else 0):
+        steps /= 2
+        _, turn, along, across = best
+        around = np.array([-1.0, 0.0, 1.0])
+        best = fit.best(turn + steps[2] * around, along + steps[0] * around, across + steps[1] * around)
+    if best is None:
+        return None
+    shares, turn, along, across = best
+    paper_in, table_in, ring_paper = shares
+    if paper_in < _PAPER_IN or table_in > _TABLE_IN or ring_paper > _RING_PAPER:
+        return None
+    return CardQuad((place.corners(turn, along, across) / look.scale).astype(np.float32), paper_in)
+
+
+def _place(quad: NDArray[np.float64]) -> _Place | None:
+    short_vec = (quad[1] - quad[0] + quad[2] - quad[3]) / 2
+    long_vec = (quad[3] - quad[0] + quad[2] - quad[1]) / 2
+    short, long = float(np.linalg.norm(short_vec)), float(np.linalg.norm(long_vec))
+    if short < 4 or long < 4:
+        return None
+    along = short_vec / short
+    return _Place(quad.mean(axis=0), along, np.array([-along[1], along[0]]), short, long)
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """Cards of a place's size, shifted and turned about it, measured against the paper and table seen."""
+
+    place: _Place
+    offsets: NDArray[np.float64]  # (N, 2) the pixels looked at, from the place's middle
+    paper: NDArray[np.bool_]  # (N,) each pixel paper, table or on no card seen (``free``)
+    table: NDArray[np.bool_]
+    free: NDArray[np.bool_]
+
+    def best(self, turns: NDArray, alongs: NDArray, acrosses: NDArray
+             ) -> tuple[tuple[float, float, float], float, float, float] | None:
+        """((paper in, table in, paper round), turn, along, across) of the best card tried, or None."""
+        short, long = self.place.short, self.place.long
+        least = 0.5 * short * long / 4  # (half a card's pixels, every other one looked at)
+        along, across = (grid.reshape(-1) for grid in np.meshgrid(alongs, acrosses, indexing="ij"))
+        shifts = (along[:, None] * self.place.along + across[:, None] * self.place.across) * short  # (C, 2)
+        best, best_score = None, -np.inf
+        for turn in turns:  # (all shifts of one turn at once: (C, N) masks)
+            a, b = self.place.axes(float(turn))
+            x = np.abs((self.offsets @ a)[None, :] - (shifts @ a)[:, None])
+            y = np.abs((self.offsets @ b)[None, :] - (shifts @ b)[:, None])
+            within = (x <= short / 2) & (y <= long / 2)
+            inside = within & self.free
+            ring = (x <= short / 2 + _RING * short) & (y <= long / 2 + _RING * short) & self.free & ~within
+            n_in, n_ring = inside.sum(axis=1), ring.sum(axis=1)
+            # (mostly off the frame, or lying over a card seen: not tried)
+            tried = (n_in >= np.maximum(least, (1 - _OVER_SEEN) * within.sum(axis=1))) & (n_ring >= 10)
+            if not tried.any():
+                continue
+            paper_in = (inside & self.paper).sum(axis=1) / np.maximum(n_in, 1)
+            table_in = (inside & self.table).sum(axis=1) / np.maximum(n_in, 1)
+            ring_paper = (ring & self.paper).sum(axis=1) / np.maximum(n_ring, 1)
+            score = np.where(tried, paper_in - table_in - ring_paper, -np.inf)
+            k = int(np.argmax(score))
+            if score[k] > best_score:
+                best_score = float(score[k])
+                best = ((float(paper_in[k]), float(table_in[k]), float(ring_paper[k])), float(turn), float(along[k]), float(across[k]))
+        return best
+
+
+def _paper_lab(look: TableLook, cards_xy: Sequence[NDArray]) -> NDArray[np.float32]:
+    """Lab of the lighter half of the pixels of the cards' middles: their paper, symbols left out."""
+    middles = [np.mean(q, axis=0) + 0.7 * (np.asarray(q, np.float64) - np.mean(q, axis=0)) for q in cards_xy]
+    lab = lab_pixels(look, middles, 2 * _SAMPLES)
+    return lab[lab[:, 0] >= np.median(lab[:, 0])] if len(lab) else lab
