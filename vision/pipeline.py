@@ -15,7 +15,8 @@ from vision.find import CardQuad, find_cards, warp_card
 from vision.read import PRINTED_NUMBER, WORK_SHORT_SIDE, read_card
 from vision.records import CardReading, SymbolReading
 
-__all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "without_odd_papers"]
+__all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "read_partly_hidden", "without_odd_papers",
+           "PARTLY_HIDDEN_CONFIDENCE"]
 
 # A face's paper keeps at least this share of the lightness (Lab L) of the other faces' paper
 # in the frame: on dev renders a card in the deepest shadow, where the light also falls off,
@@ -32,6 +33,9 @@ _MOST_TINT = 22.0
 # row's end flagged 27 right verdicts fewer on ten dev sets (a point card lying there), and left
 # one wrong verdict more unflagged (two without the whole card's size asked for).
 _WHOLE_CARD = 0.8
+# A card lying partly under a hand is read from the part in view, with this confidence at most:
+# low enough that a person is asked to look where it decides a verdict.
+PARTLY_HIDDEN_CONFIDENCE = 0.2
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,14 @@ class DetectedCard:
     """A face-up symbol card in a frame: where it lies and what it shows.
 
     ``corners_xy`` is (4, 2) float32, clockwise on screen, in frame pixels; the
-    symbols' ``center_xy`` in ``reading`` are in frame pixels too.
+    symbols' ``center_xy`` in ``reading`` are in frame pixels too. A card ``partly_hidden``
+    lies partly under something (a hand): its corners are where the card would lie, and its
+    reading is of the part in view (see ``vision.partial``).
     """
 
     corners_xy: NDArray[np.float32]
     reading: CardReading
+    partly_hidden: bool = False
 
     def __post_init__(self) -> None:
         if self.corners_xy.shape != (4, 2):
@@ -69,6 +76,20 @@ def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None)
     """Read the card inside one quadrilateral; ``None`` when it is no symbol card's face."""
     reading, card_wh = _read(frame_bgr, quad, profile)
     return _placed(quad, reading, card_wh) if reading.is_face else None
+
+
+def read_partly_hidden(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None) -> DetectedCard | None:
+    """Read a card found lying partly under a hand (``vision.partial``): what its part in view
+    shows, surely never (its confidence at most ``PARTLY_HIDDEN_CONFIDENCE``: the hand may hide
+    symbols). Unread (no criteria) where that part is too little to tell a face by; None where
+    its marks are a printed number (a point card's)."""
+    reading, card_wh = _read(frame_bgr, quad, profile)
+    if reading.reason == PRINTED_NUMBER:
+        return None
+    if reading.criteria is None:
+        return DetectedCard(quad.corners_xy, replace(reading, is_face=True, confidence=0.0), partly_hidden=True)
+    card = _placed(quad, replace(reading, confidence=min(reading.confidence, PARTLY_HIDDEN_CONFIDENCE)), card_wh)
+    return replace(card, partly_hidden=True)
 
 
 def _read(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any) -> tuple[CardReading, tuple[int, int]]:

@@ -10,15 +10,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.areas import TableAreas, row_candidates, search_box
-from calibration.seats import Seat
+from calibration.gaps import TableLook
+from calibration.seats import Seat, facing, left_to_right, table_centre
 from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, gap_places, row_gaps
 from vision.beneath import find_cards_beneath
 from vision.find import working_copy
-from vision.hidden import covered_rooms, end_rooms, look_at_table
-from vision.pipeline import DetectedCard, read_table
+from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
+from vision.partial import partly_hidden
+from vision.pipeline import DetectedCard, read_partly_hidden, read_table
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
 
@@ -42,8 +44,10 @@ class TableRow:
     row's ends where a card may lie hidden under something (a hand, a mug): 0 before its
     first card, ``len(cards)`` after its last; the verdict is uncertain when a card there
     would change it (before the first card always, after the last when the row has no error).
-    ``hidden`` are the positions the row's cards lying partly under another player's card, too
-    hidden to read, would take in ``cards`` (they are not in it): the verdict is taken without them
+    ``hidden`` are the positions the row's cards lying partly under another player's card, or
+    at its ends or in its gaps under a hand, too hidden to read, would take in ``cards`` (they are not in it; a
+    card partly under a hand whose part in view is read is in it, ``DetectedCard.partly_hidden``,
+    and uncertain wherever it decides the verdict): the verdict is taken without them
     and is uncertain when one lies at or before the first error. ``disputed`` are cards at the
     meeting of this row and a neighbour's, end to end, that may as well be the other's (card id,
     the other player): listed only where moving it would change either verdict, and uncertain.
@@ -134,23 +138,29 @@ def referee_frame(
     # The table is looked at once, for all rows: where a card of theirs may lie covered.
     look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None, small_bgr) if placed else (None, None)
     rows = []
+    # Cards lying partly under a hand just beyond a row's ends or in its gaps join the cards read and the row.
+    n_read, cards = len(cards), list(cards)
     for row, beneath_at in zip(placed, hidden):
-        readable = tuple(k for k in row.cards if k < len(cards))
+        readable = tuple(k for k in row.cards if k < n_read)
         if not readable:  # (the contract's rows hold a card at least: the player is named rowless)
             continue
         seat = [s.name for s in seats].index(row.player) if seats else len(rows)
+        unread_here = len(row.cards) - len(readable)
+        readable, beneath_at = _with_partly_hidden(frame_bgr, look, readable, beneath_at, cards, seen_xy, profile,
+                                                   seats, seat, size_wh)
         criteria = [cards[k].reading.criteria for k in readable]
         verdict = check_row(criteria)
         deciding = readable if verdict.first_error is None else readable[: verdict.first_error.position + 1]
         # A doubtful card counts when a near misreading would change the verdict; a lone card
         # read with doubt always does: no reading changes a one-card verdict, but such a card
         # mostly lies half under a hand, where the rest of its row may be hidden too.
+        # A card partly hidden always does: the hand may hide any number of its symbols.
         doubtful = tuple(k for i, k in enumerate(deciding) if cards[k].reading.confidence < UNCERTAIN_BELOW
-                         and (len(readable) == 1 or misread_may_change(criteria, i, verdict)))
+                         and (len(readable) == 1 or cards[k].partly_hidden or misread_may_change(criteria, i, verdict)))
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
-        rows.append(TableRow(row.player, readable, verdict, doubtful, len(row.cards) - len(readable), seat,
+        rows.append(TableRow(row.player, readable, verdict, doubtful, unread_here, seat,
                              row_gaps(corners), covered, beneath_at, row.disputed))
     rows = _with_deciding_disputes(rows, cards)
     ranking = rank_players(
@@ -158,7 +168,57 @@ def referee_frame(
     )
     found = {row.player for row in rows}
     rowless = tuple(seat.name for seat in seats or () if seat.name not in found)
-    return TableResult(size_wh, cards, unread, tuple(rows), tuple(ranking), rowless)
+    return TableResult(size_wh, tuple(cards), unread, tuple(rows), tuple(ranking), rowless)
+
+
+def _with_partly_hidden(
+    frame_bgr: NDArray[np.uint8], look: TableLook, row: tuple[int, ...], beneath_at: tuple[int, ...],
+    cards: list[DetectedCard], seen_xy: list[NDArray], profile: Any, seats: Sequence[Seat] | None, seat: int,
+    size_wh: tuple[int, int],
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The row's cards with the cards found lying partly hidden just beyond its ends or in its
+    gaps (``vision.partial``), and the positions of its hidden cards (``TableRow.hidden``).
+
+    A card found there that is read joins ``cards`` and the row; one too hidden to read is
+    one more hidden card of the row; a point card, or a card nearer another seat, neither.
+    Each card found joins ``seen_xy`` (no other row finds it again).
+    """
+    if len(row) == 1 and not seats:  # (no such row: without seats a row is two cards at least)
+        return row, beneath_at
+    corners = [cards[k].corners_xy for k in row]
+    # Each place with the position in the row it would take: before the row's card there (its length: after the last).
+    places = end_rooms(corners, len(corners), shrink=1.0)
+    places += [(g, quad) for g in row_gaps(corners) for quad in gap_places(corners, [g])]
+    read: list[tuple[int, int]] = []  # (position, card id) of the cards found and read
+    unread: list[int] = []
+    for position, place in places:
+        quad = partly_hidden(look, place, corners, table_beside(corners), seen_xy)
+        if quad is None:
+            continue
+        at = np.array(quad.center_xy)
+        if seats and int(np.argmin([np.hypot(*(at - s.position_xy)) for s in seats])) != seat:
+            continue  # (the end of a neighbour's row)
+        card = read_partly_hidden(frame_bgr, quad, profile)
+        if card is None:
+            continue
+        seen_xy.append(card.corners_xy)
+        if len(row) == 1:  # (a lone card's two ends: the one before it is on its player's left)
+            right = left_to_right(facing(seats[seat].position_xy, table_centre(seats, size_wh)))
+            position = 0 if float((at - cards[row[0]].center_xy) @ right) < 0 else 1
+        if card.reading.criteria is None:
+            unread.append(position)
+            continue
+        cards.append(card)
+        read.append((position, len(cards) - 1))
+    if not read and not unread:
+        return row, beneath_at
+    cards_now: list[int] = []
+    for i in range(len(row) + 1):
+        cards_now += [card for position, card in read if position == i]
+        cards_now += row[i:i + 1]
+    # A hidden card before the row's card there takes its place after the cards found there.
+    hidden = sorted(p + sum(1 for q, _ in read if q <= p) for p in (*beneath_at, *unread))
+    return tuple(cards_now), tuple(hidden)
 
 
 def _with_deciding_disputes(rows: list[TableRow], cards: Sequence[DetectedCard]) -> list[TableRow]:
@@ -263,6 +323,7 @@ def _card_json(card: DetectedCard, card_id: int) -> dict[str, Any]:
             for s in reading.symbols
         ],
         "confidence": round(float(reading.confidence), 3),
+        "partly_hidden": card.partly_hidden,
     }
 
 
@@ -277,13 +338,14 @@ def result_lines(result: TableResult, path: str) -> list[str]:
     for row in result.rows:
         verdict = row.verdict
         words = error_words(result, row) if verdict.first_error else "no error"
-        if row.uncertain_cards:
-            positions = ", ".join(str(row.cards.index(k) + 1) for k in row.uncertain_cards)
-            words += f" (please look at card {positions}: read with doubt)"
+        for why, looks in (("read with doubt", False), ("partly hidden", True)):
+            positions = ", ".join(str(row.cards.index(k) + 1) for k in row.uncertain_cards if result.cards[k].partly_hidden == looks)
+            if positions:
+                words += f" (please look at card {positions}: {why})"
         if row.unread_cards:
             words += " (a card in this row could not be read: please look)"
         if row.deciding_hidden:
-            words += " (a card of this row lies under another player's: please look)"
+            words += " (a card of this row lies too hidden to read, under another player's or a hand: please look)"
         if row.deciding_gaps:
             positions = ", ".join(ordinal(g + 1) for g in row.deciding_gaps)
             words += f" (room for a card before the {positions}: one may be hidden, please look)"

@@ -104,7 +104,7 @@ def test_a_card_of_the_row_under_another_players_makes_it_uncertain_at_or_before
     row = TableRow("Anna", (0,), Verdict(1, None), (), hidden=(0,))  # a card under another's, then one read
     assert row.uncertain
     result = TableResult((640, 400), (), (), (row,), ())
-    assert "a card of this row lies under another player's: please look" in " ".join(result_lines(result, "table.png"))
+    assert "a card of this row lies too hidden to read, under another player's or a hand: please look" in " ".join(result_lines(result, "table.png"))
     line = result_json(result, "table.png")["rows"][0]
     assert line["hidden_cards"] == [0] and line["uncertain"] and line["cards"] == [0]
 
@@ -201,3 +201,52 @@ def test_a_card_where_two_rows_meet_is_not_disputed_when_either_way_both_verdict
     # Both rows break at their 2nd card whichever row the card at the meeting is in.
     _, rows = _meeting([(1, 1, 1), (1, 2, 2), (3, 3, 3), (2, 2, 4), (2, 3, 5), (2, 1, 6)])
     assert all(row.disputed == () and not row.uncertain for row in rows)
+
+
+def _flat_card(x: float, read: bool = True, partly_hidden: bool = False):
+    """A card read (or too hidden to read: no criteria) lying upright at ``x``, 80 x 120 px."""
+    from referee.cards import Criteria
+    from vision.pipeline import DetectedCard
+    from vision.records import CardReading
+
+    corners = np.array([[x - 40, 140], [x + 40, 140], [x + 40, 260], [x - 40, 260]], np.float32)
+    reading = CardReading((), Criteria(1, 1, 1) if read else None, 0.2 if partly_hidden else 0.9, True)
+    return DetectedCard(corners, reading, partly_hidden)
+
+
+@pytest.mark.parametrize("lone", [False, True], ids=["a row", "a lone card"])
+def test_cards_found_partly_hidden_take_their_places_in_the_row_and_the_unread_ones_are_hidden_cards(lone, monkeypatch) -> None:
+    # A row at x 150, 250, 350 and 550 (room for a card at 450): a card partly under a hand is
+    # found and read at 450 and after the last card (650), one too hidden to read before the
+    # first (50). A lone card's ends are told apart by its player's left to right.
+    import referee.cli.table as table
+    from calibration.seats import Seat
+    from vision.quads import CardQuad
+
+    read_at, unread_at = {450, 650}, {50}
+    if lone:
+        read_at, unread_at = {50}, {250}  # (a lone card at 150: its ends one pitch either side)
+
+    def found(look, place, row_xy, table_xy, seen_xy):
+        x = round(float(np.mean(place[:, 0])), -1)
+        return CardQuad(np.float32(place), 0.4) if x in read_at | unread_at else None
+
+    def read(frame, quad, profile=None):
+        x = round(float(quad.center_xy[0]), -1)
+        return _flat_card(x, read=x in read_at, partly_hidden=True)
+
+    monkeypatch.setattr(table, "partly_hidden", found)
+    monkeypatch.setattr(table, "read_partly_hidden", read)
+    xs = [150] if lone else [150, 250, 350, 550]
+    cards = [_flat_card(x) for x in xs]
+    row = tuple(range(len(xs)))
+    # The player sits across the table (at the top): their left to right runs right to left on screen.
+    seats = [Seat("Anna", (150, 0)), Seat("Ben", (150, 400))]
+    placed, hidden = table._with_partly_hidden(np.zeros((400, 700, 3), np.uint8), None, row, (), cards, [], None,
+                                               seats, 0, (640, 400))
+    xs_now = [round(float(cards[k].center_xy[0])) for k in placed]
+    if lone:
+        assert xs_now == [150, 50] and hidden == (0,)  # 50 is Anna's right of 150; 250 (unread) her left
+    else:
+        assert xs_now == [150, 250, 350, 450, 550, 650] and hidden == (0,)
+    assert all(cards[k].partly_hidden for k in placed if cards[k].center_xy[0] in (50, 450, 650))
