@@ -62,6 +62,8 @@ def _in_look(look: TableLook, polygons_xy: Sequence[NDArray[np.float64]]) -> lis
 
 def lab_pixels(look: TableLook, polygons_xy: Sequence[NDArray[np.float64]], samples: int,
                exclude_xy: Sequence[NDArray[np.float64]] = ()) -> NDArray[np.float32]:
+    """Lab (N, 3) of about ``samples`` of the look's pixels inside the polygons (frame pixels,
+    (K, 2) each), those inside ``exclude_xy`` left out; empty when none is inside."""
     # Only the polygons' bounding box is masked (in row-major order, as over the whole frame).
     polygons = _in_look(look, polygons_xy)
     points = np.concatenate(polygons)
