@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TableLook", "table_look", "table_share", "paper_share", "lab_pixels", "alike", "COMMON"]
+__all__ = ["TableLook", "table_look", "table_share", "paper_share", "lab_pixels", "alike", "card_middles", "COMMON"]
 
 _WORK_WIDTH = 640  # the gaps are judged on a small copy of the frame
 _ALIKE = 8.0  # Lab distance within which a gap's pixel matches a pixel of the bare table
@@ -117,8 +117,12 @@ def paper_share(look: TableLook, gap_xy: NDArray[np.float64], cards_xy: Sequence
     their middles, where plain paper is most of what shows. A card lying there, mostly under
     a hand, shows its paper; a hand, a sleeve or the table do not. None when either side is
     too small to tell."""
-    middles = [np.mean(quad, axis=0) + _MIDDLE * (quad - np.mean(quad, axis=0)) for quad in cards_xy]
-    return _alike_share(lab_pixels(look, [gap_xy], samples[0], exclude_xy), lab_pixels(look, middles, samples[1]), _PAPER_COMMON)
+    return _alike_share(lab_pixels(look, [gap_xy], samples[0], exclude_xy), lab_pixels(look, card_middles(cards_xy), samples[1]), _PAPER_COMMON)
+
+
+def card_middles(cards_xy: Sequence[NDArray]) -> list[NDArray[np.float64]]:
+    """Each card's middle (4, 2): its quad shrunk about its centre (``_MIDDLE``), clear of its outline and the table."""
+    return [np.mean(quad, axis=0) + _MIDDLE * (np.asarray(quad, np.float64) - np.mean(quad, axis=0)) for quad in cards_xy]
 
 
 def _alike_share(gap: NDArray[np.float32], reference: NDArray[np.float32], common: float) -> float | None:

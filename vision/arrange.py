@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from calibration.seats import Seat, facing, left_to_right, table_centre
 from vision.card_sizes import SQUARISH
 
-__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "room_for_a_card", "row_gaps", "gap_places"]
+__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "room_for_a_card", "row_gaps", "gap_places", "nearest_seats"]
 
 # Centre-to-centre distance of neighbours in a row, in short sides: touching cards
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
@@ -251,7 +251,7 @@ def arrange_rows(
                          zip((seen.quads, seen.centres, seen.short_axes, seen.shorts, seen.longs),
                              (hidden.quads, hidden.centres, hidden.short_axes, hidden.shorts, hidden.longs))))
     positions = np.array([s.position_xy for s in seats], np.float64)
-    chains, over = _with_cards_beneath(geo, _chains(seen), count, _nearest_seats(positions, geo.centres[:count]))
+    chains, over = _with_cards_beneath(geo, _chains(seen), count, nearest_seats(positions, geo.centres[:count]))
     # A card beneath another is never of that card's row (where one row ends, the next begins).
     rows = []
     for row in _rows_for_seats(geo, chains, seats, image_size_wh, over):
@@ -311,7 +311,7 @@ def _rows_for_seats(
     """Each seat's row from the chains (``over``: the card over each card beneath, see ``_with_cards_beneath``)."""
     centre = np.array(table_centre(seats, image_size_wh))
     positions = np.array([s.position_xy for s in seats], np.float64)
-    nearest = _nearest_seats(positions, geo.centres)
+    nearest = nearest_seats(positions, geo.centres)
     chains = _join_across_gaps(geo, chains, positions, nearest)
     # A chain whose cards are nearest to several seats may hold players' rows touching
     # along one edge: it is cut into a piece for each (see _share_chain).
@@ -368,7 +368,7 @@ def _join_across_gaps(geo: CardGeometry, chains: list[list[int]], positions: NDA
     they look like no row of their player's. Joined, the chain is cut where each player
     sits (``_share_chain``). A player whose row is whole on one side of a gap (two rows
     with room between them), or a pool card in line with a row, leaves the chains apart.
-    ``nearest`` is each card's nearest seat (``_nearest_seats``).
+    ``nearest`` is each card's nearest seat (``nearest_seats``).
     """
     chains = [list(chain) for chain in chains]
     owners = [{nearest[k] for k in chain} for chain in chains]
@@ -425,7 +425,7 @@ def _bridge_gaps(
     whose line is uncertain, is continued by a piece of two cards or more on whose line it
     lies, room for one or two cards beyond its end, its player near the middle (``_SEAT_OFF``).
     The row is then still wrong, but its cards before the gap are refereed as laid.
-    ``nearest`` is each card's nearest seat (``_nearest_seats``).
+    ``nearest`` is each card's nearest seat (``nearest_seats``).
     """
     rows = {seat: list(cards) for seat, cards in rows.items()}
     taken = {k for cards in rows.values() for k in cards}
@@ -479,7 +479,7 @@ def _seat_offset(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float6
     return abs(float(along.mean() - seat_xy @ axis)) / extent
 
 
-def _nearest_seats(positions: NDArray[np.float64], points: NDArray[np.float64]) -> list[int]:
+def nearest_seats(positions: NDArray[np.float64], points: NDArray[np.float64]) -> list[int]:
     """The nearest seat (an index into ``positions`` (S, 2)) of each point (N, 2)."""
     return np.argmin(np.linalg.norm(positions[None, :, :] - points[:, None, :], axis=2), axis=1).tolist()
 

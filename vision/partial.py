@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.gaps import COMMON, TableLook, alike, lab_pixels
+from calibration.gaps import COMMON, TableLook, alike, card_middles, lab_pixels
 from vision.quads import CardQuad
 
 __all__ = ["partly_hidden"]
@@ -180,6 +180,5 @@ class _Fit:
 
 def _paper_lab(look: TableLook, cards_xy: Sequence[NDArray]) -> NDArray[np.float32]:
     """Lab of the lighter half of the pixels of the cards' middles: their paper, symbols left out."""
-    middles = [np.mean(q, axis=0) + 0.7 * (np.asarray(q, np.float64) - np.mean(q, axis=0)) for q in cards_xy]
-    lab = lab_pixels(look, middles, 2 * _SAMPLES)
+    lab = lab_pixels(look, card_middles(cards_xy), 2 * _SAMPLES)
     return lab[lab[:, 0] >= np.median(lab[:, 0])] if len(lab) else lab

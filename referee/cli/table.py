@@ -15,7 +15,7 @@ from calibration.seats import Seat, facing, left_to_right, table_centre
 from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
-from vision.arrange import arrange_rows, gap_places, row_gaps
+from vision.arrange import arrange_rows, gap_places, nearest_seats, row_gaps
 from vision.beneath import find_cards_beneath
 from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
@@ -196,7 +196,7 @@ def _with_partly_hidden(
         if quad is None:
             continue
         at = np.array(quad.center_xy)
-        if seats and int(np.argmin([np.hypot(*(at - s.position_xy)) for s in seats])) != seat:
+        if seats and nearest_seats(np.array([s.position_xy for s in seats], np.float64), at[None])[0] != seat:
             continue  # (the end of a neighbour's row)
         card = read_partly_hidden(frame_bgr, quad, profile)
         if card is None:
