@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -15,7 +17,7 @@ from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_
 from vision.second_look import add_new, are_apart, look_again, of_paper_tint
 from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
 
-__all__ = ["CardQuad", "find_cards", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
+__all__ = ["CardQuad", "find_cards", "find_closer", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
 
 WORK_LONG_SIDE = 960
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
@@ -91,6 +93,28 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
     return [CardQuad(quad.corners_xy + offset, quad.fill) for quad in _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab)]
 
 
+def find_closer(frame_bgr: NDArray[np.uint8], boxes: Sequence[tuple[int, int, int, int]],
+                small_bgr: NDArray[np.uint8] | None = None) -> list[list[CardQuad]]:
+    """The cards in each of a few boxes of the frame (x0, y0, x1, y1), each box swept alone.
+
+    The whole frame's sweep runs between the table's whiteness and the paper's over all of it:
+    a card in a shadow cast across the table, or under a lamp's glare, may stand out at none of
+    its levels. A box a few cards wide takes its levels from what lies in it, and the card
+    stands out there. One sweep (under the whole frame's light cast), no second look: a box is
+    looked at where a card is expected (``vision.nearer``), not everywhere.
+    """
+    scale = _working_scale(frame_bgr)
+    small = _shrink(frame_bgr, scale) if small_bgr is None else small_bgr
+    max_area = 0.1 * frame_bgr.shape[0] * frame_bgr.shape[1] * scale**2
+    cast_ab = _light_cast(small)
+    found = []
+    for x0, y0, x1, y1 in boxes:
+        offset = np.array([x0, y0], np.float32)
+        quads = _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab, once=True)
+        found.append([CardQuad(quad.corners_xy + offset, quad.fill) for quad in quads])
+    return found
+
+
 def working_copy(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """The frame as ``find_cards`` works on it: its long side ``WORK_LONG_SIDE`` (or as it
     is when smaller), by pixel area. A frame two or four times that size with even sides
@@ -103,9 +127,10 @@ def _working_scale(frame_bgr: NDArray[np.uint8]) -> float:
 
 
 def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
-          cast_ab: tuple[float, float] | None = None, small: NDArray[np.uint8] | None = None) -> list[CardQuad]:
+          cast_ab: tuple[float, float] | None = None, small: NDArray[np.uint8] | None = None, once: bool = False) -> list[CardQuad]:
     """``find_cards`` of a whole frame (or a box of it) worked on at ``scale`` (``small``:
-    it at that scale, when at hand); no card is larger than ``max_area`` working pixels."""
+    it at that scale, when at hand); no card is larger than ``max_area`` working pixels.
+    ``once``: one sweep of the whiteness under ``cast_ab``, no second look (``find_closer``)."""
     small = _shrink(frame_bgr, scale) if small is None else small
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     white, cast_ab = lab_whiteness(lab, _light_cast(small, lab) if cast_ab is None else cast_ab)
@@ -117,8 +142,8 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     # under mixed light leaves the daylit cards standing out, not those under the lamp: where
     # the fiftieth's cast is off the tenth's, its sweep is kept where it finds plainly more
     # cards with symbols printed in them.
-    paler_ab = light_cast(small, _PALE_TABLE_SHARE, lab)
-    if len(chosen) < 2 or np.hypot(paler_ab[0] - cast_ab[0], paler_ab[1] - cast_ab[1]) > _PALER_OFF:
+    paler_ab = None if once else light_cast(small, _PALE_TABLE_SHARE, lab)
+    if paler_ab is not None and (len(chosen) < 2 or np.hypot(paler_ab[0] - cast_ab[0], paler_ab[1] - cast_ab[1]) > _PALER_OFF):
         paler = lab_whiteness(lab, paler_ab)
         again = _sweep(paler[0], scale, max_area)
         if len(chosen) < 2:
@@ -133,7 +158,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     # far from that, the frame is swept again under it, and that sweep kept where it finds no
     # fewer cards with symbols printed in them (the faces' cast can be read off odd faces: a
     # card in a hand, cards half in a shadow).
-    if len(chosen) >= 2:
+    if len(chosen) >= 2 and not once:
         faces = faces_cast(small, np.array([r.corners_xy for r in chosen], np.float32))
         if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) > _CAST_OFF:
             under = lab_whiteness(lab, faces)[0]
@@ -145,22 +170,23 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     quads = _quads_of(chosen, scale)
     quads = add_new(quads, _split_rows([r for r in regions if r.fill >= CLEAN_FILL], quads, scale))
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
-    again = look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area)
-    quads += _quads_of(again, scale)
-    tinted = of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
-                           _MIN_SHORT_SIDE_PX * scale, max_area)
-    # Under a warm lamp, paper in a shadow is lit by the room and shows little of the lamp's
-    # colour: taken as strongly cast as lit paper, it is as dull as the table. The paper left
-    # over is looked at again with the cast in proportion to lightness; the cards it finds with
-    # symbols printed in them, apart from all found, are added (and, as the tint's, move none).
-    shadowed = []
-    if np.hypot(*cast_ab) >= _SHADOW_CAST:
-        in_shade = lab_whiteness_in_shade(lab, cast_ab)
-        shadowed = _with_symbols(look_again(small, lab, in_shade, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), in_shade)
-    if shadowed and (again or tinted):
-        shapes = np.array([r.corners_xy for r in shadowed], np.float32)
-        shadowed = [r for r, is_apart in zip(shadowed, are_apart(shapes, np.array([r.corners_xy for r in again + tinted], np.float32)))
-                    if is_apart]
+    again, tinted, shadowed = [], [], []
+    if not once:
+        again = look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area)
+        quads += _quads_of(again, scale)
+        tinted = of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
+                               _MIN_SHORT_SIDE_PX * scale, max_area)
+        # Under a warm lamp, paper in a shadow is lit by the room and shows little of the lamp's
+        # colour: taken as strongly cast as lit paper, it is as dull as the table. The paper left
+        # over is looked at again with the cast in proportion to lightness; the cards it finds with
+        # symbols printed in them, apart from all found, are added (and, as the tint's, move none).
+        if np.hypot(*cast_ab) >= _SHADOW_CAST:
+            in_shade = lab_whiteness_in_shade(lab, cast_ab)
+            shadowed = _with_symbols(look_again(small, lab, in_shade, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), in_shade)
+        if shadowed and (again or tinted):
+            shapes = np.array([r.corners_xy for r in shadowed], np.float32)
+            shadowed = [r for r, is_apart in zip(shadowed, are_apart(shapes, np.array([r.corners_xy for r in again + tinted], np.float32)))
+                        if is_apart]
     tinted = _quads_of(tinted + shadowed, scale)
     search_px = 1.0 / scale + 2.0
     snapped = snap_all_corners(_gray_near(frame_bgr, quads + tinted, search_px + 2.0),
