@@ -35,7 +35,7 @@ __all__ = ["cards_nearer"]
 _BOX = 1.5  # a box reaches this many short sides beyond the sides of a place a card may lie at
 _BARE = 0.6  # a place this much like the bare table beside the row holds no card: not looked at
 _FRONT_ALONG, _FRONT_DEEP = 4.0, 1.5  # before a seat with no row: short sides along its edge either way, and deep
-_FRONT_ROWS = 2  # looked at only where this many rows were found
+_DEPTH = 3.0  # ... so many short sides in from the seat where no row was found to tell
 # A card found shows this share of a card's area where it lies, as the cards in view show it
 # (``sizes_in_view``). On two hard dev sets the boxes' finds within it were 16 cards and 4 pieces
 # or no card; outside it 4 cards (pieces of cards half hidden) and 35 no card (a piece of one
@@ -81,13 +81,12 @@ def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ro
             if share is not None and share < _BARE:
                 places.append(quad)
     boxes = [_box(quad, _BOX * short) for quad in places]
-    # Before a seat with no row, as far in as the rows found lie from theirs (two rows at least:
-    # fewer tell too little, and most cards of the frame were then missed, not a row's).
+    # Before a seat with no row, as far in as the rows found lie from theirs (none found: a guess).
     placed = {row.player for row in rows}
-    depth = float(np.median([_depth(seats, row, cards) for row in rows])) if rows else 0.0
+    depth = float(np.median([_depth(seats, row, cards) for row in rows])) if rows else _DEPTH * short
     centre = table_centre(seats, (frame_bgr.shape[1], frame_bgr.shape[0]))
     for seat in seats:
-        if len(rows) >= _FRONT_ROWS and seat.name not in placed:
+        if seat.name not in placed:
             toward = np.array(facing(seat.position_xy, centre))
             across = np.array([-toward[1], toward[0]])
             middle = np.array(seat.position_xy) + depth * toward
