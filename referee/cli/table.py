@@ -19,6 +19,7 @@ from vision.arrange import arrange_rows, gap_places, nearest_seats, row_gaps
 from vision.beneath import find_cards_beneath
 from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
+from vision.nearer import cards_nearer
 from vision.partial import partly_hidden
 from vision.pipeline import DetectedCard, read_partly_hidden, read_table
 
@@ -105,6 +106,8 @@ def referee_frame(
 ) -> TableResult:
     """Read the frame, arrange the rows (by seats when given) and referee them.
 
+    With seats, the frame is looked at again closer where the rows may go on (``vision.nearer``):
+    cards missed in a shadow or under glare join the cards read before the rows are arranged.
     With ``areas`` (from a calibration), cards are looked for only on and around the table
     top, and cards off the top or in the middle pool are listed but never put in a row;
     with ``profile`` (its colour profile) colours are named by the learned inks.
@@ -113,6 +116,14 @@ def referee_frame(
     small_bgr = working_copy(frame_bgr)  # (the table look below halves the frame alike)
     on_table = read_table(frame_bgr, profile, search_box(areas, size_wh), small_bgr)
     detected = on_table.cards
+    # The table is looked at once, for all rows: where a card of theirs may lie covered.
+    look, top_xy = look_at_table(frame_bgr, [card.corners_xy for card in detected], areas.table_xy if areas else None, small_bgr)
+    if seats:  # (a closer look where the rows may go on, for cards missed in a shadow or under glare)
+        read_here = [card for card in detected if card.reading.criteria is not None]
+        rows_here = arrange_rows([card.corners_xy for card in read_here], seats, size_wh)
+        seen_here = [*(card.corners_xy for card in detected), *on_table.point_cards_xy]
+        detected += tuple(cards_nearer(frame_bgr, read_here, rows_here, seats, look, top_xy, seen_here, small_bgr, profile,
+                                       UNCERTAIN_BELOW))
     cards = tuple(card for card in detected if card.reading.criteria is not None)
     unread = tuple(card for card in detected if card.reading.criteria is None)
     # Unread faces take their place in the rows too, so that a row is not silently
@@ -135,8 +146,6 @@ def referee_frame(
     faces_xy = [card.corners_xy for card in faces]
     # The cards seen, point cards too: a card seen where a row's next card would lie is no cover over one.
     seen_xy = [*faces_xy, *on_table.point_cards_xy]
-    # The table is looked at once, for all rows: where a card of theirs may lie covered.
-    look, top_xy = look_at_table(frame_bgr, faces_xy, areas.table_xy if areas else None, small_bgr) if placed else (None, None)
     rows = []
     # Cards lying partly under a hand just beyond a row's ends or in its gaps join the cards read and the row.
     n_read, cards = len(cards), list(cards)
