@@ -1322,3 +1322,23 @@ def test_a_colour_read_with_doubt_doubts_the_card_only_where_it_may_change_the_c
     at_stake = read([("square", "red"), ("star", "blue")])
     assert at_stake.confidence < 0.5
     assert "colour of a symbol is ambiguous" in at_stake.reason
+
+
+def _along_the_edge(image: np.ndarray, colour=(70, 100, 150)) -> np.ndarray:
+    """The card with a hand's edge (skin-coloured) lying along its right side, over its lower two thirds."""
+    covered = image.copy()
+    h, w = covered.shape[:2]
+    cv2.rectangle(covered, (int(0.88 * w), int(0.3 * h)), (w, h), colour, -1)
+    return covered
+
+
+@pytest.mark.parametrize("border", [None, (60, 60, 60)], ids=["plain", "printed frame line"])
+def test_a_hand_along_the_cards_edge_makes_its_reading_doubtful_a_frame_line_does_not(card_art, border):
+    # What the hand hides may be a symbol: the symbols in view are read, with doubt.
+    syms = _nine_grid(card_art, [("circle", "red"), ("square", "blue"), ("star", "yellow")])
+    image = card_art.light(card_art.draw(syms, border=border, corner_radius=0.08), noise=2.0, blur=0.5)
+    clean = read_card(image)
+    assert clean.criteria == Criteria(colours=3, shapes=3, symbols=3) and clean.confidence > 0.8, clean.reason
+    covered = read_card(_along_the_edge(image))
+    assert covered.criteria == Criteria(colours=3, shapes=3, symbols=3)
+    assert covered.confidence < 0.5 and "overlaps the card's edge" in covered.reason
