@@ -86,11 +86,7 @@ def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] |
     max_area = 0.1 * frame_bgr.shape[0] * frame_bgr.shape[1] * scale**2
     if within is None:
         return _find(frame_bgr, scale, max_area, small=small)
-    # The whole frame's light cast: a box judges whiteness as the whole frame does.
-    x0, y0, x1, y1 = within
-    cast_ab = _light_cast(small)
-    offset = np.array([x0, y0], np.float32)
-    return [CardQuad(quad.corners_xy + offset, quad.fill) for quad in _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab)]
+    return _in_boxes(frame_bgr, [within], small)[0]
 
 
 def find_closer(frame_bgr: NDArray[np.uint8], boxes: Sequence[tuple[int, int, int, int]],
@@ -103,14 +99,22 @@ def find_closer(frame_bgr: NDArray[np.uint8], boxes: Sequence[tuple[int, int, in
     stands out there. One sweep (under the whole frame's light cast), no second look: a box is
     looked at where a card is expected (``vision.nearer``), not everywhere.
     """
+    small = _shrink(frame_bgr, _working_scale(frame_bgr)) if small_bgr is None else small_bgr
+    return _in_boxes(frame_bgr, boxes, small, once=True)
+
+
+def _in_boxes(frame_bgr: NDArray[np.uint8], boxes: Sequence[tuple[int, int, int, int]], small: NDArray[np.uint8],
+              once: bool = False) -> list[list[CardQuad]]:
+    """``_find`` of each box of the frame (``small``: the frame's working copy), in frame pixels.
+    Each box is worked on at the whole frame's scale and judges whiteness under the whole frame's
+    light cast; no card is larger than a tenth of the whole frame."""
     scale = _working_scale(frame_bgr)
-    small = _shrink(frame_bgr, scale) if small_bgr is None else small_bgr
     max_area = 0.1 * frame_bgr.shape[0] * frame_bgr.shape[1] * scale**2
     cast_ab = _light_cast(small)
     found = []
     for x0, y0, x1, y1 in boxes:
         offset = np.array([x0, y0], np.float32)
-        quads = _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab, once=True)
+        quads = _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab, once=once)
         found.append([CardQuad(quad.corners_xy + offset, quad.fill) for quad in quads])
     return found
 

@@ -72,8 +72,7 @@ def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ro
     places = []
     for row in rows:
         corners = [cards[k].corners_xy for k in row.cards]
-        shares = room_shares(look, corners, seen, len(corners), top_xy)
-        rooms = dict(shares)
+        rooms = dict(room_shares(look, corners, seen, len(corners), top_xy))
         places += [quad for position, quad in end_rooms(corners, len(corners), shrink=1.0) if rooms.get(position) is not None and rooms[position] < _BARE]
         table = table_beside(corners)
         for quad in gap_places(corners, row_gaps(corners)):
@@ -96,9 +95,9 @@ def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ro
     boxes = [box for box in (_clipped(box, width, height) for box in boxes) if box[2] - box[0] >= 2 * short and box[3] - box[1] >= 2 * short]
     in_view = [CardQuad(card.corners_xy, 1.0) for card in cards]
     found: list[DetectedCard] = []
+    taken = np.array(seen, np.float32).reshape(-1, 4, 2)  # (the cards seen, and those found here)
     for quads in find_closer(frame_bgr, boxes, small_bgr):
         for quad in quads:
-            taken = np.array([*seen, *(card.corners_xy for card in found)], np.float32)
             if points_inside(taken, np.array([quad.center_xy], np.float32)).any() or points_inside(quad.corners_xy[None], taken.mean(axis=1)).any():
                 continue  # (a card found already)
             short_side, long_side = sizes_in_view(in_view, np.array([quad.center_xy]))[0]
@@ -107,6 +106,7 @@ def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ro
             card = read_quad(frame_bgr, quad, profile)
             if card is not None and card.reading.criteria is not None and card.reading.confidence >= sure:
                 found.append(card)
+                taken = np.concatenate([taken, card.corners_xy[None].astype(np.float32)])
     return found
 
 
