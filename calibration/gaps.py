@@ -136,8 +136,23 @@ def _alike_share(gap: NDArray[np.float32], reference: NDArray[np.float32], commo
 def alike(pixels: NDArray[np.float32], reference: NDArray[np.float32], common: float) -> NDArray[np.bool_]:
     """Whether each of the ``pixels`` (Lab, (N, 3)) is within ``_ALIKE`` of at least ``common``
     of the ``reference`` pixels (M, 3)."""
+    # Alike pixels are alike once: Lab of 8-bit pixels is whole numbers (a blurred copy repeats many),
+    # so each distinct value is compared once, and each distinct reference value weighs its count.
+    g, inverse = np.unique(_packed(pixels), return_inverse=True)
+    t, counts = np.unique(_packed(reference), return_counts=True)
+    g, t = _unpacked(g), _unpacked(t)
     # Squared distances of every pair as |g|^2 + |t|^2 - 2 g.t: one matrix product, not a (gaps, table, 3) array.
-    # (Lab of 8-bit pixels is whole numbers up to 255: every term is a whole number below 2^24, exact in float32.)
-    g, t = pixels, reference
+    # (every term is a whole number below 2^24, exact in float32)
     squared = (g * g).sum(axis=1)[:, None] + (t * t).sum(axis=1)[None, :] - 2.0 * (g @ t.T)
-    return (squared < _ALIKE**2).mean(axis=1) >= common
+    share = (squared < _ALIKE**2).astype(np.float64) @ counts / len(reference)
+    return (share >= common)[inverse.reshape(-1)]
+
+
+def _packed(lab: NDArray[np.float32]) -> NDArray[np.int32]:
+    """Each Lab pixel (whole numbers 0-255) as one whole number."""
+    whole = lab.astype(np.int32)
+    return (whole[:, 0] << 16) | (whole[:, 1] << 8) | whole[:, 2]
+
+
+def _unpacked(packed: NDArray[np.int32]) -> NDArray[np.float32]:
+    return np.stack([packed >> 16, (packed >> 8) & 255, packed & 255], axis=1).astype(np.float32)

@@ -154,22 +154,32 @@ class _Fit:
         least = 0.5 * short * long / 4  # (half a card's pixels, every other one looked at)
         along, across = (grid.reshape(-1) for grid in np.meshgrid(alongs, acrosses, indexing="ij"))
         shifts = (along[:, None] * self.place.along + across[:, None] * self.place.across) * short  # (C, 2)
+        # Each card's counts as one product of its masks with the pixels' kinds (whole numbers, exact in float32):
+        # all pixels, free ones, paper (free), table (free).
+        kinds = np.stack([np.ones_like(self.free), self.free, self.paper, self.table & self.free], axis=1).astype(np.float32)
         best, best_score = None, -np.inf
         for turn in turns:  # (all shifts of one turn at once: (C, N) masks)
             a, b = self.place.axes(float(turn))
-            x = np.abs((self.offsets @ a)[None, :] - (shifts @ a)[:, None])
-            y = np.abs((self.offsets @ b)[None, :] - (shifts @ b)[:, None])
-            within = (x <= short / 2) & (y <= long / 2)
-            inside = within & self.free
-            ring = (x <= short / 2 + _RING * short) & (y <= long / 2 + _RING * short) & self.free & ~within
-            n_in, n_ring = inside.sum(axis=1), ring.sum(axis=1)
+            # Only the pixels that may lie in a card's ring are measured (a hair more, for rounding).
+            su, sv, u, v = shifts @ a, shifts @ b, self.offsets @ a, self.offsets @ b
+            reach = np.array([np.ptp(su) + short, np.ptp(sv) + long]) / 2 + _RING * short + 1e-6
+            near = (np.abs(u - (su.max() + su.min()) / 2) <= reach[0]) & (np.abs(v - (sv.max() + sv.min()) / 2) <= reach[1])
+            x = np.abs(np.subtract.outer(su, u[near]))
+            y = np.abs(np.subtract.outer(sv, v[near]))
+            counted = kinds[near]
+            inner = (x <= short / 2) & (y <= long / 2)
+            within = (inner.astype(np.float32) @ counted).astype(np.float64)
+            # (the ring just outside the card: the card and its ring, less the card)
+            outer = (x <= short / 2 + _RING * short) & (y <= long / 2 + _RING * short)
+            around = (outer.astype(np.float32) @ counted[:, 1:3]).astype(np.float64)
+            n_in, n_ring = within[:, 1], around[:, 0] - within[:, 1]
             # (mostly off the frame, or lying over a card seen: not tried)
-            tried = (n_in >= np.maximum(least, (1 - _OVER_SEEN) * within.sum(axis=1))) & (n_ring >= 10)
+            tried = (n_in >= np.maximum(least, (1 - _OVER_SEEN) * within[:, 0])) & (n_ring >= 10)
             if not tried.any():
                 continue
-            paper_in = (inside & self.paper).sum(axis=1) / np.maximum(n_in, 1)
-            table_in = (inside & self.table).sum(axis=1) / np.maximum(n_in, 1)
-            ring_paper = (ring & self.paper).sum(axis=1) / np.maximum(n_ring, 1)
+            paper_in = within[:, 2] / np.maximum(n_in, 1)
+            table_in = within[:, 3] / np.maximum(n_in, 1)
+            ring_paper = (around[:, 1] - within[:, 2]) / np.maximum(n_ring, 1)
             score = np.where(tried, paper_in - table_in - ring_paper, -np.inf)
             k = int(np.argmax(score))
             if score[k] > best_score:

@@ -66,3 +66,19 @@ def test_pixels_are_the_whole_blurred_copy_in_lab_though_only_their_box_is_blurr
         x0, y0 = box.min(axis=0).astype(int)
         x1, y1 = box.max(axis=0).astype(int) + 1
         assert np.array_equal(lab_pixels(look, [box], 10**6), whole[y0:y1, x0:x1].reshape(-1, 3))
+
+
+def test_alike_weighs_each_distinct_colour_as_often_as_it_comes() -> None:
+    """``alike`` compares each distinct Lab value once: the same answers as every pixel against every pixel."""
+    from calibration.gaps import _ALIKE, alike
+
+    rng = np.random.default_rng(7)
+    # Forty colours, each repeated ten times over (as in a blurred copy); the reference near them.
+    palette = rng.integers(100, 140, (40, 3))
+    pixels = palette[rng.integers(0, 40, 400)].astype(np.float32)
+    reference = (palette[rng.integers(0, 40, 300)] + rng.integers(-3, 4, (300, 3))).astype(np.float32)
+    distances = np.linalg.norm(pixels[:, None, :] - reference[None, :, :], axis=2)
+    for common in (0.02, 0.05, 0.1):
+        expected = (distances < _ALIKE).mean(axis=1) >= common
+        assert np.array_equal(alike(pixels, reference, common), expected)
+    assert 0 < int((alike(pixels, reference, 0.05)).sum()) < len(pixels)
