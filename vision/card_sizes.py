@@ -16,10 +16,10 @@ from numpy.typing import NDArray
 
 from vision.quads import CardQuad, unit
 
-__all__ = ["SQUARISH", "Typical", "typical_near", "typical_of", "sizes_in_view"]
+__all__ = ["SQUARISH", "VIEW_CARDS", "Typical", "typical_near", "typical_of", "sizes_in_view"]
 
 SQUARISH = 0.8  # short over long side above which a quad's short side is uncertain: a card seen at a slant shows no way it lies
-_VIEW_CARDS = 6  # the size of the cards in view is fitted over at least this many cards found (twice a plane's numbers)
+VIEW_CARDS = 6  # the size of the cards in view is fitted over at least this many cards found (twice a plane's numbers)
 _VIEW_OFF = 0.15  # leaving out those off the fit by more than this (log of a side)
 _VIEW_SPREAD = 0.02  # through three cards spread this much (twice their triangle's area, the cards' spread as 1)
 _VIEW_TRIPLES = 300  # of that many threes of cards at most, taken evenly
@@ -70,13 +70,13 @@ def sizes_in_view(quads: list[CardQuad], points_xy: NDArray[np.float64]) -> NDAr
     the one the most cards lie within ``_VIEW_OFF`` of, fitted again over those cards
     (cards found wrongly, cut short, or lying the other way round are left out); its
     values are kept within their sizes. Where no plane keeps two thirds of the cards, and
-    ``_VIEW_CARDS`` at least, the cards nearest each point tell (``typical_near``).
+    ``VIEW_CARDS`` at least, the cards nearest each point tell (``typical_near``).
     """
     n = len(quads)
     if not n:
         return None
     points_xy = np.reshape(points_xy, (-1, 2))
-    if n >= _VIEW_CARDS:
+    if n >= VIEW_CARDS:
         centres = np.array([q.center_xy for q in quads], np.float64)
         logs = np.log(np.array([q.size_wh for q in quads], np.float64))
         middle, scale = centres.mean(axis=0), max(float(np.ptp(centres, axis=0).max()), 1.0)
@@ -88,7 +88,7 @@ def sizes_in_view(quads: list[CardQuad], points_xy: NDArray[np.float64]) -> NDAr
             planes = np.linalg.solve(design[triples], logs[triples])  # (T, 3, 2)
             near = (np.abs(design @ planes - logs) <= _VIEW_OFF).all(axis=2)
             kept = near[np.argmax(near.sum(axis=1))]
-            if kept.sum() >= max(_VIEW_CARDS, 2 * n / 3):
+            if kept.sum() >= max(VIEW_CARDS, 2 * n / 3):
                 fit = np.linalg.lstsq(design[kept], logs[kept], rcond=None)[0]
                 at = np.column_stack([np.ones(len(points_xy)), (points_xy - middle) / scale]) @ fit
                 return np.exp(np.clip(at, logs[kept].min(axis=0), logs[kept].max(axis=0)))

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from calibration.gaps import TableLook, table_share
 from calibration.seats import Seat, facing, table_centre
 from vision.arrange import PlacedRow, gap_places, row_gaps
-from vision.card_sizes import sizes_in_view
+from vision.card_sizes import VIEW_CARDS, sizes_in_view
 from vision.find import CardQuad, find_closer
 from vision.hidden import end_rooms, room_shares, table_beside
 from vision.pipeline import DetectedCard, read_quad
@@ -41,6 +41,11 @@ _DEPTH = 3.0  # ... so many short sides in from the seat where no row was found 
 # or no card; outside it 4 cards (pieces of cards half hidden) and 35 no card (a piece of one
 # or a stretch of cloth, up to nine cards large).
 _CARD_AREA = (0.75, 1.25)
+# Fewer cards in view than a plane of sizes is fitted over (``card_sizes``) tell a card's size by the
+# cards nearest, which in a tilted view may lie far off, nearer or further from the camera: a card
+# found may then show up to this many times their area (a lone card near the camera, the others' row
+# across the table; val28 hard dev-95039: 1.6).
+_FEW_CARDS_AREA = 2.0
 
 
 def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], rows: Sequence[PlacedRow],
@@ -94,6 +99,7 @@ def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ro
     height, width = frame_bgr.shape[:2]
     boxes = [box for box in (_clipped(box, width, height) for box in boxes) if box[2] - box[0] >= 2 * short and box[3] - box[1] >= 2 * short]
     in_view = [CardQuad(card.corners_xy, 1.0) for card in cards]
+    largest = _CARD_AREA[1] if len(in_view) >= VIEW_CARDS else _FEW_CARDS_AREA
     found: list[DetectedCard] = []
     taken = np.array(seen, np.float32).reshape(-1, 4, 2)  # (the cards seen, and those found here)
     for quads in find_closer(frame_bgr, boxes, small_bgr):
@@ -101,7 +107,7 @@ def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ro
             if points_inside(taken, np.array([quad.center_xy], np.float32)).any() or points_inside(quad.corners_xy[None], taken.mean(axis=1)).any():
                 continue  # (a card found already)
             short_side, long_side = sizes_in_view(in_view, np.array([quad.center_xy]))[0]
-            if not _CARD_AREA[0] <= cv2.contourArea(quad.corners_xy) / (short_side * long_side) <= _CARD_AREA[1]:
+            if not _CARD_AREA[0] <= cv2.contourArea(quad.corners_xy) / (short_side * long_side) <= largest:
                 continue  # (a piece of a card, or none)
             card = read_quad(frame_bgr, quad, profile)
             if card is not None and card.reading.criteria is not None and card.reading.confidence >= sure:

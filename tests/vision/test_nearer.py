@@ -86,3 +86,18 @@ def test_the_lone_card_of_a_player_whose_row_was_not_found_is_found_before_their
     look, top = look_at_table(image, [c.corners_xy for c in cards])
     found = cards_nearer(image, cards, rows, seats, look, top, [c.corners_xy for c in cards], working_copy(image))
     assert [tuple(np.round(np.array(c.center_xy) / 10) * 10) for c in found] == [(300, 130)]
+
+
+def test_a_lone_card_near_the_camera_is_found_though_the_few_cards_in_view_lie_far_off_and_look_smaller() -> None:
+    # Ben's row of three across the table, far from a tilted camera: 60 x 90 px. Anna's lone
+    # card, missed, lies near the camera: 78 x 117 px, 1.7 times their area.
+    seats = [Seat("Anna", (320, 395)), Seat("Ben", (320, 5))]
+    ben = [cv2.boxPoints(((x, 80), (60, 90), 0)).astype(np.float32) for x in (250, 320, 390)]
+    anna = cv2.boxPoints(((320, 300), (78, 117), 0)).astype(np.float32)
+    image = scene([*ben, anna], size_wh=(640, 400), table_bgr=(60, 110, 60))
+    cards = [read_quad(image, CardQuad(quad, 1.0)) for quad in ben]
+    rows = arrange_rows([c.corners_xy for c in cards], seats, (640, 400))
+    assert [row.player for row in rows] == ["Ben"]
+    look, top = look_at_table(image, [c.corners_xy for c in cards])
+    found = cards_nearer(image, cards, rows, seats, look, top, [c.corners_xy for c in cards], working_copy(image))
+    assert [tuple(np.round(np.array(c.center_xy) / 10) * 10) for c in found] == [(320, 300)]
