@@ -54,6 +54,13 @@ _MAX_MARKS = 14
 # dev renders digits read as stars fit below 1e-5, stars stretched or blurred down to 0.11.
 _NUMBER_FIT = 0.25
 _STROKE = 0.34
+# A mark read as a bar passes as a thinner stroke, from _BAR_STROKE, where solider than _BAR_SOLIDITY:
+# on six hard and two medium dev sets, bars on symbol cards whose outline a shadow edge or glare
+# bent out of a bar's fit showed 0.22 to 0.67 (median 0.37), solidity 0.9 or more in three of four
+# (four cards with three to five such bars were refused as point cards); a point card's 1 is as
+# thick but never that solid (0.80 at most of 225, its flag), its frame's pieces thinner (0.07 to
+# 0.15); from 0.86, a square of a checked cloth and wood grain beside a hand (0.87, 0.88) passed too.
+_BAR_STROKE, _BAR_SOLIDITY = 0.2, 0.9
 _NUMBER_SOLIDITY = 0.82
 _SOLID_FILL = 0.9
 # A mark fitting no shape passes for another game's symbol only without a hole: a blurred
@@ -329,10 +336,16 @@ def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64
     symbol_like = sum(
         1 for blob, shape, f in voting
         if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (
-            (blob.fill >= _NO_HOLE or holes_of_glare) and blob.features.thickness >= _STROKE
-            and (blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))
+            (blob.fill >= _NO_HOLE or holes_of_glare) and (_solid_bar(blob, shape) or (
+                blob.features.thickness >= _STROKE
+                and (blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))))
     )
     return symbol_like, len(voting)
+
+
+def _solid_bar(blob: Blob, shape: Shape) -> bool:
+    """Is this mark a bar, however poorly it fits one: read as a bar, thick and solid enough (``_BAR_STROKE``)?"""
+    return shape is Shape.BAR and blob.features.thickness >= _BAR_STROKE and blob.features.solidity >= _BAR_SOLIDITY
 
 
 def _corner_numbers(blobs: list[Blob], shapes: list[Shape], largest: float, size_wh: tuple[int, int]) -> set[int]:

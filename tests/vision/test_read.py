@@ -1342,3 +1342,21 @@ def test_a_hand_along_the_cards_edge_makes_its_reading_doubtful_a_frame_line_doe
     covered = read_card(_along_the_edge(image))
     assert covered.criteria == Criteria(colours=3, shapes=3, symbols=3)
     assert covered.confidence < 0.5 and "overlaps the card's edge" in covered.reason
+
+
+def test_bars_a_shadow_edge_bends_out_of_a_bars_fit_are_no_printed_number():
+    # A rendered hard photo (dev 1038): four blue bars, a soft shadow edge across them. Their
+    # outlines fit no bar well and they are thinner than a digit's stroke needs to be taken
+    # for a symbol; they are solid bars, as a point card's 1 never is (its flag), so the card
+    # is a face.
+    from fixtures.render import photo_seed, render_photo_jpeg
+    from vision.pipeline import warp_card
+    from vision.read import WORK_SHORT_SIDE
+
+    data, truth = render_photo_jpeg(photo_seed("dev", "hard", 1038), "hard")
+    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    card = truth["cards"][8]
+    reading = read_card(warp_card(frame, np.array(card["corners"], np.float32), short_side=WORK_SHORT_SIDE))
+    assert reading.is_face, reading.reason
+    assert reading.criteria == Criteria(**card["criteria"]) == Criteria(1, 1, 4)
+    assert _names(reading) == [("bar", "blue")] * 4
