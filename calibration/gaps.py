@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TableLook", "table_look", "table_share", "paper_share", "lab_pixels", "alike", "card_middles", "COMMON"]
+__all__ = ["TableLook", "table_look", "table_share", "table_shown", "paper_share", "lab_pixels", "alike", "card_middles", "COMMON"]
 
 _WORK_WIDTH = 640  # the gaps are judged on a small copy of the frame
 _ALIKE = 8.0  # Lab distance within which a gap's pixel matches a pixel of the bare table
@@ -107,6 +107,19 @@ def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDA
     gap = lab_pixels(look, [gap_xy], samples[0], exclude_xy)
     table = lab_pixels(look, table_xy, samples[1], exclude_xy) if table_xy else np.empty((0, 3), np.float32)
     return _alike_share(gap, table, COMMON)
+
+
+def table_shown(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDArray[np.float64]],
+                exclude_xy: Sequence[NDArray[np.float64]] = (), samples: tuple[int, int] = (_SAMPLES, _TABLE_SAMPLES)
+                ) -> float | None:
+    """The share of the bare table's pixels beside a gap that the gap shows too: each alike to
+    at least ``COMMON`` of the gap's pixels (``table_share`` the other way round). The bare
+    table in a gap shows all the table's colours (a wood's light and dark grain, a cloth's
+    pattern); a hand of the table's colour over it shows few of them. None when either side
+    is too small to tell."""
+    gap = lab_pixels(look, [gap_xy], samples[0], exclude_xy)
+    table = lab_pixels(look, table_xy, samples[1], exclude_xy) if table_xy else np.empty((0, 3), np.float32)
+    return _alike_share(table, gap, COMMON) if len(gap) >= 10 else None
 
 
 def paper_share(look: TableLook, gap_xy: NDArray[np.float64], cards_xy: Sequence[NDArray[np.float64]],

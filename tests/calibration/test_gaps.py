@@ -82,3 +82,21 @@ def test_alike_weighs_each_distinct_colour_as_often_as_it_comes() -> None:
         expected = (distances < _ALIKE).mean(axis=1) >= common
         assert np.array_equal(alike(pixels, reference, common), expected)
     assert 0 < int((alike(pixels, reference, 0.05)).sum()) < len(pixels)
+
+
+def grained(height: int = 300, width: int = 320) -> np.ndarray:
+    """A wood of fine grain: stripes in eight shades of brown, each a few pixels wide."""
+    shades = np.array([(40 + 12 * k, 80 + 14 * k, 120 + 14 * k) for k in range(8)], np.float64)
+    frame = shades[(np.arange(width) // 6) * 5 % 8][None, :, :].repeat(height, axis=0)
+    return frame.astype(np.uint8)
+
+
+def test_a_hand_of_the_tables_colour_shows_few_of_its_colours() -> None:
+    from calibration.gaps import table_shown
+
+    frame = grained()
+    assert table_shown(table_look(frame), GAP, BESIDE) > 0.8  # the bare grain: all its shades
+    frame[100:201, 100:161] = (88, 136, 176)  # a hand of one of its middle shades over the gap
+    look = table_look(frame)
+    assert table_share(look, GAP, BESIDE) > 0.9  # (every pixel of the hand is like much of the table)
+    assert table_shown(look, GAP, BESIDE) < 0.3

@@ -130,3 +130,16 @@ def test_only_a_copy_the_halving_makes_is_taken(frame_hw, small_hw, expected) ->
     small = np.full((*small_hw, 3), 255, np.uint8)  # were it taken, the look would be white
     look, _ = look_at_table(frame, [], TOP, halved_bgr=small)
     assert bool(look.blurred_bgr.any()) == expected
+
+
+def test_a_hand_of_the_woods_colour_covers_the_room_though_each_of_its_pixels_is_like_the_wood() -> None:
+    # A fine grain of eight browns; the hand is one of them: every pixel of it is like an eighth of
+    # the table, but it shows few of the table's colours, where the bare grain shows them all.
+    shades = np.array([(30 + 18 * k, 60 + 20 * k, 90 + 20 * k) for k in range(8)], np.float64)
+    frame = shades[(np.arange(640) // 6) * 5 % 8][None, :, :].repeat(400, axis=0)
+    for corners in ROW:
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), (235, 242, 245))
+    frame = frame.astype(np.uint8)
+    assert covered_rooms(table_look(frame), ROW, ROW, 3, TOP) == ()
+    cv2.ellipse(frame, AFTER, (45, 55), 0, 0, 360, tuple(shades[4].tolist()), -1)  # the hand (its arm aside)
+    assert covered_rooms(table_look(frame), ROW, ROW, 3, TOP) == (3,)
