@@ -104,9 +104,7 @@ def table_share(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDA
     -------
     share : 0 (nothing like the table) to 1, or None when either side is too small to tell
     """
-    gap = lab_pixels(look, [gap_xy], samples[0], exclude_xy)
-    table = lab_pixels(look, table_xy, samples[1], exclude_xy) if table_xy else np.empty((0, 3), np.float32)
-    return _alike_share(gap, table, COMMON)
+    return _alike_share(*_gap_and_table(look, gap_xy, table_xy, exclude_xy, samples), COMMON)
 
 
 def table_shown(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDArray[np.float64]],
@@ -117,9 +115,16 @@ def table_shown(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDA
     table in a gap shows all the table's colours (a wood's light and dark grain, a cloth's
     pattern); a hand of the table's colour over it shows few of them. None when either side
     is too small to tell."""
+    gap, table = _gap_and_table(look, gap_xy, table_xy, exclude_xy, samples)
+    return _alike_share(table, gap, COMMON)
+
+
+def _gap_and_table(look: TableLook, gap_xy: NDArray[np.float64], table_xy: list[NDArray[np.float64]],
+                   exclude_xy: Sequence[NDArray[np.float64]], samples: tuple[int, int]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Lab of about ``samples`` of a gap's pixels and of the table's beside it, ``exclude_xy`` left out."""
     gap = lab_pixels(look, [gap_xy], samples[0], exclude_xy)
     table = lab_pixels(look, table_xy, samples[1], exclude_xy) if table_xy else np.empty((0, 3), np.float32)
-    return _alike_share(table, gap, COMMON) if len(gap) >= 10 else None
+    return gap, table
 
 
 def paper_share(look: TableLook, gap_xy: NDArray[np.float64], cards_xy: Sequence[NDArray[np.float64]],

@@ -146,6 +146,14 @@ def room_shares(
     """How much of each end room (``end_rooms``) looks like the bare table beside the row, the
     cards seen left out; None where too little is left to tell, or the room is mostly off the
     table top ``top_xy`` (N, 2) (when known)."""
+    return _room_shares(look, corners, cards_xy, up_to, top_xy)[0]
+
+
+def _room_shares(
+    look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
+    top_xy: NDArray[np.float64] | None,
+) -> tuple[list[tuple[int, float | None]], dict[int, NDArray[np.float64]], list[NDArray[np.float64]], list[NDArray[np.float64]]]:
+    """``room_shares``, and the rooms (by position), the table beside the row and the cards seen near it."""
     table = table_beside(corners)
     rooms = end_rooms(corners, up_to)
     # Only the cards near the row can lie in a room or over the table beside it.
@@ -162,7 +170,7 @@ def room_shares(
                 continue
             quad = on_top.reshape(-1, 2).astype(np.float64)
         shares.append((position, table_share(look, quad, table, cards, _SAMPLES)))
-    return shares
+    return shares, dict(rooms), table, cards
 
 
 def covered_rooms(
@@ -184,19 +192,17 @@ def covered_rooms(
     up_to : the last position a hidden card may take and still change the verdict
     top_xy : ndarray (N, 2), the table top (convex), or None when unknown
     """
-    shares = room_shares(look, corners, cards_xy, up_to, top_xy)
+    shares, rooms, table, cards = _room_shares(look, corners, cards_xy, up_to, top_xy)
     covered = [position for position, share in shares if share is not None and share < _COVERED]
-    rooms = dict(end_rooms(corners, up_to))
-    table, seen = table_beside(corners), [np.asarray(quad, np.float64) for quad in cards_xy]
     # (a room like the table may be a hand of its colour: then it shows few of the table's colours)
     for position, share in shares:
         if share is not None and share >= _COVERED:
-            shown = table_shown(look, rooms[position], table, seen, _SAMPLES)
+            shown = table_shown(look, rooms[position], table, cards, _SAMPLES)
             if shown is not None and shown < _TABLE_SHOWN:
                 covered.append(position)
     partly = [position for position, share in shares if share is not None and _COVERED <= share < _PARTLY_COVERED
               and position not in covered]
     if partly:  # (rare: the row's paper is looked at only then)
         row_xy = [np.asarray(quad, np.float64) for quad in corners]
-        covered += [position for position in partly if (paper_share(look, rooms[position], row_xy, seen) or 0.0) >= _PAPER_SHOWS]
+        covered += [position for position in partly if (paper_share(look, rooms[position], row_xy, cards) or 0.0) >= _PAPER_SHOWS]
     return tuple(sorted(covered))
