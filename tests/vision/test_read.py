@@ -1121,6 +1121,28 @@ def test_a_colour_read_with_glares_light_taken_off_that_differs_from_the_symbols
     assert _colour_surety(confidence[1], fit[1]) <= _colour_surety(core[1][1], core[2][1]) < 0.8
 
 
+def test_a_blue_whose_runner_up_is_black_is_calibrated_on_its_own():
+    # The blue ink under a dim warm light (hue about 263, chroma 32, L 47, as on medium dev
+    # renders) keeps black's score within a few units: a softmax weight near 0.975, which the
+    # common slope would call a doubt (0.7). Such blues were right 1007 times in 1009 on eight
+    # dev sets; a black read with blue the runner-up, or another colour, keeps the common
+    # calibration.
+    from vision.read import _SURE, _calibrated, _colour_sure, _colours
+    from vision.symbols import Segmentation
+    from referee.cards import Colour
+
+    blue, black = _lab_blob((47.5, -4.0, -31.0), x=10.0), _lab_blob((26.0, 2.0, -11.0))
+    colours, confidence, _ = _colours(Segmentation((blue, black), 0.1), None)
+    assert colours == [Colour.BLUE, Colour.BLACK]
+    assert _calibrated(confidence[0]) < _SURE <= _colour_sure(blue, Colour.BLUE, confidence[0], None)
+    assert _colour_sure(black, Colour.BLACK, confidence[1], None) == _calibrated(confidence[1])
+    # (a weak blue reading stays a doubt: the two misread blues weighed 0.6 and 0.68)
+    assert _colour_sure(blue, Colour.BLUE, 0.68, None) < 0.5
+    # (a green read as doubtfully keeps the common slope)
+    green = _lab_blob((60.0, -45.0, 28.0))
+    assert _colour_sure(green, Colour.GREEN, 0.97, None) == _calibrated(0.97)
+
+
 @pytest.mark.parametrize("lab, read", [((57.0, 8.0, -46.0), "blue"), ((84.0, -64.0, 49.0), "green"),
                                        ((98.0, -19.0, 75.0), "red"), ((44.0, 26.0, -21.0), "black")],
                          ids=["plainly-blue", "plainly-green", "yellow", "doubtfully-blue"])
