@@ -1,7 +1,9 @@
 """Table geometry: the table top and the middle pool, as polygons in image pixels.
 
 The table top is the largest bright region that holds the cards (the room around a table
-is darker than its top, whatever the surface); the pool is where the thrown-back and
+is mostly darker than its top, whatever the surface), or, where none stands out by brightness
+(a green felt on a grey floor), the region nearer the colour around the cards than the room's
+colour along the frame's border; the pool is where the thrown-back and
 face-down cards lie, in the middle. Both keep cards out of rows: a card whose centre lies
 outside the table or inside the pool is never a row candidate.
 """
@@ -25,6 +27,12 @@ _ALL_TABLE = 0.97  # a top covering more of the frame than this has no edge in v
 # of the frame, its mean colour's chromaticity (each channel's share of their sum) within this
 # of the top's and its brightness within this ratio (light falls off across a table), is top too.
 _CUT_OFF_SHARE, _CUT_OFF_CHROMA, _CUT_OFF_LIGHT = 0.02, 0.03, 2.0
+# Where no region stands out by brightness, the top is what is like the table's colour in Lab,
+# lightness weighed by this (light falls off across a table; a cloth's hue and saturation hold).
+_LIGHT_WEIGHT = 0.5
+_ROOM_APART = 10.0  # the table's colour and the room's at least this far apart (Lab, lightness weighed)
+_ROOM_NEAR = 0.5  # ... and a pixel of the room lies within this share of that of the room's colour
+_BORDER = 0.04  # the room's colour from this share of the frame's long side along its border
 _POLY_VERTICES = 12
 _POOL_DEPTH = 0.45  # cards nearer the middle than this share of the way to the table edge may be pool
 _POOL_CARDS = 2  # a pool area needs at least this many loose cards (one may be a short row)
@@ -90,20 +98,46 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
     height, width = frame_bgr.shape[:2]
     scale = min(1.0, _WORK_WIDTH / width)
     small = cv2.resize(frame_bgr, (max(8, round(width * scale)), max(8, round(height * scale))), interpolation=cv2.INTER_AREA)
+    quads = [np.asarray(c, np.float64).reshape(4, 2) * scale for c in card_corners]
+    cards = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillPoly(cards, [np.round(q).astype(np.int32) for q in quads], 255)
+    if cv2.countNonZero(cards) > cards.size - 16:
+        return None
     # Brightest channel: a saturated cloth is as bright as a grey one; blurred over stripes, grain and cards.
     b, g, r = cv2.split(small)  # (channel slices would each be copied to pass them to OpenCV)
     brightest = cv2.max(cv2.max(b, g), r)  # as small.max(axis=2), faster
-    level = cv2.GaussianBlur(cv2.medianBlur(brightest, 5), (0, 0), 2.0)
-    quads = [np.asarray(c, np.float64).reshape(4, 2) * scale for c in card_corners]
-    # The threshold parts the top from the room, so the white cards are left out of it: with
-    # them in, a cloth between the room and the paper in brightness is split from the paper.
-    cards = np.zeros(level.shape, np.uint8)
-    cv2.fillPoly(cards, [np.round(q).astype(np.int32) for q in quads], 255)
-    rest = level[cards == 0]
-    if rest.size < 16:
+    top = _top_region(cv2.GaussianBlur(cv2.medianBlur(brightest, 5), (0, 0), 2.0), small, cards, quads)
+    if top is None and quads:
+        # A cloth as bright as the room around it (a green felt on a grey floor) differs from it in colour.
+        like = _like_table(small, cards, quads)
+        top = None if like is None else _top_region(like, small, cards, quads, 128.0)
+    if top is None:
         return None
-    threshold, _ = cv2.threshold(rest.reshape(1, -1), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    mask = cv2.bitwise_or(cv2.threshold(level, threshold, 255, cv2.THRESH_BINARY)[1], cards)
+    # The region's outline has the hull of all its pixels, in far fewer points.
+    outline, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    points = np.vstack([c.reshape(-1, 2) for c in outline]).astype(np.float64)
+    if quads:
+        points = np.vstack([points, *quads])
+    hull = cv2.convexHull(points.astype(np.float32))
+    if cv2.contourArea(hull) > _ALL_TABLE * top.size:
+        return None  # the table fills the frame: no edge to keep cards inside
+    polygon = _simplify(hull.reshape(-1, 2).astype(np.float64)) / scale
+    polygon[:, 0] = np.clip(polygon[:, 0], 0, width - 1)
+    polygon[:, 1] = np.clip(polygon[:, 1], 0, height - 1)
+    return polygon
+
+
+def _top_region(level: NDArray[np.uint8], small: NDArray[np.uint8], cards: NDArray[np.uint8],
+                quads: list[NDArray[np.float64]], threshold: float | None = None) -> NDArray[np.uint8] | None:
+    """The table top's pixels (255) in ``small``, where the top is higher in ``level`` than the
+    room around it (above ``threshold``, or Otsu's): the region holding most cards, else the
+    largest, with pieces an arm cut off it; None when no region is large enough."""
+    if threshold is None:
+        # The threshold parts the top from the room, so the white cards are left out of it: with
+        # them in, a cloth between the room and the paper in brightness is split from the paper.
+        rest = level[cards == 0]
+        threshold, _ = cv2.threshold(rest.reshape(1, -1), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    mask = cv2.bitwise_or(cv2.threshold(level, float(threshold), 255, cv2.THRESH_BINARY)[1], cards)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     if count < 2:
@@ -113,7 +147,6 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
         x, y = quad.mean(axis=0)
         votes[labels[min(int(y), labels.shape[0] - 1), min(int(x), labels.shape[1] - 1)]] += 1
     votes[0] = -1
-    # The region holding most cards, else the largest.
     best = int(np.argmax(votes)) if votes.max() > 0 else 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     if stats[best, cv2.CC_STAT_AREA] < _MIN_TABLE_SHARE * mask.size:
         return None
@@ -127,18 +160,41 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
             if (np.abs(alike / alike.sum() - colour / colour.sum()).max() <= _CUT_OFF_CHROMA
                     and 1.0 / _CUT_OFF_LIGHT <= light <= _CUT_OFF_LIGHT):
                 top = cv2.bitwise_or(top, piece)
-    # The region's outline has the hull of all its pixels, in far fewer points.
-    outline, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    points = np.vstack([c.reshape(-1, 2) for c in outline]).astype(np.float64)
-    if quads:
-        points = np.vstack([points, *quads])
-    hull = cv2.convexHull(points.astype(np.float32))
-    if cv2.contourArea(hull) > _ALL_TABLE * mask.size:
-        return None  # the table fills the frame: no edge to keep cards inside
-    polygon = _simplify(hull.reshape(-1, 2).astype(np.float64)) / scale
-    polygon[:, 0] = np.clip(polygon[:, 0], 0, width - 1)
-    polygon[:, 1] = np.clip(polygon[:, 1], 0, height - 1)
-    return polygon
+    return top
+
+
+def _like_table(small: NDArray[np.uint8], cards: NDArray[np.uint8], quads: list[NDArray[np.float64]]
+                ) -> NDArray[np.uint8] | None:
+    """Which of the table's colour and the room's each pixel of ``small`` is nearer in Lab
+    (lightness weighed by ``_LIGHT_WEIGHT``): above 128 where nearer the table's, or not near
+    the room's (``_ROOM_NEAR``), by the smaller margin, blurred like the brightness; None where the two
+    colours lie within ``_ROOM_APART`` (no room in view, or none told apart by colour). The
+    table's colour is the median of the pixels within a card of the cards; the room's, that of
+    the half of the pixels along the frame's border least like the table (the table may
+    reach the border along some sides)."""
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32) * np.array([_LIGHT_WEIGHT, 1.0, 1.0], np.float32)
+    short = float(np.median([min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])) for q in quads]))
+    reach = max(3, 2 * round(short) + 1)
+    ring = cv2.subtract(cv2.dilate(cards, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))), cards)
+    border = np.zeros_like(cards)
+    width = max(2, round(_BORDER * max(cards.shape)))
+    border[:width], border[-width:], border[:, :width], border[:, -width:] = 255, 255, 255, 255
+    border = cv2.subtract(border, cards)
+    if cv2.countNonZero(ring) < 16 or cv2.countNonZero(border) < 16:
+        return None
+    table = np.median(lab[ring > 0], axis=0)
+    edge = lab[border > 0]
+    off = np.linalg.norm(edge - table, axis=1)
+    room = np.median(edge[off >= np.median(off)], axis=0)
+    apart = float(np.linalg.norm(room - table))
+    if apart < _ROOM_APART:
+        return None
+    # (room is what lies nearer the room's colour than the table's, and near it: a hand or a mug
+    # over the table's edge, like neither, counts as table, where a row's card may lie under it)
+    to_room = np.linalg.norm(lab - room, axis=2)
+    unlike = np.maximum(to_room - np.linalg.norm(lab - table, axis=2), to_room - _ROOM_NEAR * apart)
+    like = np.clip(128.0 + unlike, 0, 255).astype(np.uint8)
+    return cv2.GaussianBlur(cv2.medianBlur(like, 5), (0, 0), 2.0)
 
 
 def _simplify(hull_xy: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -127,3 +127,27 @@ def test_a_heap_of_face_down_cards_alone_makes_the_pool() -> None:
     assert find_pool_area([], [], (500, 500), square) is None
     pool = find_pool_area([], [(500, 850)], (500, 500), square, [heap])
     assert pool is not None and inside(pool, (500, 500)) and not inside(pool, (500, 850))
+
+
+def test_a_cloth_as_bright_as_the_room_is_told_from_it_by_its_colour() -> None:
+    # A green felt on a grey floor of the same brightness (as on medium renders, dev seeds
+    # 95009 and 95015, where the room past a row's end, off the table, was taken for a hand
+    # over a card): the top is what lies nearer the cloth's colour around the cards than the
+    # room's along the frame's border.
+    rng = np.random.default_rng(1)
+    frame = np.full((800, 1000, 3), (135, 140, 138), np.uint8)
+    cv2.fillPoly(frame, [TABLE.astype(np.int32)], (60, 145, 50))
+    corners = []
+    for k in range(6):
+        for y in (160, 560):
+            quad = np.array([[220 + 100 * k, y], [290 + 100 * k, y], [290 + 100 * k, y + 100], [220 + 100 * k, y + 100]], np.float64)
+            cv2.fillPoly(frame, [quad.astype(np.int32)], (235, 238, 240))
+            corners.append(quad)
+    frame = cv2.add(frame, rng.integers(0, 12, frame.shape, dtype=np.uint8))
+    found = find_table_area(frame, corners)
+    assert found is not None and iou(found, TABLE) > 0.93
+    # (with no room in view, no top: the same cloth filling the frame)
+    felt = np.full((800, 1000, 3), (60, 145, 50), np.uint8)
+    for quad in corners:
+        cv2.fillPoly(felt, [quad.astype(np.int32)], (235, 238, 240))
+    assert find_table_area(cv2.add(felt, rng.integers(0, 12, felt.shape, dtype=np.uint8)), corners) is None
