@@ -220,3 +220,26 @@ def test_the_point_cards_seen_on_the_committed_photos_are_point_cards(photos) ->
             seen += 1
     assert seen >= 3
 
+
+
+def test_a_point_card_seen_inside_its_printed_frame_is_taken_whole() -> None:
+    # A point card's printed frame (0.84 of its short side, 0.88 of its long) is sometimes found
+    # for its outline (as on medium renders, dev seeds 97027 and 97028, where the place at a
+    # row's end over such a card was taken for a hand over a hidden card): it is the whole card
+    # about it. A piece of a face cut across by a hand, as large but of another aspect, is none.
+    from vision.find import CardQuad
+    from vision.pipeline import _whole
+
+    def rect(cx, cy, w, h):
+        return np.array([[cx - w / 2, cy - h / 2], [cx + w / 2, cy - h / 2], [cx + w / 2, cy + h / 2], [cx - w / 2, cy + h / 2]],
+                        np.float32)
+
+    faces = [CardQuad(rect(100 + 120 * k, 100, 80, 120), 1.0) for k in range(6)]
+    frame = rect(400, 400, 0.84 * 80, 0.88 * 120)
+    piece = rect(700, 400, 80, 0.7 * 120)  # a card cut across: its whole width, 0.7 of its length
+    whole = rect(900, 400, 80, 120)
+    found = _whole([frame, piece, whole], faces)
+    assert len(found) == 2
+    grown, kept = found
+    assert np.allclose(grown, rect(400, 400, 80 * 0.84 * np.sqrt(1 / (0.84 * 0.88)), 120 * 0.88 * np.sqrt(1 / (0.84 * 0.88))), atol=0.5)
+    assert np.allclose(kept, whole)
