@@ -4,7 +4,6 @@ point cards seen beside them: ``read_table(frame_bgr)``."""
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, replace
 from typing import Any
 

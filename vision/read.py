@@ -403,11 +403,11 @@ def _washed_middles(seg: Segmentation,
     return (seg, shapes, confidence, fit) if symbol_like == voting else None
 
 
-def _calibrated(weight: float) -> float:
+def _calibrated(weight: float, slope: float = _SOFTMAX_SLOPE) -> float:
     """Confidence from a class's softmax weight. The shape and colour models are sharp, so a
     weight of 0.95 already means a real chance of error (on rendered dev cards, every
     misread symbol had a weight below 0.96, and almost no correct one did)."""
-    return min(1.0, max(0.0, 1.0 - _SOFTMAX_SLOPE * (1.0 - float(weight))))
+    return min(1.0, max(0.0, 1.0 - slope * (1.0 - float(weight))))
 
 
 def _colour_sure(blob: Blob, colour: Colour, weight: float, inks: Any) -> float:
@@ -420,7 +420,7 @@ def _colour_sure(blob: Blob, colour: Colour, weight: float, inks: Any) -> float:
     scores[COLOUR_ORDER.index(colour)] = -np.inf
     if COLOUR_ORDER[int(np.argmax(scores))] is not Colour.BLACK:
         return sure
-    return min(1.0, max(0.0, 1.0 - _BLUE_OVER_BLACK_SLOPE * (1.0 - float(weight))))
+    return _calibrated(weight, _BLUE_OVER_BLACK_SLOPE)
 
 
 def _colours(seg: Segmentation, inks: Any,
