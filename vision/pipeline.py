@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from vision.card_sizes import sizes_in_view
 from vision.find import CardQuad, find_cards, warp_card
+from vision.quads import sides
 from vision.read import PRINTED_NUMBER, WORK_SHORT_SIDE, read_card
 from vision.records import CardReading, SymbolReading
 
@@ -163,20 +164,14 @@ def _whole(quads_xy: list[NDArray[np.float32]], faces: list[CardQuad]) -> list[N
     whole = []
     for corners, (short, long) in zip(quads_xy, sizes.tolist()):
         area = cv2.contourArea(corners)
+        across, along = sorted(sides(corners))
         if area >= _WHOLE_CARD * short * long:
             whole.append(corners)
-        elif area >= _FRAMED * short * long and abs(_aspect(corners) / (long / short) - 1.0) <= _FRAMED_ASPECT:
+        elif area >= _FRAMED * short * long and abs(along / max(across, 1e-9) / (long / short) - 1.0) <= _FRAMED_ASPECT:
             # (the card's printed frame, found for its outline: the card itself lies about it)
             middle = corners.mean(axis=0)
             whole.append((middle + (corners - middle) * math.sqrt(short * long / area)).astype(np.float32))
     return whole
-
-
-def _aspect(corners: NDArray[np.float32]) -> float:
-    """A quad's long sides over its short sides (each pair's mean)."""
-    sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
-    first, second = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-    return float(max(first, second) / max(min(first, second), 1e-9))
 
 
 def without_odd_papers(cards: list[DetectedCard], by_tint: bool = True) -> list[DetectedCard]:
