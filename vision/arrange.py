@@ -18,6 +18,7 @@ __all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geo
 # Centre-to-centre distance of neighbours in a row, in short sides: touching cards
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
 _MAX_STEP = 1.75
+_LEAST_STEP = 0.7  # and at least this (less: one card lying on the other)
 _MAX_SIDEWAYS = 0.45  # offset across the row, in long sides
 _MAX_TURN_DEG = 28.0  # angle between neighbours' axes (each turned up to 10 degrees, seen at a slant: up to 26 seen)
 _PARTIAL_LONG = 1.15  # a lone quad's long side up to this many cards' short sides: perhaps a part of a card
@@ -159,7 +160,7 @@ def _misfits(geo: CardGeometry, only: int | None = None) -> NDArray[np.float64]:
     across = np.abs(step[:, :, 1] * axis[:, :, 0] - step[:, :, 0] * axis[:, :, 1])
     short = (geo.shorts[rows][:, None] + geo.shorts[None, :]) / 2
     long = (geo.longs[rows][:, None] + geo.longs[None, :]) / 2
-    fits = ((np.abs(dots) >= math.cos(math.radians(_MAX_TURN_DEG))) & (along >= 0.7 * short)
+    fits = ((np.abs(dots) >= math.cos(math.radians(_MAX_TURN_DEG))) & (along >= _LEAST_STEP * short)
             & (along <= _MAX_STEP * short) & (across <= _MAX_SIDEWAYS * long))
     misfit = np.where(fits, along / np.maximum(short, 1e-9) + _ACROSS_MISFIT * across / np.maximum(long, 1e-9), np.inf)
     misfit[np.arange(misfit.shape[0]), np.arange(misfit.shape[0]) if only is None else [only]] = np.inf
@@ -359,7 +360,7 @@ def _rows_for_seats(
 
 def _join_across_gaps(geo: CardGeometry, chains: list[list[int]], positions: NDArray[np.float64],
                       nearest: list[int]) -> list[list[int]]:
-    """Chains joined where one continues another beyond one card's room, both hold cards
+    """Chains joined where one continues another beyond its end (``_continues``), both hold cards
     nearest one player, and that player sits off the middle of either part but near the
     middle of the two together (``_nearer_joined``).
 
@@ -454,8 +455,13 @@ def _bridge_gaps(
 
 
 def _continues(geo: CardGeometry, row: list[int], piece: list[int], reach: float = _MAX_BRIDGE) -> bool:
-    """Whether ``piece`` lies on the line of ``row``, beyond one of its ends by room for a missing
-    card and its centre at most ``reach`` short sides from the end's."""
+    """Whether ``piece`` lies on the line of ``row``, beyond one of its ends (not on it) and its
+    centre at most ``reach`` short sides from the end's.
+
+    A piece within a neighbour's step (``_MAX_STEP``) is mostly linked to the row already; one
+    that is not (the step a hair too long by the two cards' own sides and turns, as a card seen
+    a little smaller) continues it as well: measured here by the row's sides and line.
+    """
     axis = _direction(geo, row)
     normal = np.array([-axis[1], axis[0]])
     along = geo.centres[row] @ axis
@@ -468,7 +474,7 @@ def _continues(geo: CardGeometry, row: list[int], piece: list[int], reach: float
     short = float(np.mean(geo.shorts[row + piece]))
     piece_along = geo.centres[piece] @ axis
     beyond = max(float(piece_along.min() - along.max()), float(along.min() - piece_along.max()))
-    return _MAX_STEP * short < beyond <= reach * short
+    return _LEAST_STEP * short < beyond <= reach * short
 
 
 def _seat_offset(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64]) -> float:

@@ -181,6 +181,16 @@ def test_two_cards_missing_from_the_middle_of_a_row_leave_the_rest_one_row() -> 
     assert rows == {"Anna": (0, 1, 2, 3, 4)}
 
 
+def test_a_first_card_just_too_far_to_be_a_neighbour_is_still_its_rows() -> None:
+    # Olga's first card lies a wide gap before her second, seen a little smaller (further from
+    # the camera): too far for a neighbour by the two cards' sides, not far enough beyond the
+    # row's end by the row's own (val28 medium dev seed 95108: it was left in no row, unflagged).
+    first = order_corners(cv2.boxPoints(((300, 1000), (54, 81), 0)).astype(np.float32))
+    rest = [order_corners(cv2.boxPoints(((403 + 80 * i, 1000), (62, 93), 0)).astype(np.float32)) for i in range(3)]
+    rows = {r.player: r.cards for r in arrange_rows([first, *rest], [Seat("Olga", (420, 1180)), BEN_SEAT], (W, H))}
+    assert rows == {"Olga": (0, 1, 2, 3)}
+
+
 def test_a_lone_card_two_cards_room_beyond_a_row_is_not_joined_to_it() -> None:
     # A lone card that far may be a pool card, or something read as a card: one card's room only.
     laid = row((300, 1000), (SHORT + 15, 0), 6, 0, jitter=5, seed=9)
