@@ -456,6 +456,15 @@ def test_the_card_where_two_rows_meet_alike_on_either_side_is_disputed_and_named
         assert card in (3, 4) and card in rows[player].cards and {player, other} == {"Anna", "Ines"}
 
 
+def test_rows_meeting_a_hair_over_half_a_card_apart_leave_the_card_there_disputed() -> None:
+    # Half a card is as wide as a row's own gaps may be: a hair over it tells the rows apart
+    # no better (val28 medium dev seed 95091: Kira's first card went to Lars, unflagged).
+    cards, seats = _meeting_rows(0.52)
+    rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
+    assert rows["Anna"].cards == (0, 1, 2, 3) and rows["Ines"].cards == (4, 5, 6, 7)
+    assert rows["Ines"].disputed == ((4, "Anna"),)  # (Ines was given it; Anna might take it)
+
+
 def test_rows_meeting_across_a_gap_wider_than_within_either_leave_no_card_disputed() -> None:
     cards, seats = _meeting_rows(0.8)
     rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
