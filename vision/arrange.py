@@ -51,11 +51,15 @@ _WIDE_GAP_COST = 1.0
 _UNSURE_SIDE = 0.5  # a card beneath another sticking out less than this along a chain, in short sides: on either side of it
 _LEFT_OUT_COST = 4.0  # a player who gets no piece of a chain they are nearest to
 # A cut one card over costing less than this more leaves that card to either player: the gaps on
-# its two sides alike, the players about as near their rows' middles. On ten dev sets (five medium,
-# five hard), of the cuts one card over costing less than 0.2 more, 11 were the truth and 22 not;
-# from 0.2 to 0.5 more, 1 and 17; the cut was then wrong by a gap a little over half a card
-# (0.1 to 0.2 more) or a player sitting a little nearer the other piece's middle.
-_DISPUTED = 0.2
+# its two sides alike, the players about as near their rows' middles (0.01 to 0.04 more where the
+# cut was wrong on dev renders). Beyond it, a cut at no wider gap than the rows' own is the seats'
+# to decide, and they do: on eleven dev sets (five medium, five hard, one easy), of the cuts one
+# card over costing 0.05 to 0.2 more, 1 was the truth and 15 not.
+_DISPUTED = 0.05
+# ... or less than this more, where the cut lies at a gap a little over half a card (a link with a
+# cost): rows' own gaps reach that wide, and the gap tells the rows apart no better (of such cuts
+# one card over 0.05 to 0.2 more, 3 were the truth and 5 not).
+_DISPUTED_AT_A_GAP = 0.2
 _ROOM_FOR_A_CARD = 0.8  # in short sides: a gap in a row this wide may hold a card under a hand
 
 
@@ -586,7 +590,8 @@ def _cut_chain(
         for shift in (-1, 1):
             bounds = list(best_bounds)
             bounds[c] += shift
-            if bounds[c - 1] < bounds[c] < bounds[c + 1] and cut_cost(bounds, best_sharers) < best_cost + _DISPUTED:
+            margin = _DISPUTED_AT_A_GAP if link[best_bounds[c] - 1] > 0 else _DISPUTED
+            if bounds[c - 1] < bounds[c] < bounds[c + 1] and cut_cost(bounds, best_sharers) < best_cost + margin:
                 card = cards[best_bounds[c] - 1] if shift < 0 else cards[best_bounds[c]]
                 giver, taker = (best_sharers[c - 1], best_sharers[c]) if shift < 0 else (best_sharers[c], best_sharers[c - 1])
                 disputes.append((card, giver, taker))

@@ -465,6 +465,16 @@ def test_rows_meeting_a_hair_over_half_a_card_apart_leave_the_card_there_dispute
     assert rows["Ines"].disputed == ((4, "Anna"),)  # (Ines was given it; Anna might take it)
 
 
+def test_rows_meeting_as_close_as_within_them_are_cut_by_the_seats_and_a_clear_cut_leaves_no_dispute() -> None:
+    # Both players sit a little to the left: the cut where the rows meet fits a little better
+    # than one card over either way (0.07 more), and no wider gap there makes it doubtful.
+    cards, seats = _meeting_rows(0.25)
+    seats = [Seat(s.name, (s.position_xy[0] - 20, s.position_xy[1])) if s.name in ("Anna", "Ines") else s for s in seats]
+    rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
+    assert rows["Anna"].cards == (0, 1, 2, 3) and rows["Ines"].cards == (4, 5, 6, 7)
+    assert rows["Anna"].disputed == () and rows["Ines"].disputed == ()
+
+
 def test_rows_meeting_across_a_gap_wider_than_within_either_leave_no_card_disputed() -> None:
     cards, seats = _meeting_rows(0.8)
     rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
