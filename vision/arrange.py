@@ -433,7 +433,8 @@ def _bridge_gaps(
     lies, room for one or two cards beyond its end, its player near the middle (``_SEAT_OFF``).
     Any piece (a lone card too) on the row's line, room for two cards beyond its end, joins
     where the player sits off the row seen but at the middle of the two together
-    (``_centres_player``): the cards between lie under a hand or an arm.
+    (``_centres_player``): the cards between lie under a hand or an arm; its cards nearest
+    another player too, where that player's row lies elsewhere and the piece is no middle of theirs.
     The row is then still wrong, but its cards before the gap are refereed as laid.
     ``nearest`` is each card's nearest seat (``nearest_seats``).
     """
@@ -451,10 +452,13 @@ def _bridge_gaps(
                     continued = len(chain) >= 2 and _continues(geo, chain, row, _MAX_BRIDGE_ROW)
                 else:
                     continued = _continues(geo, row, chain, _MAX_BRIDGE_ROW if len(chain) >= 2 else _MAX_BRIDGE)
-                if all(nearest[k] == seat for k in chain) and (
-                    (continued and _seat_offset(geo, row + chain, positions[seat]) <= off_middle)
-                    or _centres_player(geo, row, chain, positions[seat])
-                ):
+                # (a long row's far end may lie nearer a neighbour's seat: taken where the player sits at
+                # the middle of it all, and the neighbour's row lies elsewhere, the piece no middle of theirs)
+                elsewhere = all(nearest[k] == seat or (nearest[k] in rows and not _centres_player(
+                    geo, rows[nearest[k]], chain, positions[nearest[k]])) for k in chain)
+                if (all(nearest[k] == seat for k in chain) and continued
+                        and _seat_offset(geo, row + chain, positions[seat]) <= off_middle) or (
+                        elsewhere and _centres_player(geo, row, chain, positions[seat])):
                     row.extend(chain)
                     free.remove(chain)
                     grown = True

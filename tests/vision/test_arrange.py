@@ -511,3 +511,14 @@ def test_rows_meeting_across_a_gap_wider_than_within_either_leave_no_card_disput
     rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
     assert rows["Anna"].cards == (0, 1, 2, 3) and rows["Ines"].cards == (4, 5, 6, 7)
     assert rows["Anna"].disputed == () and rows["Ines"].disputed == ()
+
+
+def test_a_long_rows_far_end_beyond_an_arm_is_its_players_though_nearer_a_neighbours_seat() -> None:
+    # Kira sits at the middle of her long row; an arm hides two of its cards, and the first of
+    # the two beyond lies nearer Ines's seat, whose own row is her lone card at her edge
+    # (val29 medium dev seed 97040, val31 hard 96031: those two were left in no row).
+    laid = row((300, 1000), (SHORT + 15, 0), 9, 0)
+    seen = [laid[k] for k in (0, 1, 4, 5, 6, 7, 8)] + [card((120, 950), 90)]
+    seats = [Seat("Kira", (600, 1180)), Seat("Ines", (20, 1000)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(seen, seats, (W, H))}
+    assert rows == {"Kira": (0, 1, 2, 3, 4, 5, 6), "Ines": (7,)}
