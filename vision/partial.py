@@ -98,8 +98,10 @@ def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray],
     if len(paper_lab) < 10 or len(table_lab) < 10:
         return None
     seen = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    if len(seen_xy):
-        cv2.fillPoly(seen, [np.round(np.asarray(q, np.float64) * look.scale - [x0, y0]).astype(np.int32) for q in seen_xy], 1)
+    if len(seen_xy):  # (only the cards reaching into the box: a frame holds tens of them)
+        quads = np.round(np.asarray(seen_xy, np.float64).reshape(-1, 4, 2) * look.scale - [x0, y0]).astype(np.int32)
+        near = np.all(quads.max(axis=1) >= 0, axis=1) & np.all(quads.min(axis=1) < [x1 - x0, y1 - y0], axis=1)
+        cv2.fillPoly(seen, list(quads[near]), 1)
     free = seen[::2, ::2].reshape(-1) == 0
     reference = np.median(paper_lab, axis=0)
     paper = (np.linalg.norm(pixels[:, 1:] - reference[1:], axis=1) < _PAPER_TINT) & (pixels[:, 0] >= _PAPER_DARKEST * reference[0]) & free
