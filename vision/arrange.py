@@ -452,13 +452,14 @@ def _bridge_gaps(
                     continued = len(chain) >= 2 and _continues(geo, chain, row, _MAX_BRIDGE_ROW)
                 else:
                     continued = _continues(geo, row, chain, _MAX_BRIDGE_ROW if len(chain) >= 2 else _MAX_BRIDGE)
+                ours = all(nearest[k] == seat for k in chain)
                 # (a long row's far end may lie nearer a neighbour's seat: taken where the player sits at
-                # the middle of it all, and the neighbour's row lies elsewhere, the piece no middle of theirs)
-                elsewhere = all(nearest[k] == seat or (nearest[k] in rows and not _centres_player(
-                    geo, rows[nearest[k]], chain, positions[nearest[k]])) for k in chain)
-                if (all(nearest[k] == seat for k in chain) and continued
-                        and _seat_offset(geo, row + chain, positions[seat]) <= off_middle) or (
-                        elsewhere and _centres_player(geo, row, chain, positions[seat])):
+                # the middle of it all, and the neighbour's row lies elsewhere, the piece no middle of theirs;
+                # looked at only where the piece centres the player)
+                if (ours and continued and _seat_offset(geo, row + chain, positions[seat]) <= off_middle) or (
+                        _centres_player(geo, row, chain, positions[seat])
+                        and all(nearest[k] == seat or (nearest[k] in rows and not _centres_player(
+                            geo, rows[nearest[k]], chain, positions[nearest[k]])) for k in chain)):
                     row.extend(chain)
                     free.remove(chain)
                     grown = True
