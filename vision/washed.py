@@ -71,8 +71,9 @@ UNGLARED = "a symbol's outline measured with glare's light taken off"
 # Cards with more glare than this share of the paper (or blind spots) are searched for
 # washed-out symbols: the cards read.py doubts for glare.
 _GLARE_SHARE = 0.02
-# Glare (clipped or brightened paper) over at least this share of the paper sets the
-# typical paper's own level: every faint mark on such a card lies on glare.
+# Glare (clipped or brightened paper) over at least this share of the paper, or the camera
+# clipping this share of the card, sets the typical paper's own level: every faint mark on
+# such a card lies on glare.
 WIDE_GLARE = 0.5
 # ... and so are cards where the camera clipped at least this share (a symbol's worth): on
 # near-white paper glare clips the paper hardly brighter than the card's typical paper.
@@ -105,8 +106,9 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
         used = cv2.subtract(low, _off_edge(low, band))
         cv2.drawContours(used, taken, -1, 255, -1)
         free = cv2.bitwise_not(cv2.dilate(used, _CROSS, iterations=2))
-        # Glare over most of the paper is the card's typical paper itself: no cell is brighter.
-        wash = card.wash if card.glare < WIDE_GLARE else np.maximum(card.wash, _WASHED_WASH)
+        # Glare over most of the paper (or clipping most of it) is the card's typical paper itself:
+        # no cell is brighter.
+        wash = card.wash if max(card.glare, card.clipped) < WIDE_GLARE else np.maximum(card.wash, _WASHED_WASH)
         bright = cv2.resize(cv2.compare(wash, _WASHED_WASH, cv2.CMP_GE), (width, height),
                             interpolation=cv2.INTER_NEAREST)
         maps = [(card.ink, _WASHED_INK)]

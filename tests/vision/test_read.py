@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -12,6 +13,8 @@ from hypothesis import strategies as st
 
 from referee.cards import Colour, Criteria, Shape
 from vision.read import read_card
+
+CARDS = Path(__file__).resolve().parents[2] / "fixtures" / "cards"  # single cards from renders
 
 
 def _names(reading):
@@ -440,6 +443,16 @@ def test_a_symbol_washed_pale_where_glare_clipped_paper_no_brighter_than_typical
     image = _added_glare(card_art.draw(syms, paper=(238, 243, 246)), 0.5, 0.95 / 1.45, 0.15, 0.8)
     reading = read_card(card_art.light(image, noise=1.5, blur=0.6))
     assert reading.criteria is not None and reading.criteria.symbols == 3, reading.reason
+    assert reading.confidence < 0.5
+
+
+def test_a_pale_symbol_on_a_card_whose_paper_the_camera_clips_nearly_all_over_is_read():
+    # A rendered card (medium dev seed 1519875022, card 6) under a lamp's glare: the camera clips
+    # most of its paper, so the typical paper is clipped paper and glare brightens hardly any
+    # of it beyond that; the blue square washed pale lies on it, as on glare over the whole card.
+    card = cv2.imread(str(CARDS / "medium-1519875022-card6.png"))
+    reading = read_card(card)
+    assert reading.criteria == Criteria(colours=3, shapes=2, symbols=4), reading.reason
     assert reading.confidence < 0.5
 
 
