@@ -9,8 +9,9 @@ there (``_PAPER_IN``), shows no table (``_TABLE_IN``: what is not paper lies und
 is printed on the card) and leaves no paper just outside its sides (``_RING_PAPER``). Of the
 cards tried, the one with the most paper in and the least table in and paper round it. Judged
 on every other pixel of the frame's small blurred copy (``calibration.gaps.TableLook``): paper
-is what has the tint of the row's cards' paper and some of its lightness (a hand's shadow
-darkens it), table what is like the table beside the row.
+is what has some of the lightness of the row's cards' paper (a hand's shadow darkens it) and
+their tint, its cast from the light taken in proportion to that lightness (paper in a hand's
+shadow is lit by the room more than by a warm lamp), table what is like the table beside the row.
 """
 
 from __future__ import annotations
@@ -104,7 +105,11 @@ def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray],
         cv2.fillPoly(seen, list(quads[near]), 1)
     free = seen[::2, ::2].reshape(-1) == 0
     reference = np.median(paper_lab, axis=0)
-    paper = (np.linalg.norm(pixels[:, 1:] - reference[1:], axis=1) < _PAPER_TINT) & (pixels[:, 0] >= _PAPER_DARKEST * reference[0]) & free
+    # Paper in a hand's shadow is lit by the room more than by the lamp: it keeps the lamp's
+    # cast in proportion to its lightness (as ``vision.paper.lab_whiteness_in_shade`` takes it).
+    lightness = np.minimum(pixels[:, 0] / max(float(reference[0]), 1.0), 1.0)
+    tint = 128.0 + (reference[1:] - 128.0) * lightness[:, None]
+    paper = (np.linalg.norm(pixels[:, 1:] - tint, axis=1) < _PAPER_TINT) & (lightness >= _PAPER_DARKEST) & free
     if 4 * int(paper.sum()) < _PAPER_IN * place.short * place.long:  # (most places: the bare table)
         return None
     table = alike(pixels, table_lab, COMMON)  # (as ``calibration.gaps.table_share`` tells table)
