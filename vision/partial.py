@@ -34,7 +34,7 @@ _TURNS = np.radians([-10.0, -5.0, 0.0, 5.0, 10.0])  # and turns (a row's cards l
 _FINER = 2  # then twice about the best, at half the steps each time
 _OVER_SEEN = 0.1  # a card lies over no card seen by more than this share of itself
 _RING = 0.15  # the ring just outside a card's sides, in short sides
-_PAPER_TINT = 8.0  # (a, b) distance (Lab, 0-255) to the row's paper within which a pixel is paper
+_PAPER_TINT = 8.0  # (a, b) distance (Lab, 0-255) to the row's paper's tint at its lightness within which a pixel is paper
 _PAPER_DARKEST = 0.4  # where its lightness is at least this share of the paper's
 _SAMPLES = 200  # pixels of the table beside the row and of the row's paper compared, at most (about)
 # On two hard dev sets, the cards added at rows' places that lay on true row cards showed 0.21 to
