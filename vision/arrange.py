@@ -448,23 +448,33 @@ def _bridge_gaps(
             lone = len(row) < 2
             off_middle = _SEAT_OFF if lone else max(_SEAT_OFF, _seat_offset(geo, row, positions[seat]))
             for chain in free:
-                if lone:  # (a lone card's line is too uncertain to continue: it lies on the piece's)
-                    continued = len(chain) >= 2 and _continues(geo, chain, row, _MAX_BRIDGE_ROW)
-                else:
-                    continued = _continues(geo, row, chain, _MAX_BRIDGE_ROW if len(chain) >= 2 else _MAX_BRIDGE)
                 ours = all(nearest[k] == seat for k in chain)
-                # (a long row's far end may lie nearer a neighbour's seat: taken where the player sits at
-                # the middle of it all, and the neighbour's row lies elsewhere, the piece no middle of theirs;
-                # looked at only where the piece centres the player)
-                if (ours and continued and _seat_offset(geo, row + chain, positions[seat]) <= off_middle) or (
-                        _centres_player(geo, row, chain, positions[seat])
-                        and all(nearest[k] == seat or (nearest[k] in rows and not _centres_player(
-                            geo, rows[nearest[k]], chain, positions[nearest[k]])) for k in chain)):
+                if (ours and _bridged(geo, row, chain) and _seat_offset(geo, row + chain, positions[seat]) <= off_middle) \
+                        or _far_end(geo, rows, seat, chain, positions, nearest):
                     row.extend(chain)
                     free.remove(chain)
                     grown = True
                     break
     return rows
+
+
+def _bridged(geo: CardGeometry, row: list[int], chain: list[int]) -> bool:
+    """Whether ``chain`` continues ``row`` across a gap of one card (two, when it holds two cards or more).
+    A lone card's line is too uncertain to continue: it lies on the piece's, of two cards or more."""
+    if len(row) < 2:
+        return len(chain) >= 2 and _continues(geo, chain, row, _MAX_BRIDGE_ROW)
+    return _continues(geo, row, chain, _MAX_BRIDGE_ROW if len(chain) >= 2 else _MAX_BRIDGE)
+
+
+def _far_end(geo: CardGeometry, rows: dict[int, list[int]], seat: int, chain: list[int],
+             positions: NDArray[np.float64], nearest: list[int]) -> bool:
+    """Whether ``chain`` is the far end of ``rows[seat]`` beyond a hand or an arm (``_centres_player``):
+    its cards lie nearest that player, or nearest a neighbour whose row lies elsewhere and whom the
+    piece is no middle of (a long row's far end may lie nearer a neighbour's seat)."""
+    if not _centres_player(geo, rows[seat], chain, positions[seat]):
+        return False
+    others = {nearest[k] for k in chain} - {seat}
+    return all(other in rows and not _centres_player(geo, rows[other], chain, positions[other]) for other in others)
 
 
 def _centres_player(geo: CardGeometry, row: list[int], piece: list[int], seat_xy: NDArray[np.float64]) -> bool:

@@ -105,8 +105,7 @@ def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray],
         cv2.fillPoly(seen, list(quads[near]), 1)
     free = seen[::2, ::2].reshape(-1) == 0
     reference = np.median(paper_lab, axis=0)
-    # Paper in a hand's shadow is lit by the room more than by the lamp: it keeps the lamp's
-    # cast in proportion to its lightness (as ``vision.paper.lab_whiteness_in_shade`` takes it).
+    # (the light's cast in proportion to lightness, as ``vision.paper.lab_whiteness_in_shade`` takes it)
     lightness = np.minimum(pixels[:, 0] / max(float(reference[0]), 1.0), 1.0)
     tint = 128.0 + (reference[1:] - 128.0) * lightness[:, None]
     paper = (np.linalg.norm(pixels[:, 1:] - tint, axis=1) < _PAPER_TINT) & (lightness >= _PAPER_DARKEST) & free
