@@ -3,6 +3,7 @@
     python -m vision.bench accuracy --tier hard --split test --count 200
     python -m vision.bench accuracy DIR [DIR ...]          # NAME.jpg + NAME.json pairs
     python -m vision.bench rows DIR [DIR ...]              # the arrangement alone, from the true cards
+    python -m vision.bench rows --layouts medium --count 1500   # ... on tables planned, not painted
     python -m vision.bench speed [--tier hard]
 
 Both pin OpenCV and BLAS to one thread and report medians. Never tune on the test split.
@@ -29,6 +30,9 @@ from calibration.seats import Seat  # noqa: E402
 __all__ = ["main", "match_cards", "score_arrangement", "ArrangementTally", "Tally"]
 
 _VISIBLE_ENOUGH = 0.75  # a pool card hidden by more than a quarter may be skipped
+# A card less in view, lying partly under another, is fed to the arrangement as a card beneath
+# from this much in view (``vision.beneath`` finds such cards by their part in view).
+_BENEATH_IN_VIEW = 0.2
 # A symbol at least this much in view shows its colour and shape; a card with a symbol more
 # hidden (a hand over a card otherwise in view) can't have its triple told from the photo.
 _SYMBOL_IN_VIEW = 0.9
@@ -241,7 +245,11 @@ class ArrangementTally:
     rows_fed: int = 0
     rows_right: int = 0
     verdicts_right: int = 0
+    verdicts_right_fed: int = 0
     rankings_right: int = 0
+    wrong_verdicts_flagged: int = 0
+    wrong_verdicts_unflagged: int = 0
+    right_verdicts_flagged: int = 0
     failures: list = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
@@ -255,7 +263,12 @@ class ArrangementTally:
             "row_accuracy_pct": pct(self.rows_right, self.rows),
             "row_accuracy_of_rows_fed_whole_pct": pct(self.rows_right, self.rows_fed),
             "verdict_accuracy_pct": pct(self.verdicts_right, self.rows),
+            "verdict_accuracy_of_rows_fed_whole_pct": pct(self.verdicts_right_fed, self.rows_fed),
             "ranking_exact_pct": pct(self.rankings_right, self.photos),
+            # (flagged by what the arrangement itself tells: a card at the meeting of two rows, a gap, a card beneath)
+            "wrong_verdicts_flagged": self.wrong_verdicts_flagged,
+            "wrong_verdicts_not_flagged": self.wrong_verdicts_unflagged,
+            "right_verdicts_flagged": self.right_verdicts_flagged,
             "failures": self.failures,
         }
 
@@ -265,41 +278,77 @@ def score_arrangement(tally: ArrangementTally, truth: dict[str, Any], seats: lis
     """Arrange the true cards (those at least ``min_visible`` visible) and referee them.
 
     The reader is taken as perfect: criteria come from the truth, verdicts and ranking
-    from the rules referee, so every wrong row is the arrangement's.
+    from the rules referee, so every wrong row is the arrangement's. Cards less visible, but
+    at least ``_BENEATH_IN_VIEW``, that lie partly under a card fed are fed as cards beneath
+    (as ``vision.beneath`` finds them). A verdict is flagged as ``referee check`` flags it
+    from the arrangement alone: for a card disputed with a neighbour's row, a gap or a card
+    beneath (no doubtful reading, no covered row end: those need the photo).
     """
     from referee.cards import Criteria
+    from referee.cli.table import TableRow, with_deciding_disputes
     from referee.ranking import rank_players
     from referee.rows import check_row
-    from vision.arrange import arrange_rows
+    from vision.arrange import arrange_rows, row_gaps, separations
+    from vision.pipeline import DetectedCard
+    from vision.records import CardReading
 
     fed = [c for c in truth["cards"] if c.get("visible_fraction", 1.0) >= min_visible]
+    corners = [np.array(c["corners"], np.float64) for c in fed]
+    beneath = [np.array(c["corners"], np.float64) for c in truth["cards"]
+               if _BENEATH_IN_VIEW <= c.get("visible_fraction", 1.0) < min_visible and corners
+               and separations(np.repeat(np.array(c["corners"], np.float64)[None], len(corners), axis=0), np.array(corners)).min() < 0]
     size_wh = (truth["image"]["width"], truth["image"]["height"])
-    placed = arrange_rows([np.array(c["corners"], np.float64) for c in fed], seats, size_wh)
     criteria = {c["id"]: Criteria(**c["criteria"]) for c in truth["cards"]}
-    found_rows = {row.player: [fed[k]["id"] for k in row.cards] for row in placed}
-    verdicts = {player: check_row([criteria[k] for k in cards]) for player, cards in found_rows.items()}
+    cards = [DetectedCard(quad.astype(np.float32), CardReading((), criteria[c["id"]], 1.0, True)) for c, quad in zip(fed, corners)]
+    rows = []
+    for row in arrange_rows(corners, seats, size_wh, beneath if seats else ()):
+        read = tuple(k for k in row.cards if k < len(fed))
+        if not read:  # (a row of cards beneath alone: its player is named rowless)
+            continue
+        hidden = tuple(sum(k < len(fed) for k in row.cards[:i]) for i, k in enumerate(row.cards) if k >= len(fed))
+        rows.append(TableRow(row.player, read, check_row([criteria[fed[k]["id"]] for k in read]), (),
+                             gaps=row_gaps([corners[k] for k in read]), hidden=hidden,
+                             disputed=tuple(d for d in row.disputed if d[0] < len(fed))))
+    found_rows = {row.player: row for row in with_deciding_disputes(rows, cards)}
     tally.photos += 1
     fed_ids = {c["id"] for c in fed}
     for true_row in truth["rows"]:
         tally.rows += 1
         fed_whole = set(true_row["cards"]) <= fed_ids
         tally.rows_fed += fed_whole
-        sequence = found_rows.get(true_row["player"], [])
+        row = found_rows.get(true_row["player"])
+        sequence = [fed[k]["id"] for k in row.cards] if row else []
         tally.rows_right += sequence == true_row["cards"]
-        verdict = verdicts.get(true_row["player"])
         error = true_row["first_error"]
-        tally.verdicts_right += verdict is not None and verdict.valid_length == true_row["valid_length"] and (
-            (verdict.first_error is None) == (error is None)
-            and (error is None or verdict.first_error.position == error["position"])
+        verdict_right = row is not None and row.verdict.valid_length == true_row["valid_length"] and (
+            (row.verdict.first_error is None) == (error is None)
+            and (error is None or row.verdict.first_error.position == error["position"])
         )
+        tally.verdicts_right += verdict_right
+        tally.verdicts_right_fed += fed_whole and verdict_right
+        flagged = row is None or row.uncertain  # (a player with no row is named rowless)
+        tally.right_verdicts_flagged += verdict_right and flagged
+        tally.wrong_verdicts_flagged += not verdict_right and flagged
+        tally.wrong_verdicts_unflagged += not verdict_right and not flagged
         if sequence != true_row["cards"]:
             where = {c["id"]: c["where"] for c in truth["cards"]}
             strays = [k for k in sequence if where.get(k) != "row" or k not in true_row["cards"]]
             tally.failures.append(f"{name}: {true_row['player']} row {sequence} true {true_row['cards']}"
                                   + (f" (not this row's: {strays})" if strays else "")
-                                  + ("" if fed_whole else " [a card not fed]"))
-    ranking = rank_players({player: ([criteria[k] for k in cards], verdicts[player]) for player, cards in found_rows.items()})
+                                  + ("" if fed_whole else " [a card not fed]")
+                                  + ("" if verdict_right or flagged else " (verdict wrong, not flagged)"))
+    ranking = rank_players({player: ([criteria[fed[k]["id"]] for k in row.cards], row.verdict) for player, row in found_rows.items()})
     tally.rankings_right += [(r.player, r.place) for r in ranking] == [(r["player"], r["place"]) for r in truth["ranking"]]
+
+
+def _layouts(tier: str, count: int, start: int) -> Iterator[tuple[str, dict, list[Seat]]]:
+    """The dev split's tables, nothing painted (``fixtures.render.plan_layout``): photo ``index``'s
+    truth as ``accuracy --split dev`` renders it, cards hidden only by cards."""
+    from fixtures.render import photo_seed, plan_layout
+
+    for index in range(start, start + count):
+        truth = plan_layout(photo_seed("dev", tier, index), tier)
+        yield f"{tier}-dev-{index:04d}", truth, [Seat(s["name"], tuple(s["position"])) for s in truth["seats"]]
 
 
 def _truths_in(folders: list[Path]) -> Iterator[tuple[str, dict, list[Seat]]]:
@@ -361,7 +410,11 @@ def main(argv: list[str] | None = None) -> int:
                      help="list what went wrong, photo by photo; the worst is tagged: a misreading read surely, "
                           "a wrong verdict not flagged (grep 'surely' or 'not flagged')")
     rows = sub.add_parser("rows", help="rows, verdicts and ranking from the true cards: the arrangement alone")
-    rows.add_argument("folders", nargs="+", type=Path, help="folders of NAME.json (+ NAME.seats.yaml)")
+    rows.add_argument("folders", nargs="*", type=Path, help="folders of NAME.json (+ NAME.seats.yaml)")
+    rows.add_argument("--layouts", choices=["easy", "medium", "hard"],
+                      help="no folders: the dev split's tables of this tier, planned, not painted (a tenth of a second each)")
+    rows.add_argument("--count", type=int, default=1000, help="with --layouts: how many tables (default: %(default)s)")
+    rows.add_argument("--start", type=int, default=0, help="with --layouts: the first table's index (default: %(default)s)")
     rows.add_argument("--min-visible", type=float, default=_VISIBLE_ENOUGH,
                       help="feed the true cards at least this visible; 0 feeds every face-up card (default: %(default)s)")
     rows.add_argument("--failures", action="store_true", help="list the wrong rows, photo by photo")
@@ -374,7 +427,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "speed":
         return _speed(args.repeat, args.tier)
     if args.what == "rows":
-        return _rows(args.folders, args.min_visible, args.failures)
+        if bool(args.folders) == bool(args.layouts):
+            parser.error("rows: give folders or --layouts TIER, not both")
+        truths = _truths_in(args.folders) if args.folders else _layouts(args.layouts, args.count, args.start)
+        return _rows(truths, args.min_visible, args.failures)
     photos = _photos_in(args.folders) if args.folders else _rendered(args.tier, args.split, args.count, args.start)
     tally = Tally()
     for name, frame, truth in photos:
@@ -386,9 +442,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _rows(folders: list[Path], min_visible: float, failures: bool) -> int:
+def _rows(truths: Iterator[tuple[str, dict, list[Seat]]], min_visible: float, failures: bool) -> int:
     tally = ArrangementTally()
-    for name, truth, seats in _truths_in(folders):
+    for name, truth, seats in truths:
         score_arrangement(tally, truth, seats, name, min_visible)
     summary = tally.summary()
     if not failures:

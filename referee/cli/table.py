@@ -171,7 +171,7 @@ def referee_frame(
         covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
         rows.append(TableRow(row.player, readable, verdict, doubtful, unread_here, seat,
                              row_gaps(corners), covered, beneath_at, row.disputed))
-    rows = _with_deciding_disputes(rows, cards)
+    rows = with_deciding_disputes(rows, cards)
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
     )
@@ -230,7 +230,7 @@ def _with_partly_hidden(
     return tuple(cards_now), tuple(hidden)
 
 
-def _with_deciding_disputes(rows: list[TableRow], cards: Sequence[DetectedCard]) -> list[TableRow]:
+def with_deciding_disputes(rows: list[TableRow], cards: Sequence[DetectedCard]) -> list[TableRow]:
     """The rows with only the disputed cards that matter, on both rows: a card at the meeting of
     two rows whose moving to the other row (at its nearer end) changes either verdict."""
     by_player = {row.player: row for row in rows}

@@ -173,13 +173,13 @@ def _laid(criteria):
 
 def _meeting(criteria):
     """Anna's row (cards 0-2) and Ines's (3-5) meeting end to end, Ines's first card disputed."""
-    from referee.cli.table import TableRow, _with_deciding_disputes
+    from referee.cli.table import TableRow, with_deciding_disputes
     from referee.rows import check_row
 
     cards = _laid(criteria)
     rows = [TableRow(player, ids, check_row([cards[k].reading.criteria for k in ids]), (), disputed=disputed)
             for player, ids, disputed in (("Anna", (0, 1, 2), ()), ("Ines", (3, 4, 5), ((3, "Anna"),)))]
-    return cards, _with_deciding_disputes(rows, cards)
+    return cards, with_deciding_disputes(rows, cards)
 
 
 def test_a_card_where_two_rows_meet_is_disputed_on_both_rows_when_moving_it_changes_a_verdict() -> None:

@@ -80,3 +80,30 @@ def test_rows_command_reads_a_folder_of_truth_and_seats_files(tmp_path, capsys) 
     assert main(["rows", str(tmp_path)]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["photos"] == 1 and summary["row_accuracy_pct"] == 100
+
+
+def test_a_card_mostly_under_a_neighbours_card_is_fed_beneath_and_keeps_the_rows_apart() -> None:
+    # As easy dev-21101: Nils's row runs on over Mona's only card, a third of it in view beside
+    # his last card; fed beneath it, it keeps his last card his (Mona sits nearer that card).
+    nils = [(1699, 152, -172), (1534, 157, 175), (1360, 157, -172), (1196, 147, -175), (1010, 145, -179),
+            (858, 144, -178), (674, 148, 178), (504, 140, 178)]
+    cards = [{"id": k, "corners": order_corners(cv2.boxPoints(((x, y), (125, 175), a)).astype(np.float32)).tolist(),
+              "criteria": {"colours": 1 + k % 3, "shapes": 1 + k % 2, "symbols": 3 + k % 4}, "visible_fraction": 1.0,
+              "where": "row", "player": "Nils"} for k, (x, y, a) in enumerate(nils)]
+    cards.append({**cards[0], "id": 8, "corners": order_corners(cv2.boxPoints(((559, 166), (125, 175), -174)).astype(np.float32)).tolist(),
+                  "visible_fraction": 0.3, "player": "Mona"})
+    truth = {"image": {"width": 1920, "height": 1080}, "cards": cards,
+             "rows": [{"player": "Nils", "cards": list(range(8)), "valid_length": 8, "first_error": None},
+                      {"player": "Mona", "cards": [8], "valid_length": 1, "first_error": None}], "ranking": []}
+    # (Frieda and Greta sit across the table, their rows unseen)
+    seats = [Seat("Frieda", (404, 1061)), Seat("Greta", (1027, 1057)), Seat("Mona", (538, 20)), Seat("Nils", (1125, 18))]
+    tally = ArrangementTally()
+    score_arrangement(tally, truth, seats, "table")
+    assert (tally.rows_fed, tally.rows_right) == (1, 1)  # Nils's row whole; Mona's card unseen
+
+
+def test_rows_command_plans_tables_without_painting_them(capsys) -> None:
+    assert main(["rows", "--layouts", "easy", "--count", "2", "--start", "3"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["photos"] == 2 and summary["rows"] >= 4
+    assert {"wrong_verdicts_not_flagged", "right_verdicts_flagged"} <= set(summary)
