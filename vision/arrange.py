@@ -636,6 +636,17 @@ def _cut_chain(
                 card = cards[best_bounds[c] - 1] if shift < 0 else cards[best_bounds[c]]
                 giver, taker = (best_sharers[c - 1], best_sharers[c]) if shift < 0 else (best_sharers[c], best_sharers[c - 1])
                 disputes.append((card, giver, taker))
+    # A lone card at an end of the chain, its player's whole piece, may as well be the end of the next
+    # player's row laid over the player's own card (hidden under it): it is disputed where giving it to
+    # the next piece, its player left out, costs less than that price and the margin more.
+    for c in (0, len(best_sharers) - 1) if len(best_sharers) > 1 else ():
+        a, b = best_bounds[c], best_bounds[c + 1]
+        if b - a == 1:
+            bounds = [0, *best_bounds[2:]] if c == 0 else [*best_bounds[:-2], n]
+            sharers = best_sharers[1:] if c == 0 else best_sharers[:-1]
+            margin = _DISPUTED_AT_A_GAP if link[b - 1 if c == 0 else a - 1] > 0 else _DISPUTED
+            if cut_cost(bounds, sharers) - _LEFT_OUT_COST < best_cost + margin:
+                disputes.append((cards[a], best_sharers[c], best_sharers[1 if c == 0 else -2]))
     pieces = {seat: cards[a:b] for (a, b), seat in zip(zip(best_bounds, best_bounds[1:]), best_sharers)}
     return best_cost, pieces, disputes
 

@@ -522,3 +522,30 @@ def test_a_long_rows_far_end_beyond_an_arm_is_its_players_though_nearer_a_neighb
     seats = [Seat("Kira", (600, 1180)), Seat("Ines", (20, 1000)), BEN_SEAT]
     rows = {r.player: r.cards for r in arrange_rows(seen, seats, (W, H))}
     assert rows == {"Kira": (0, 1, 2, 3, 4, 5, 6), "Ines": (7,)}
+
+
+def _lone_card_beside_a_row(gap_between: float):
+    """Greta's six cards a quarter card apart, and Anna's lone card ``gap_between`` short sides
+    before Greta's first, in line; each player sits in front of their own cards' middle."""
+    step = SHORT * 1.25
+    anna = [card((300, 1000), 0)]
+    start = 300 + SHORT * (1 + gap_between)
+    greta = [card((start + i * step, 1000), 0) for i in range(6)]
+    seats = [Seat("Anna", (300, 1180)), Seat("Greta", (start + 2.5 * step, 1180)), BEN_SEAT]
+    return anna + greta, seats
+
+
+def test_a_lone_card_as_close_to_a_neighbours_row_as_its_own_cards_is_its_players_but_disputed() -> None:
+    # As easy dev layouts 100 and 103: the neighbour's first card laid over the player's only
+    # card, hidden, looks just like the player's own card laid beside the neighbour's row.
+    cards, seats = _lone_card_beside_a_row(0.25)
+    rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
+    assert rows["Anna"].cards == (0,) and rows["Greta"].cards == (1, 2, 3, 4, 5, 6)
+    assert rows["Anna"].disputed == ((0, "Greta"),)
+
+
+def test_a_lone_card_a_clear_gap_before_a_neighbours_row_is_not_disputed() -> None:
+    cards, seats = _lone_card_beside_a_row(0.8)
+    rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
+    assert rows["Anna"].cards == (0,) and rows["Greta"].cards == (1, 2, 3, 4, 5, 6)
+    assert rows["Anna"].disputed == () and rows["Greta"].disputed == ()
