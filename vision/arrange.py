@@ -27,6 +27,10 @@ _MAX_BRIDGE_ROW = 4.4  # a player's row (two cards or more) is continued across 
 _ACROSS_MISFIT = 2.0  # a neighbour off the line weighs this much more than one further along
 _PIECE_FARTHER = 1.5  # a piece cut from a chain counts as this much further than a whole chain
 _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides
+# A row runs along its player's edge: its player sits off its line, in front of it (0.57 long sides at
+# least on 4,500 dev layouts). A chain whose line passes nearer its player points at them: their lone
+# card and a pool card beyond it, two nearly square quads seen at a slant taken as side by side.
+_ON_LINE = 0.3
 # Cutting a chain shared by players on one edge (see _share_chain):
 _SEAT_OFF = 0.2  # a player sits this near their row's middle, in the row's length ...
 _SEAT_OFF_WEIGHT = 20.0  # ... or the cut costs this much per row length further
@@ -328,7 +332,12 @@ def _rows_for_seats(
     for chain_id, chain in enumerate(chains):
         pieces, disputes[chain_id] = _share_chain(geo, chain, owners[chain_id], positions, over)
         for seat, piece in pieces.items():
-            if _faces_seat(geo, piece, positions[seat], centre):
+            seen_as = geo
+            if len(piece) > 1 and _points_at(geo, piece, positions[seat]):
+                # No row points at its player: their card nearest them, lying across that line, and the pool's beyond it.
+                piece = [min(piece, key=lambda k: float(np.linalg.norm(geo.centres[k] - positions[seat])))]
+                seen_as = _turned(geo, piece)
+            if _faces_seat(seen_as, piece, positions[seat], centre):
                 distance = float(np.min(np.linalg.norm(geo.centres[piece] - positions[seat], axis=1)))
                 if len(piece) < len(chain):
                     distance *= _PIECE_FARTHER
@@ -744,6 +753,13 @@ def _link_costs(geo: CardGeometry, cards: list[int], across: NDArray[np.float64]
     wide = _WIDE_GAP_COST * np.clip((gaps - _WIDE_GAP_FROM) / (_WIDE_GAP - _WIDE_GAP_FROM), 0.0, 1.0)
     step = _STEP_COST * np.clip((np.abs(np.diff(across)) - _STEP_FROM) / (_STEP_TO - _STEP_FROM), 0.0, 1.0)
     return (np.where(gaps < -_MAX_OVERLAP, _OVERLAP_COST, wide) + step).tolist()
+
+
+def _points_at(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64]) -> bool:
+    """Whether the line of a chain of cards passes its player's seat, within ``_ON_LINE`` long sides."""
+    axis = _direction(geo, cards)
+    across = float((seat_xy - geo.centres[cards].mean(axis=0)) @ np.array([-axis[1], axis[0]]))
+    return abs(across) < _ON_LINE * float(np.mean(geo.longs[cards]))
 
 
 def _faces_seat(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:

@@ -549,3 +549,14 @@ def test_a_lone_card_a_clear_gap_before_a_neighbours_row_is_not_disputed() -> No
     rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
     assert rows["Anna"].cards == (0,) and rows["Greta"].cards == (1, 2, 3, 4, 5, 6)
     assert rows["Anna"].disputed == () and rows["Greta"].disputed == ()
+
+
+def test_a_players_lone_card_and_a_pool_card_beyond_it_in_line_with_the_seat_are_no_row() -> None:
+    # As hard dev layout 366: both nearly square (seen at a slant), the pool card a step beyond the
+    # player's card towards the middle; the chain they make points at the player.
+    size = (60, 70)
+    emil = order_corners(cv2.boxPoints(((580, 1000), size, 2)).astype(np.float32))
+    pool = order_corners(cv2.boxPoints(((585, 1000 - 80), size, -3)).astype(np.float32))
+    seats = [Seat("Emil", (575, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows([emil, pool], seats, (W, H))}
+    assert rows["Emil"] == (0,)
