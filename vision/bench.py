@@ -294,9 +294,9 @@ def score_arrangement(tally: ArrangementTally, truth: dict[str, Any], seats: lis
 
     fed = [c for c in truth["cards"] if c.get("visible_fraction", 1.0) >= min_visible]
     corners = [np.array(c["corners"], np.float64) for c in fed]
-    beneath = [np.array(c["corners"], np.float64) for c in truth["cards"]
-               if _BENEATH_IN_VIEW <= c.get("visible_fraction", 1.0) < min_visible and corners
-               and separations(np.repeat(np.array(c["corners"], np.float64)[None], len(corners), axis=0), np.array(corners)).min() < 0]
+    beneath = [quad for quad in (np.array(c["corners"], np.float64) for c in truth["cards"]
+                                 if _BENEATH_IN_VIEW <= c.get("visible_fraction", 1.0) < min_visible)
+               if corners and separations(np.repeat(quad[None], len(corners), axis=0), np.array(corners)).min() < 0]
     size_wh = (truth["image"]["width"], truth["image"]["height"])
     criteria = {c["id"]: Criteria(**c["criteria"]) for c in truth["cards"]}
     cards = [DetectedCard(quad.astype(np.float32), CardReading((), criteria[c["id"]], 1.0, True)) for c, quad in zip(fed, corners)]
