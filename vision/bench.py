@@ -104,6 +104,8 @@ class Tally:
     rankings_right: int = 0
     wrong_verdicts_flagged: int = 0
     right_verdicts_flagged: int = 0
+    right_flagged_by: Counter = field(default_factory=Counter)  # what flagged them (a row may count under several)
+    wrong_flagged_by: Counter = field(default_factory=Counter)
     wrong_verdicts_rowless: int = 0  # no row found for the seated player: named in players_without_row
     rulebook_lengths: list = field(default_factory=list)
     ms: list = field(default_factory=list)
@@ -145,6 +147,9 @@ class Tally:
             # the cost of flags, a person asked to look at a row that was right)
             "wrong_verdicts_not_flagged": self.rows - self.verdicts_right - self.wrong_verdicts_flagged - self.wrong_verdicts_rowless,
             "right_verdicts_flagged": self.right_verdicts_flagged,
+            # (what flagged them, TableRow.flags: a row flagged for two things counts under both)
+            "right_verdicts_flagged_by": dict(self.right_flagged_by.most_common()),
+            "wrong_verdicts_flagged_by": dict(self.wrong_flagged_by.most_common()),
             "rulebook_valid_lengths": self.rulebook_lengths,
             "median_ms_per_photo": round(float(np.median(self.ms)), 1) if self.ms else None,
             "colour_confusion (true->read: n)": {f"{a}->{b}": n for (a, b), n in sorted(self.colour_confusion.items()) if a != b},
@@ -217,6 +222,8 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
         )
         tally.verdicts_right += verdict_right
         tally.right_verdicts_flagged += verdict_right and row.uncertain
+        if row is not None:
+            (tally.right_flagged_by if verdict_right else tally.wrong_flagged_by).update(row.flags)
         # A card more than a quarter hidden (mostly under a hand) can't be read from this photo.
         in_view = all(visible[k] >= _VISIBLE_ENOUGH for k in true_row["cards"])
         tally.rows_in_view += in_view

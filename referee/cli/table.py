@@ -84,8 +84,16 @@ class TableRow:
 
     @property
     def uncertain(self) -> bool:
-        return bool(self.uncertain_cards or self.unread_cards or self.deciding_gaps or self.deciding_covered
-                    or self.deciding_hidden or self.disputed)
+        return bool(self.flags)
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """What makes the verdict uncertain, in words (none: it is not): a card read with doubt,
+        a face not read, a gap, a covered end, a hidden card, a disputed card, each where it decides."""
+        checks = (("card read with doubt", self.uncertain_cards), ("face not read", self.unread_cards),
+                  ("gap", self.deciding_gaps), ("covered end", self.deciding_covered),
+                  ("hidden card", self.deciding_hidden), ("disputed card", self.disputed))
+        return tuple(name for name, found in checks if found)
 
 
 @dataclass(frozen=True)

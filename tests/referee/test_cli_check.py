@@ -72,6 +72,18 @@ def test_a_gap_makes_a_row_uncertain_only_at_or_before_its_first_error() -> None
     assert not TableRow("Anna", (0, 1, 2, 3), Verdict(4, None), ()).uncertain
 
 
+def test_a_row_says_what_makes_its_verdict_uncertain_only_where_it_decides() -> None:
+    from referee.cli.table import TableRow
+    from referee.rows import RowError, Verdict
+
+    error_at_2 = Verdict(2, RowError(2, ("colours",)))
+    row = TableRow("Anna", (0, 1, 2, 3), error_at_2, (1,), gaps=(3,), covered=(0,), hidden=(1,))
+    assert row.flags == ("card read with doubt", "covered end", "hidden card")  # (the gap after the error: none)
+    assert TableRow("Anna", (0, 1), Verdict(2, None), (), unread_cards=1, disputed=((1, "Ben"),)).flags == (
+        "face not read", "disputed card")
+    assert TableRow("Anna", (0, 1), Verdict(2, None), ()).flags == ()
+
+
 def test_a_covered_row_end_makes_the_verdict_uncertain_only_where_a_card_there_would_change_it() -> None:
     from referee.cli.table import TableRow
     from referee.rows import RowError, Verdict

@@ -1,5 +1,7 @@
 """Matching found quads to true cards in the accuracy benchmark."""
 
+from collections import Counter
+
 import numpy as np
 
 from vision.bench import Tally, match_cards
@@ -35,3 +37,10 @@ def test_wrong_verdicts_not_flagged_are_counted_apart_from_those_flagged_or_rowl
                     wrong_verdicts_rowless=1).summary()
     assert (summary["rows"], summary["wrong_verdicts_not_flagged"], summary["right_verdicts_flagged"]) == (10, 2, 2)
     assert summary["wrong_verdicts_flagged_or_named_rowless_pct"] == 50.0
+
+
+def test_what_flagged_the_verdicts_is_told_for_right_and_wrong_ones_apart() -> None:
+    summary = Tally(right_flagged_by=Counter({"covered end": 3, "card read with doubt": 5}),
+                    wrong_flagged_by=Counter({"gap": 1})).summary()
+    assert list(summary["right_verdicts_flagged_by"].items()) == [("card read with doubt", 5), ("covered end", 3)]
+    assert summary["wrong_verdicts_flagged_by"] == {"gap": 1}
