@@ -32,6 +32,7 @@ _ALONG = np.linspace(-0.4, 0.6, 6)  # shifts along the row tried, in short sides
 _ACROSS = np.linspace(-0.3, 0.3, 5)  # and across it
 _TURNS = np.radians([-10.0, -5.0, 0.0, 5.0, 10.0])  # and turns (a row's cards lie within 10 degrees)
 _FINER = 2  # then twice about the best, at half the steps each time
+_FINER_CHANGE = 0.5  # share of a card the finer steps may change, with a margin (see ``partly_hidden``)
 _OVER_SEEN = 0.1  # a card lies over no card seen by more than this share of itself
 _RING = 0.15  # the ring just outside a card's sides, in short sides
 _PAPER_TINT = 8.0  # (a, b) distance (Lab, 0-255) to the row's paper's tint at its lightness within which a pixel is paper
@@ -119,7 +120,10 @@ def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray],
     fit = _Fit(place, offsets, paper, table, free)
     steps = np.array([_ALONG[1] - _ALONG[0], _ACROSS[1] - _ACROSS[0], _TURNS[1] - _TURNS[0]])
     best = fit.best(_TURNS, _ALONG, _ACROSS)
-    for _ in range(_FINER if best is not None else 0):
+    # (the finer steps move a card a fifth of its short side and turn it 4 degrees at most, which
+    # changes a sixth of it or so: a card mostly on table stays one, most places' best)
+    hopeless = best is None or best[0][1] > _TABLE_IN + _FINER_CHANGE
+    for _ in range(0 if hopeless else _FINER):
         steps /= 2
         _, turn, along, across = best
         around = np.array([-1.0, 0.0, 1.0])
