@@ -1395,3 +1395,18 @@ def test_bars_a_shadow_edge_bends_out_of_a_bars_fit_are_no_printed_number():
     assert reading.is_face, reading.reason
     assert reading.criteria == Criteria(**card["criteria"]) == Criteria(1, 1, 4)
     assert _names(reading) == [("bar", "blue")] * 4
+
+
+def test_a_symbol_drawn_smaller_than_print_is_counted_surely_a_shapeless_speck_is_doubted(card_art):
+    # A circle a tenth of the short side across (printed symbols are 0.15 or more): a symbol
+    # glare or blur left small, counted and noted, the reading sure. A speck of its size that
+    # fits no shape is doubted on its own.
+    big = [card_art.Sym("circle", "red", 0.3, 0.3, 0.25), card_art.Sym("square", "blue", 0.7, 0.75, 0.25)]
+    small = read_card(card_art.light(card_art.draw(big + [card_art.Sym("circle", "red", 0.5, 1.1, 0.1)], short_px=100),
+                                     noise=2.0, blur=0.5))
+    assert small.criteria == Criteria(colours=2, shapes=2, symbols=3)
+    assert "small blob near the size limit" in small.reason and small.confidence >= 0.5, small.reason
+    image = card_art.draw(big, short_px=100)
+    cv2.fillPoly(image, [np.array([[45, 105], [52, 104], [49, 109], [55, 113], [47, 112]], np.int32)], (30, 43, 213))
+    speck = read_card(card_art.light(image, noise=2.0, blur=0.5))
+    assert speck.confidence < 0.5 and "fits no shape" in speck.reason, speck.reason
