@@ -72,6 +72,24 @@ def test_an_arm_across_the_table_leaves_the_far_side_in_a_dimmer_light_on_the_to
     assert found is not None and inside(found, (750, 400)) and iou(found, TABLE) > 0.9
 
 
+def test_an_arm_across_the_table_leaves_the_far_side_on_the_top_when_the_near_side_is_covered_in_cards() -> None:
+    # The cards on the near side pull its mean colour towards their paper's grey, away from the
+    # bare pink cloth beyond the arm; the cloth's own colour, its median off the cards, is the
+    # same on both sides (as on the hard tier's dev render 197, where the room
+    # past Frieda's last card, under a hand, counted as off the table).
+    frame = np.full((800, 1000, 3), (40, 50, 60), np.uint8)
+    cv2.fillPoly(frame, [TABLE.astype(np.int32)], (150, 80, 200))
+    cards = []
+    for k in range(12):
+        x, y = 190 + (k % 4) * 85, 150 + (k // 4) * 170
+        cards.append(np.array([[x, y], [x + 70, y], [x + 70, y + 100], [x, y + 100]], np.float64))
+        cv2.fillPoly(frame, [cards[-1].astype(np.int32)], (235, 240, 245))
+    cv2.line(frame, (560, 799), (560, 60), (45, 60, 90), 80)
+    frame = cv2.add(frame, np.random.default_rng(0).integers(0, 12, frame.shape, dtype=np.uint8))
+    found = find_table_area(frame, cards)
+    assert found is not None and inside(found, (750, 400)) and iou(found, TABLE) > 0.9
+
+
 def test_a_frame_that_is_all_table_or_all_room_has_no_top() -> None:
     assert find_table_area(np.full((400, 600, 3), 120, np.uint8)) is None
 
