@@ -9,6 +9,7 @@ cards that may be misread.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 from typing import Any
@@ -103,6 +104,8 @@ _SOFTMAX_SLOPE = 12.0
 _BLUE_OVER_BLACK_SLOPE = 2.5
 # A symbol's shape or colour less sure than this (calibrated) is doubted where it decides its card's triple.
 _SURE = 0.8
+# The symbols read with doubt are judged together over at most this many combinations of what they may be.
+_MOST_COMBINATIONS = 256
 # A colour or shape of this softmax weight in any reading of a symbol is one it may be.
 _POSSIBLE_WEIGHT = 0.005
 # Glare washing out more than this share of the paper, gaps below this share of the short side.
@@ -562,19 +565,30 @@ def _edge_covered(card: BalancedCard) -> float:
     return cv2.countNonZero(inked & band) / total if total else 0.0
 
 
-def _count_at_stake(i: int, read: list[Any], possible: set[Any]) -> bool:
-    """Whether the ``i``-th symbol's colour or shape (``read``: every symbol's), read with
-    doubt, decides the card's number of colours or shapes: another it may be (``possible``)
-    would change that number, or it is none of those (taken from the other symbols').
+def _counts_at_stake(read: list[Any], possible: list[set[Any]]) -> list[bool]:
+    """For each symbol, whether its colour or shape (``read``: every symbol's) may decide the
+    card's number of colours or shapes: another it may be (``possible``: each symbol's, its
+    reading alone where sure) would change that number, whatever the others read with doubt
+    turn out to be, or it is none of those.
 
     Only the number counts: a red read with doubt as maybe black, on a card showing black
-    and red elsewhere, leaves two colours whichever it is.
+    and red elsewhere, leaves two colours whichever it is. Two symbols read with doubt are
+    judged together: two greens under glare both read yellow (maybe green) beside green and
+    red each leave three colours while the other stays yellow, but both green leave two.
     """
-    if read[i] not in possible:
-        return True
-    others = {value for k, value in enumerate(read) if k != i}
-    count = len(others | {read[i]})
-    return any(len(others | {value}) != count for value in possible)
+    options = [possible[k] if read[k] in possible[k] else possible[k] | {read[k]} for k in range(len(read))]
+    doubted = [k for k, values in enumerate(options) if len(values) > 1]
+    if math.prod(len(options[k]) for k in doubted) > _MOST_COMBINATIONS:
+        return [len(values) > 1 or read[k] not in possible[k] for k, values in enumerate(options)]
+    sure = {value for k, value in enumerate(read) if k not in doubted}
+    stake = [read[k] not in possible[k] for k in range(len(read))]
+    for i in doubted:
+        if stake[i]:
+            continue
+        others = [options[k] for k in doubted if k != i]
+        stake[i] = any(len({len(sure | set(combination) | {value}) for value in options[i]}) > 1
+                       for combination in itertools.product(*others))
+    return stake
 
 
 def _possible(scores: NDArray[np.float64], order: tuple[Any, ...]) -> set[Any]:
@@ -1016,17 +1030,20 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
     reasons: list[str] = []
     confidence = 1.0
     symbols: list[SymbolReading] = []
+    shape_sure = [_calibrated(weight) for weight in shape_conf]
+    colour_sure = [_colour_sure(blob, colour, weight, inks) for blob, colour, weight in zip(seg.blobs, colours, colour_conf)]
+    # (a symbol's shape or colour read with doubt doubts the card only where it may decide its triple)
+    shape_stake = _counts_at_stake(shapes, [_possible_shapes(blob) if sure < _SURE else {shape}
+                                            for blob, shape, sure in zip(seg.blobs, shapes, shape_sure)])
+    colour_stake = _counts_at_stake(colours, [_possible_colours(blob, inks) if sure < _SURE else {colour}
+                                              for blob, colour, sure in zip(seg.blobs, colours, colour_sure)])
     for i, blob in enumerate(seg.blobs):
         doubts: list[tuple[str, float]] = [(d, _DOUBT_CONFIDENCE.get(d, 0.5)) for d in blob.doubt]
-        shape_sure, colour_sure = _calibrated(shape_conf[i]), _colour_sure(blob, colours[i], colour_conf[i], inks)
-        # (a symbol's shape or colour read with doubt doubts the card only where it may decide its triple)
         moot: list[tuple[str, float]] = []
-        if shape_sure < _SURE:
-            at_stake = _count_at_stake(i, shapes, _possible_shapes(blob))
-            (doubts if at_stake else moot).append((f"shape of a symbol is ambiguous ({shapes[i].value}?)", shape_sure))
-        if colour_sure < _SURE:
-            at_stake = _count_at_stake(i, colours, _possible_colours(blob, inks))
-            (doubts if at_stake else moot).append((f"colour of a symbol is ambiguous ({colours[i].value}?)", colour_sure))
+        if shape_sure[i] < _SURE:
+            (doubts if shape_stake[i] else moot).append((f"shape of a symbol is ambiguous ({shapes[i].value}?)", shape_sure[i]))
+        if colour_sure[i] < _SURE:
+            (doubts if colour_stake[i] else moot).append((f"colour of a symbol is ambiguous ({colours[i].value}?)", colour_sure[i]))
         if colour_fit[i] < _POOR_FIT:
             doubts.append(("a symbol's colour fits no print colour (washed out?)", 0.3 + float(colour_fit[i])))
         if shape_fit[i] < _POOR_FIT:

@@ -1359,6 +1359,19 @@ def test_a_colour_read_with_doubt_doubts_the_card_only_where_it_may_change_the_c
     assert "colour of a symbol is ambiguous" in at_stake.reason
 
 
+def test_two_symbols_read_with_doubt_are_judged_together(card_art, monkeypatch):
+    # Two oranges halfway between the red and yellow inks, both read as yellow with doubt, beside
+    # a red and a blue read surely: either one alone read red leaves three colours (the other is
+    # yellow), but both red leave two. The card's triple is at stake (as on a hard render, dev
+    # 316 of the second set: two greens under a warm glare read yellow, the card read surely).
+    monkeypatch.setitem(card_art.SPEC_BGR, "orange", (0x10, 0x90, 0xF0))
+    syms = [card_art.Sym("circle", "orange", 0.3, 0.3, 0.25), card_art.Sym("circle", "orange", 0.7, 0.3, 0.25),
+            card_art.Sym("square", "red", 0.3, 0.75, 0.25), card_art.Sym("star", "blue", 0.7, 0.75, 0.25)]
+    reading = read_card(card_art.light(card_art.draw(syms, short_px=100), noise=2.0, blur=0.5))
+    assert [s.colour for s in reading.symbols].count(Colour.YELLOW) == 2
+    assert reading.confidence < 0.5 and "colour of a symbol is ambiguous" in reading.reason, reading.reason
+
+
 def _along_the_edge(image: np.ndarray, colour=(70, 100, 150)) -> np.ndarray:
     """The card with a hand's edge (skin-coloured) lying along its right side, over its lower two thirds."""
     covered = image.copy()
