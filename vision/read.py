@@ -179,6 +179,16 @@ _STRETCH_MIN = 0.12
 # cut a symbol (on fresh hard renders, two thirds of such cards were misread, mostly so).
 _STRETCH_DOUBT = 0.2
 STRETCHED = "the card's symbols look stretched (its outline may be off)"
+# ... unless the stretch is the view's foreshortening, which the warp kept (``to_working_size``
+# keeps a quad's aspect within the card range and its slack): along the card's short side
+# (within _ALONG_AXIS degrees) on a warp shorter than any card (cards are _CARD_ASPECTS), or
+# along its long side on one longer than any card; the quad then holds the whole card. A quad
+# cut short or too long shows another stretch. On 550 dev photos (hard, a second hard set,
+# medium; cards three quarters in view) the cards doubted for such a stretch alone were 18, all
+# read right; of the 37 misread cards showing a stretch, one showed such a stretch (a symbol
+# under something over its edge, doubted for that too).
+_CARD_ASPECTS = (1.35, 1.6)
+_ALONG_AXIS = 10.0
 # A mark measured again is the same mark when their centres lie within this share of its extent.
 _SAME_MARK = 0.25
 
@@ -897,9 +907,22 @@ def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
                                   np.array([mark.extent for mark in measured]))
             shapes = _as_shown(best.seg, shapes, scores, SHAPE_ORDER, unknown)
         best = replace(best, shapes=shapes, shape_conf=confidence, shape_fit=fit, score=score, unknown=tuple(unknown))
-    if math.hypot(*stretch) < _STRETCH_DOUBT:
+    if math.hypot(*stretch) < _STRETCH_DOUBT or _foreshortened(stretch, card_bgr.shape[:2]):
         return best
     return replace(best, seg=replace(best.seg, doubt=best.seg.doubt + (STRETCHED,)))
+
+
+def _foreshortened(stretch: tuple[float, float], size_hw: tuple[int, ...]) -> bool:
+    """Whether a card's stretch (``_card_stretch``), warped at ``size_hw``, is the view's
+    foreshortening kept by the warp: see ``_CARD_ASPECTS``."""
+    height, width = size_hw
+    aspect = max(height, width) / min(height, width)
+    if not _MIN_ASPECT <= aspect <= _MAX_ASPECT:
+        return False  # (warped to a typical card's proportions: see ``to_working_size``)
+    angle = abs(math.degrees(math.atan2(stretch[1], stretch[0]))) / 2  # 0: along x, 90: along y
+    along_x, along_y = angle <= _ALONG_AXIS, angle >= 90.0 - _ALONG_AXIS
+    along_short, along_long = (along_x, along_y) if width <= height else (along_y, along_x)
+    return (along_short and aspect < _CARD_ASPECTS[0]) or (along_long and aspect > _CARD_ASPECTS[1])
 
 
 def _is_frame_piece(blob: Blob, fit: float, size_wh: tuple[int, int]) -> bool:

@@ -1423,3 +1423,22 @@ def test_a_symbol_drawn_smaller_than_print_is_counted_surely_a_shapeless_speck_i
     cv2.fillPoly(image, [np.array([[45, 105], [52, 104], [49, 109], [55, 113], [47, 112]], np.int32)], (30, 43, 213))
     speck = read_card(card_art.light(image, noise=2.0, blur=0.5))
     assert speck.confidence < 0.5 and "fits no shape" in speck.reason, speck.reason
+
+
+def test_a_foreshortened_warp_is_no_doubt_a_stretch_no_view_explains_is(card_art):
+    # Four circles on a card 1.55 long: warped 1.31 long (a view along the card foreshortens it,
+    # shorter than any card), they look wider than high, as a tilted camera shows them; the
+    # quad holds the whole card. A card 1.2 long warped to 1.45 (a card's own proportions)
+    # shows them taller than wide: no view does that, its outline may be off.
+    syms = [card_art.Sym(colour=c, shape="circle", x=x, y=y, size=0.3)
+            for c, x, y in (("red", 0.3, 0.3), ("blue", 0.7, 0.3), ("green", 0.3, 0.9), ("black", 0.7, 0.9))]
+    card = card_art.light(card_art.draw(syms, short_px=100, aspect=1.55), noise=2.0, blur=0.5)
+    foreshortened = read_card(cv2.resize(card, (100, 131), interpolation=cv2.INTER_AREA))
+    assert foreshortened.criteria == Criteria(colours=4, shapes=1, symbols=4)
+    assert foreshortened.confidence > 0.8, foreshortened.reason
+    lying = read_card(cv2.rotate(cv2.resize(card, (100, 131), interpolation=cv2.INTER_AREA), cv2.ROTATE_90_CLOCKWISE))
+    assert lying.criteria == foreshortened.criteria and lying.confidence > 0.8, lying.reason
+    short_card = card_art.light(card_art.draw(syms, short_px=100, aspect=1.2), noise=2.0, blur=0.5)
+    stretched = read_card(cv2.resize(short_card, (100, 145)))
+    assert stretched.criteria == Criteria(colours=4, shapes=1, symbols=4)
+    assert stretched.confidence < 0.5 and "look stretched" in stretched.reason
