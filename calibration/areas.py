@@ -155,21 +155,29 @@ def _top_region(level: NDArray[np.uint8], small: NDArray[np.uint8], cards: NDArr
     if stats[best, cv2.CC_STAT_AREA] < _MIN_TABLE_SHARE * mask.size:
         return None
     top = cv2.compare(labels, best, cv2.CMP_EQ)
-    colours = _colours_of(small, top, cards)
+    found = top  # (the pieces are compared with the top as found: joining makes a new array)
+    top_mean, top_median = _mean_colour(small, found), None
     for other in range(1, count):
         if other != best and stats[other, cv2.CC_STAT_AREA] >= _CUT_OFF_SHARE * mask.size:
             piece = cv2.compare(labels, other, cv2.CMP_EQ)
-            if any(_alike(colour, alike) for colour, alike in zip(colours, _colours_of(small, piece, cards))):
-                top = cv2.bitwise_or(top, piece)
+            if not _alike(top_mean, _mean_colour(small, piece)):
+                # (the medians only where the means differ: most frames have no piece to join)
+                top_median = _median_colour(small, found, cards) if top_median is None else top_median
+                if not _alike(top_median, _median_colour(small, piece, cards)):
+                    continue
+            top = cv2.bitwise_or(top, piece)
     return top
 
 
-def _colours_of(small: NDArray[np.uint8], region: NDArray[np.uint8], cards: NDArray[np.uint8]) -> tuple[NDArray, NDArray]:
-    """A region's mean colour and its median colour off the face-up cards (B, G, R, plus one each)."""
-    mean = np.array(cv2.mean(small, region)[:3])
+def _mean_colour(small: NDArray[np.uint8], region: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """A region's mean colour (B, G, R, plus one each)."""
+    return np.array(cv2.mean(small, region)[:3]) + 1.0
+
+
+def _median_colour(small: NDArray[np.uint8], region: NDArray[np.uint8], cards: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """A region's median colour off the face-up cards (B, G, R, plus one each; its mean's where all is cards)."""
     off_cards = small[(region > 0) & (cards == 0)]
-    median = np.median(off_cards, axis=0) if len(off_cards) else mean
-    return mean + 1.0, median.astype(np.float64) + 1.0
+    return np.median(off_cards, axis=0).astype(np.float64) + 1.0 if len(off_cards) else _mean_colour(small, region)
 
 
 def _alike(colour: NDArray, other: NDArray) -> bool:
