@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from calibration.areas import ray_exit
 from vision.paper import light_cast
 
-__all__ = ["arm_entries"]
+__all__ = ["arm_entries", "skin_coloured"]
 
 _WORK_WIDTH = 320  # arms are looked for on a small copy of the frame
 _SKIN_A, _SKIN_B, _SKIN_L = (3.0, 26.0), (-6.0, 36.0), 25.0  # Lab, a and b less the light's cast
@@ -48,11 +48,17 @@ def _skin(frame_bgr: NDArray[np.uint8], scale: float) -> tuple[NDArray[np.float3
     small = cv2.resize(frame_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
     cast_a, cast_b = light_cast(frame_bgr)
+    skin = skin_coloured(lab, (cast_a, cast_b))
     lab[..., 1] -= 128.0 + cast_a
     lab[..., 2] -= 128.0 + cast_b
-    a, b = lab[..., 1], lab[..., 2]
-    skin = (a >= _SKIN_A[0]) & (a <= _SKIN_A[1]) & (b >= _SKIN_B[0]) & (b <= _SKIN_B[1]) & (lab[..., 0] > _SKIN_L)
     return lab, skin
+
+
+def skin_coloured(lab: NDArray[np.float32], cast_ab: tuple[float, float]) -> NDArray[np.bool_]:
+    """Whether each Lab pixel (..., 3), 0-255, is skin-coloured under a light of cast ``cast_ab``
+    (a and b less neutral grey, as ``vision.paper.light_cast`` gives it)."""
+    a, b = lab[..., 1] - 128.0 - cast_ab[0], lab[..., 2] - 128.0 - cast_ab[1]
+    return (a >= _SKIN_A[0]) & (a <= _SKIN_A[1]) & (b >= _SKIN_B[0]) & (b <= _SKIN_B[1]) & (lab[..., 0] > _SKIN_L)
 
 
 def arm_entries(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray], table_xy: NDArray[np.float64] | None

@@ -17,7 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.areas import find_table_area
-from calibration.gaps import TableLook, paper_share, table_look, table_share, table_shown
+from calibration.arms import skin_coloured
+from calibration.gaps import TableLook, card_middles, lab_pixels, paper_share, table_look, table_share, table_shown
 from vision.arrange import card_geometry, neighbour_gaps, room_for_a_card
 
 __all__ = ["look_at_table", "end_rooms", "table_beside", "room_shares", "covered_rooms"]
@@ -50,6 +51,12 @@ _PARTLY_COVERED, _PAPER_SHOWS = 0.5, 0.05
 # hard dev sets, 0.21 over hidden cards). On ten dev sets (five hard, five medium) 5 wrong verdicts were no
 # longer given unflagged (26 to 21) at 9 right ones more flagged; from 0.2, 10 at 30.
 _TABLE_SHOWN = 0.15
+# ... or more, but the room is plainly more skin-coloured than the table beside the row, by this share of its
+# pixels: a hand or an arm whose colour some of that table shares (a few fingertips reaching over it, the floor
+# beyond the table's edge), so that the hand looks like the table. Not on a table whose top is skin-coloured
+# over more than ``_SKIN_TABLE`` of it (wood, a brown or maroon cloth): there skin tells no hand (0.51 and 0.61
+# on two such dev tables, 0.08 to 0.29 on ten tables where a hand was over the room).
+_SKIN_MORE, _SKIN_TABLE = 0.5, 0.4
 _SAMPLES = (100, 300)  # pixels of the room and of the table compared, at most: a share within a few hundredths
 _LOOK_WIDTH = 640  # calibration.gaps' working width
 
@@ -177,6 +184,40 @@ def _room_shares(
     return shares, dict(rooms), table, cards
 
 
+def _under_skin(look: TableLook, rooms: dict[int, NDArray[np.float64]], table: list[NDArray[np.float64]],
+                cards: list[NDArray[np.float64]], corners: Sequence[NDArray], cards_xy: Sequence[NDArray],
+                top_xy: NDArray[np.float64] | None) -> list[int]:
+    """Of ``rooms`` (by position), those plainly more skin-coloured than the table beside the row
+    (``_SKIN_MORE``), on a table top not skin-coloured itself (``_SKIN_TABLE``). Skin is told under
+    the light's cast on the row's own paper."""
+    if not rooms:
+        return []
+    paper = lab_pixels(look, card_middles([np.asarray(quad, np.float64) for quad in corners]), _SAMPLES[1])
+    if len(paper) < 10:
+        return []
+    # (the paper, not the symbols: the lighter half of the cards' middles)
+    cast_a, cast_b = np.median(paper[paper[:, 0] >= np.median(paper[:, 0]), 1:], axis=0) - 128.0
+    cast = (float(cast_a), float(cast_b))
+    skin = {position: _skin_share(look, [room], cards, cast) for position, room in rooms.items()}
+    skin = {position: share for position, share in skin.items() if share is not None and share >= _SKIN_MORE}
+    if not skin:  # (most rooms: the bare table of no skin colour)
+        return []
+    if top_xy is not None:
+        top = _skin_share(look, [top_xy], cards_xy, cast)
+        if top is None or top > _SKIN_TABLE:
+            return []
+    beside = _skin_share(look, table, cards, cast)
+    return [] if beside is None else [position for position, share in skin.items() if share >= beside + _SKIN_MORE]
+
+
+def _skin_share(look: TableLook, polygons_xy: Sequence[NDArray[np.float64]], exclude_xy: Sequence[NDArray],
+                cast_ab: tuple[float, float]) -> float | None:
+    """The share of the pixels in the polygons (``exclude_xy`` left out) that are skin-coloured under a
+    light of cast ``cast_ab``; None when fewer than ten are left."""
+    lab = lab_pixels(look, polygons_xy, _SAMPLES[1], exclude_xy)
+    return float(np.mean(skin_coloured(lab, cast_ab))) if len(lab) >= 10 else None
+
+
 def covered_rooms(
     look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
     top_xy: NDArray[np.float64] | None = None,
@@ -186,7 +227,8 @@ def covered_rooms(
     bare table beside the row (``_COVERED``), or somewhat more (below ``_PARTLY_COVERED``) and
     the paper of the row's cards where no card was found (``_PAPER_SHOWS``): a card's sliver
     beside a hand over the rest of it; or more, but few of the table's colours (``_TABLE_SHOWN``):
-    a hand of the table's own colour.
+    a hand of the table's own colour; or plainly more skin than the table beside the row
+    (``_SKIN_MORE``, on a table not skin-coloured): a hand that some of that table looks like.
 
     Parameters
     ----------
@@ -204,6 +246,9 @@ def covered_rooms(
             shown = table_shown(look, rooms[position], table, cards, _SAMPLES)
             if shown is not None and shown < _TABLE_SHOWN:
                 covered.append(position)
+    like_table = {position: rooms[position] for position, share in shares if share is not None and share >= _COVERED
+                  and position not in covered}
+    covered += _under_skin(look, like_table, table, cards, corners, cards_xy, top_xy)
     partly = [position for position, share in shares if share is not None and _COVERED <= share < _PARTLY_COVERED
               and position not in covered]
     if partly:  # (rare: the row's paper is looked at only then)

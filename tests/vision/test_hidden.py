@@ -154,3 +154,18 @@ def test_a_hand_of_the_woods_colour_covers_the_room_though_each_of_its_pixels_is
     assert covered_rooms(table_look(frame), ROW, ROW, 3, TOP) == ()
     cv2.ellipse(frame, AFTER, (45, 55), 0, 0, 360, tuple(shades[4].tolist()), -1)  # the hand (its arm aside)
     assert covered_rooms(table_look(frame), ROW, ROW, 3, TOP) == (3,)
+
+
+@pytest.mark.parametrize("cover, expected", [(AFTER, (3,)), (None, ())], ids=["a hand over the room", "the bare table"])
+def test_a_hand_is_a_cover_though_fingertips_beside_the_row_make_it_look_like_the_table(cover, expected) -> None:
+    # Fingertips of another hand reach over the table beside the row's last two cards: a fair share of
+    # the table sampled there is skin, so the hand over the room is like that table and shows its
+    # colours. It is still plainly more skin than that table (dev hard3 417: the floor beyond the
+    # table's edge beside the row, as skin-coloured as the hand).
+    frame = table()
+    for k, x in enumerate(range(AFTER[0] - 2 * PITCH - 30, AFTER[0] - PITCH + 30, 12)):
+        cv2.ellipse(frame, (x, 200 - LONG // 2 - 20 - 2 * (k % 5)), (5, 30), 0, 0, 360, SKIN, -1)
+    if cover is not None:
+        frame = hand(frame, cover)
+    look = table_look(frame)
+    assert covered_rooms(look, ROW, ROW, 3, TOP) == expected
