@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from calibration.seats import Seat, facing, left_to_right, table_centre
 from vision.card_sizes import SQUARISH
 
-__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "room_for_a_card", "row_gaps", "gap_places", "nearest_seats"]
+__all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "room_for_a_card", "row_gaps", "gap_places", "nearest_seats", "ends_continued"]
 
 # Centre-to-centre distance of neighbours in a row, in short sides: touching cards
 # sit 1 apart, cards half a card apart 1.5 apart; more room for rotation and tilt.
@@ -528,6 +528,29 @@ def _continues(geo: CardGeometry, row: list[int], piece: list[int], reach: float
     piece_along = geo.centres[piece] @ axis
     beyond = max(float(piece_along.min() - along.max()), float(along.min() - piece_along.max()))
     return _LEAST_STEP * short < beyond <= reach * short
+
+
+def ends_continued(corners: Sequence[NDArray], others: Sequence[NDArray]) -> tuple[int, ...]:
+    """The ends of a row of two cards or more (its cards' corners in order) that one of ``others``
+    continues beyond room for a card or two: 0 before its first card, ``len(corners)`` after its last. Such a card
+    lies on the row's line, its centre more than ``_MAX_STEP`` and at most ``_MAX_BRIDGE_ROW``
+    short sides from the end card's: a card of the row may lie hidden between."""
+    if len(corners) < 2 or not others:  # (a lone card's line is too uncertain)
+        return ()
+    geo = card_geometry([*corners, *others])
+    row = list(range(len(corners)))
+    axis = _direction(geo, row)
+    if float((geo.centres[row[-1]] - geo.centres[row[0]]) @ axis) < 0:
+        axis = -axis
+    along = geo.centres[row] @ axis
+    ends = set()
+    for k in range(len(corners), len(corners) + len(others)):
+        short = float(np.mean(geo.shorts[[*row, k]]))
+        at = float(geo.centres[k] @ axis)
+        beyond = max(at - along.max(), along.min() - at)
+        if _MAX_STEP * short < beyond and _continues(geo, row, [k], _MAX_BRIDGE_ROW):
+            ends.add(len(corners) if at > along.max() else 0)
+    return tuple(sorted(ends))
 
 
 def _seat_offset(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64], spanned: bool = False) -> float:

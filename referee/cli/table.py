@@ -15,7 +15,7 @@ from calibration.seats import Seat, facing, left_to_right, table_centre
 from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
-from vision.arrange import arrange_rows, gap_places, nearest_seats, row_gaps
+from vision.arrange import arrange_rows, ends_continued, gap_places, nearest_seats, row_gaps
 from vision.beneath import find_cards_beneath
 from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
@@ -42,7 +42,8 @@ class TableRow:
     verdict is then taken without them and is uncertain. ``gaps`` are the positions of
     cards after room for a card with none seen (one under a hand, or missed); the
     verdict is uncertain when one lies at or before the first error. ``covered`` are the
-    row's ends where a card may lie hidden under something (a hand, a mug): 0 before its
+    row's ends where a card may lie hidden under something (a hand, a mug), or between it and a
+    card in no row lying on its line beyond: 0 before its
     first card, ``len(cards)`` after its last; the verdict is uncertain when a card there
     would change it (before the first card always, after the last when the row has no error).
     ``hidden`` are the positions the row's cards lying partly under another player's card, or
@@ -157,6 +158,7 @@ def referee_frame(
     rows = []
     # Cards lying partly under a hand just beyond a row's ends or in its gaps join the cards read and the row.
     n_read, cards = len(cards), list(cards)
+    in_rows = {k for row in placed for k in row.cards}
     for row, beneath_at in zip(placed, hidden):
         readable = tuple(k for k in row.cards if k < n_read)
         if not readable:  # (the contract's rows hold a card at least: the player is named rowless)
@@ -177,6 +179,9 @@ def referee_frame(
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
+        # (a card in no row on the row's line, room for a card or two beyond its end: the row may go on under a cover)
+        free_xy = [cards[k].corners_xy for k in range(n_read) if k not in in_rows]
+        covered = tuple(sorted({*covered, *(end for end in ends_continued(corners, free_xy) if end <= up_to)}))
         rows.append(TableRow(row.player, readable, verdict, doubtful, unread_here, seat,
                              row_gaps(corners), covered, beneath_at, row.disputed))
     rows = with_deciding_disputes(rows, cards)
@@ -370,7 +375,7 @@ def result_lines(result: TableResult, path: str) -> list[str]:
             words += f" (where this row meets {other}'s, the card at the meeting may be either's: please look)"
         for end in row.deciding_covered:
             place = "before the 1st" if end == 0 else f"after the {ordinal(end)}"
-            words += f" (room for a card {place}: something covers it, please look)"
+            words += f" (room for a card {place}: one may lie hidden there, please look)"
         lines.append(f"  {row.player}: {verdict.valid_length} valid of {len(row.cards)}; {words}")
     for player in result.rowless:
         lines.append(f"  {player}: no row found (please look: cards under a hand, or not found)")

@@ -101,8 +101,8 @@ def test_a_covered_row_end_is_said_in_words_and_in_the_json() -> None:
     row = TableRow("Anna", (), Verdict(0, None), (), covered=(0, 3))
     result = TableResult((640, 400), (), (), (row,), ())
     line = " ".join(result_lines(result, "table.png"))
-    assert "room for a card before the 1st: something covers it, please look" in line
-    assert "room for a card after the 3rd: something covers it, please look" in line
+    assert "room for a card before the 1st: one may lie hidden there, please look" in line
+    assert "room for a card after the 3rd: one may lie hidden there, please look" in line
     assert result_json(result, "table.png")["rows"][0]["covered_ends"] == [0, 3]
 
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.seats import Seat
-from vision.arrange import arrange_rows, find_chains, row_gaps
+from vision.arrange import arrange_rows, ends_continued, find_chains, row_gaps
 from vision.find import order_corners
 
 W, H = 1600, 1200
@@ -560,3 +560,20 @@ def test_a_players_lone_card_and_a_pool_card_beyond_it_in_line_with_the_seat_are
     seats = [Seat("Emil", (575, 1180)), BEN_SEAT]
     rows = {r.player: r.cards for r in arrange_rows([emil, pool], seats, (W, H))}
     assert rows["Emil"] == (0,)
+
+
+@pytest.mark.parametrize(
+    "other, expected",
+    [
+        (card((500 + 6 * (SHORT + 10), 1000), 4), (5,)),  # two pitches after the last card: one may lie hidden between
+        (card((500 - 3 * (SHORT + 10), 1000), -3), (0,)),  # three before the first: two may
+        (card((500 + 5 * (SHORT + 10), 1000), 0), ()),  # the next card's place: a neighbour, no room between
+        (card((500 + 6 * (SHORT + 10), 1000 - LONG), 0), ()),  # off the row's line
+        (card((500 + 9 * (SHORT + 10), 1000), 0), ()),  # too far for a card or two between
+    ],
+    ids=["two pitches after", "three pitches before", "one pitch after", "off the line", "five pitches after"],
+)
+def test_a_card_on_a_rows_line_beyond_room_for_a_card_or_two_continues_it(other, expected) -> None:
+    assert ends_continued(ANNA, [other]) == expected
+    assert ends_continued(ANNA[::-1], [other]) == tuple(sorted(5 - end for end in expected))  # the row's own order
+    assert ends_continued(ANNA[:1], [other]) == ()  # a lone card's line is too uncertain
