@@ -158,7 +158,8 @@ def referee_frame(
     rows = []
     # Cards lying partly under a hand just beyond a row's ends or in its gaps join the cards read and the row.
     n_read, cards = len(cards), list(cards)
-    in_rows = {k for row in placed for k in row.cards}
+    # The cards read that may lie in a row (on the table top, off the pool) but lie in none.
+    free = sorted(set(k for k in candidates if k < n_read) - {k for row in placed for k in row.cards})
     for row, beneath_at in zip(placed, hidden):
         readable = tuple(k for k in row.cards if k < n_read)
         if not readable:  # (the contract's rows hold a card at least: the player is named rowless)
@@ -179,9 +180,9 @@ def referee_frame(
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
-        # (a card in no row on the row's line, room for a card or two beyond its end: the row may go on under a cover)
-        free_xy = [cards[k].corners_xy for k in range(n_read) if k not in in_rows]
-        covered = tuple(sorted({*covered, *(end for end in ends_continued(corners, free_xy) if end <= up_to)}))
+        # (such a card on the row's line, room for a card or two beyond its end: the row may go on under a cover)
+        covered = tuple(sorted({*covered, *(end for end in ends_continued(corners, [cards[k].corners_xy for k in free])
+                                            if end <= up_to)}))
         rows.append(TableRow(row.player, readable, verdict, doubtful, unread_here, seat,
                              row_gaps(corners), covered, beneath_at, row.disputed))
     rows = with_deciding_disputes(rows, cards)
