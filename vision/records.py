@@ -56,6 +56,8 @@ class CardReading:
         not a face; empty when all is clear.
     paper_bgr : a face's plain paper as the camera saw it (mean B, G, R before
         balancing), to compare the faces of one frame; None when not measured.
+    edge_covered : something wider than a printed line lies over the card's edge (a hand,
+        a sleeve, a mug), whether or not it may hide a symbol.
     """
 
     symbols: tuple[SymbolReading, ...]
@@ -64,6 +66,7 @@ class CardReading:
     is_face: bool
     reason: str = ""
     paper_bgr: tuple[float, float, float] | None = None
+    edge_covered: bool = False
 
     def __post_init__(self) -> None:
         _check_unit("confidence", self.confidence)

@@ -29,7 +29,7 @@ from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import ShapeFeatures, angular_harmonics, classify_shapes, measure_shape
 from vision.whitebalance import CLIPPED_LEVEL, PAPER_LEVEL, BalancedCard
 
-__all__ = ["SHAPELESS", "WASHED", "UNGLARED", "WIDE_GLARE", "measured_unglared"]
+__all__ = ["SHAPELESS", "WASHED", "UNGLARED", "WIDE_GLARE", "WASHED_NOISE", "measured_unglared"]
 
 # Ink level of a mark that may be a washed-out symbol (below the hysteresis thresholds).
 _FAINT = 0.06
@@ -44,7 +44,7 @@ _WASHED_SHAPE_FIT, _WASHED_COLOUR_FIT = 0.2, 0.1
 # Only on paper at least this bright (0-255, the brightest channel) and at most this noisy
 # (the faint cut then stays above twice the smoothed noise); on dev renders every washed
 # symbol read lay on paper of 197 or more and noise 0.065 or less.
-_WASHED_PAPER, _WASHED_NOISE = 110.0, 0.08
+_WASHED_PAPER, WASHED_NOISE = 110.0, 0.08
 # A washed-out mark that fits no shape (glare clipped part of it away) still counts as a
 # symbol where the camera clipped a channel (``CLIPPED_LEVEL``) beside it, when its colour
 # fits a print colour this well and it keeps this far (share of the short side) off every
@@ -207,7 +207,7 @@ def _may_hide_washed(card: BalancedCard) -> bool:
     """Can a faint mark on this card be a washed-out symbol at all: bright paper (glare
     on a card in deep shadow, or on a card back, is no glare on paper) quiet enough that the
     faint cut stays well above its noise?"""
-    return card.noise <= _WASHED_NOISE and float(card.paper_bgr.max()) >= _WASHED_PAPER
+    return card.noise <= WASHED_NOISE and float(card.paper_bgr.max()) >= _WASHED_PAPER
 
 
 def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],

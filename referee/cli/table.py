@@ -183,6 +183,8 @@ def referee_frame(
         # (such a card on the row's line, room for a card or two beyond its end: the row may go on under a cover)
         covered = tuple(sorted({*covered, *(end for end in ends_continued(corners, [cards[k].corners_xy for k in free])
                                             if end <= up_to)}))
+        if len(readable) == 1 and cards[readable[0]].reading.edge_covered:
+            covered = (0, 1)  # (a hand over a lone card's edge: the rest of its row may lie under it, on either side)
         rows.append(TableRow(row.player, readable, verdict, doubtful, unread_here, seat,
                              row_gaps(corners), covered, beneath_at, row.disputed))
     rows = with_deciding_disputes(rows, cards)

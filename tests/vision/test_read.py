@@ -241,6 +241,21 @@ def test_glare_over_a_card_lowers_confidence(card_art):
     assert read_card(image).confidence < 0.5
 
 
+@pytest.mark.parametrize("noise, doubted", [(2.0, False), (14.0, True)], ids=["quiet card", "noisy card"])
+def test_glare_that_clips_nothing_is_a_mild_doubt_but_on_a_card_too_noisy_to_search_for_washed_out_symbols(
+        card_art, noise, doubted):
+    # A glare spot brightens the paper without clipping it: on a quiet card a symbol it washed
+    # out would be found faint; on a noisy one that search is not made, so any may be gone.
+    syms = _nine_grid(card_art, [("circle", "red"), ("square", "blue"), ("star", "green")])
+    base = card_art.draw(syms, paper=(150, 156, 162)).astype(np.float32)
+    h, w = base.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    spot = 80.0 * np.exp(-((xx - 0.5 * w) ** 2 + (yy - 0.55 * h) ** 2) / (2 * (0.2 * w) ** 2))
+    reading = read_card(card_art.light(np.clip(base + spot[..., None], 0, 255).astype(np.uint8), noise=noise, blur=0.6))
+    assert reading.criteria == Criteria(colours=3, shapes=3, symbols=3)
+    assert "glare" in reading.reason and (reading.confidence < 0.5) == doubted, reading.reason
+
+
 @pytest.mark.parametrize("bad", [np.zeros((100, 80), np.uint8), np.zeros((100, 80, 3), np.float32), np.zeros((10, 8, 3), np.uint8), "x"],
                          ids=["grey", "float", "tiny", "not-an-array"])
 def test_malformed_input_raises(bad):
@@ -1372,24 +1387,36 @@ def test_two_symbols_read_with_doubt_are_judged_together(card_art, monkeypatch):
     assert reading.confidence < 0.5 and "colour of a symbol is ambiguous" in reading.reason, reading.reason
 
 
-def _along_the_edge(image: np.ndarray, colour=(70, 100, 150)) -> np.ndarray:
-    """The card with a hand's edge (skin-coloured) lying along its right side, over its lower two thirds."""
+def _along_the_edge(image: np.ndarray, depth: float = 0.12, colour=(70, 100, 150)) -> np.ndarray:
+    """The card with a hand's edge (skin-coloured) lying along its right side, ``depth`` of its
+    width in, over its lower two thirds."""
     covered = image.copy()
     h, w = covered.shape[:2]
-    cv2.rectangle(covered, (int(0.88 * w), int(0.3 * h)), (w, h), colour, -1)
+    cv2.rectangle(covered, (int((1 - depth) * w), int(0.3 * h)), (w, h), colour, -1)
     return covered
 
 
 @pytest.mark.parametrize("border", [None, (60, 60, 60)], ids=["plain", "printed frame line"])
-def test_a_hand_along_the_cards_edge_makes_its_reading_doubtful_a_frame_line_does_not(card_art, border):
-    # What the hand hides may be a symbol: the symbols in view are read, with doubt.
+def test_a_hand_reaching_over_where_symbols_are_printed_makes_the_reading_doubtful(card_art, border):
+    # What the hand hides may be a symbol: the symbols in view are read, with doubt. A hand
+    # over no more than the plain margin (symbols keep 0.075 short sides off the edge) and a
+    # sliver beside it hides too little of any symbol to leave no trace: the reading is sure,
+    # and says a hand lies at the card (its row may go on under it).
     syms = _nine_grid(card_art, [("circle", "red"), ("square", "blue"), ("star", "yellow")])
     image = card_art.light(card_art.draw(syms, border=border, corner_radius=0.08), noise=2.0, blur=0.5)
     clean = read_card(image)
     assert clean.criteria == Criteria(colours=3, shapes=3, symbols=3) and clean.confidence > 0.8, clean.reason
-    covered = read_card(_along_the_edge(image))
-    assert covered.criteria == Criteria(colours=3, shapes=3, symbols=3)
-    assert covered.confidence < 0.5 and "overlaps the card's edge" in covered.reason
+    assert not clean.edge_covered
+    for depth in (0.2, 0.35):
+        covered = read_card(_along_the_edge(image, depth))
+        assert covered.criteria == Criteria(colours=3, shapes=3, symbols=3)
+        assert covered.confidence < 0.5 and "overlaps the card's edge" in covered.reason, depth
+        assert covered.edge_covered
+    for depth in (0.06, 0.11):
+        margin_only = read_card(_along_the_edge(image, depth))
+        assert margin_only.criteria == Criteria(colours=3, shapes=3, symbols=3)
+        assert margin_only.confidence > 0.8 and "overlaps" not in margin_only.reason, (depth, margin_only.reason)
+        assert margin_only.edge_covered, depth
 
 
 def test_bars_a_shadow_edge_bends_out_of_a_bars_fit_are_no_printed_number():
