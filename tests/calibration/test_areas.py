@@ -169,3 +169,21 @@ def test_a_cloth_as_bright_as_the_room_is_told_from_it_by_its_colour() -> None:
     for quad in corners:
         cv2.fillPoly(felt, [quad.astype(np.int32)], (235, 238, 240))
     assert find_table_area(cv2.add(felt, rng.integers(0, 12, felt.shape, dtype=np.uint8)), corners) is None
+
+
+def test_a_dark_cloth_under_a_bright_arm_is_the_top_not_the_arm_and_the_cards() -> None:
+    # A dark maroon cloth in a darker room, two rows of cards and a bare arm reaching from one
+    # row to the other (as on the hard tier's dev renders 086 and 050): the brightest region
+    # holding the cards is the arm and the cards, filling little of its hull, where the rooms
+    # beyond the rows' ends would lie off the top; the cloth, brighter than the room, is the top.
+    frame = np.full((800, 1000, 3), (25, 15, 30), np.uint8)
+    cv2.fillPoly(frame, [TABLE.astype(np.int32)], (40, 28, 78))
+    cards = []
+    for k in range(5):
+        for y in (150, 560):
+            cards.append(np.array([[230 + 115 * k, y], [310 + 115 * k, y], [310 + 115 * k, y + 110], [230 + 115 * k, y + 110]], np.float64))
+            cv2.fillPoly(frame, [cards[-1].astype(np.int32)], (225, 232, 238))
+    cv2.line(frame, (500, 240), (520, 580), (120, 165, 215), 100)
+    frame = cv2.add(frame, np.random.default_rng(2).integers(0, 12, frame.shape, dtype=np.uint8))
+    found = find_table_area(frame, cards)
+    assert found is not None and iou(found, TABLE) > 0.9
