@@ -120,7 +120,8 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
     rest = level[cards == 0]
     threshold = _otsu(rest)
     top = _top_region(level, small, cards, quads, threshold)
-    if quads and (top is None or _hull_fill(top) < _TOP_FILL):
+    fill = 0.0 if top is None else _hull_fill(top)
+    if quads and (top is None or fill < _TOP_FILL):
         # A cloth as bright as the room around it (a green felt on a grey floor) differs from it in
         # colour. A dark cloth under a bright arm or mug, which the brightness took for the top, is
         # brighter than the room still: it is parted from it among what is darker than the arm.
@@ -128,8 +129,9 @@ def find_table_area(frame_bgr: NDArray[np.uint8], card_corners: Sequence[NDArray
         darker = rest[rest <= threshold]
         for other in (None if like is None else _top_region(like, small, cards, quads, 128.0),
                       None if top is None or len(darker) < 2 else _top_region(level, small, cards, quads, _otsu(darker))):
-            if other is not None and (top is None or _hull_fill(other) > _hull_fill(top)):
-                top = other
+            other_fill = 0.0 if other is None else _hull_fill(other)
+            if other is not None and (top is None or other_fill > fill):
+                top, fill = other, other_fill
     if top is None:
         return None
     # The region's outline has the hull of all its pixels, in far fewer points.

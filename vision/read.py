@@ -1135,9 +1135,10 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         card_doubts.append(("two blobs closer than symbols are printed", 0.4))
     if dark:
         card_doubts.append(("card in a deep shadow", 0.45))
+    overlap = "overlap at the edge" in seg.dropped
     inked = _wide_ink(card)
-    edge_covered = "overlap at the edge" in seg.dropped or _edge_covered(inked) > _EDGE_COVERED
-    if edge_covered and ("overlap at the edge" in seg.dropped or _cover_reach(inked, seg) >= _COVER_REACH):
+    edge_covered = overlap or _edge_covered(inked) > _EDGE_COVERED
+    if overlap or (edge_covered and _cover_reach(inked, seg) >= _COVER_REACH):
         card_doubts.append(("something overlaps the card's edge", 0.4))
     if "cut at the edge" in seg.dropped:
         card_doubts.append(("a symbol may be cut off at the card's edge", 0.4))

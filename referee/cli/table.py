@@ -159,7 +159,8 @@ def referee_frame(
     # Cards lying partly under a hand just beyond a row's ends or in its gaps join the cards read and the row.
     n_read, cards = len(cards), list(cards)
     # The cards read that may lie in a row (on the table top, off the pool) but lie in none.
-    free = sorted(set(k for k in candidates if k < n_read) - {k for row in placed for k in row.cards})
+    in_rows = {k for row in placed for k in row.cards}
+    free_xy = [cards[k].corners_xy for k in sorted({k for k in candidates if k < n_read} - in_rows)]
     for row, beneath_at in zip(placed, hidden):
         readable = tuple(k for k in row.cards if k < n_read)
         if not readable:  # (the contract's rows hold a card at least: the player is named rowless)
@@ -181,8 +182,7 @@ def referee_frame(
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
         # (such a card on the row's line, room for a card or two beyond its end: the row may go on under a cover)
-        covered = tuple(sorted({*covered, *(end for end in ends_continued(corners, [cards[k].corners_xy for k in free])
-                                            if end <= up_to)}))
+        covered = tuple(sorted({*covered, *(end for end in ends_continued(corners, free_xy) if end <= up_to)}))
         if len(readable) == 1 and cards[readable[0]].reading.edge_covered:
             covered = (0, 1)  # (a hand over a lone card's edge: the rest of its row may lie under it, on either side)
         rows.append(TableRow(row.player, readable, verdict, doubtful, unread_here, seat,
