@@ -16,9 +16,10 @@ from vision.find import CardQuad, find_cards, warp_card
 from vision.quads import sides
 from vision.read import PRINTED_NUMBER, WORK_SHORT_SIDE, read_card
 from vision.records import CardReading, SymbolReading
+from vision.stacked import lying_beneath
 
 __all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "read_partly_hidden", "without_odd_papers",
-           "PARTLY_HIDDEN_CONFIDENCE"]
+           "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath"]
 
 # A face's paper keeps at least this share of the lightness (Lab L) of the other faces' paper
 # in the frame: on dev renders a card in the deepest shadow, where the light also falls off,
@@ -43,6 +44,9 @@ _FRAMED, _FRAMED_ASPECT = 0.6, 0.12
 # A card lying partly under a hand is read from the part in view, with this confidence at most:
 # low enough that a person is asked to look where it decides a verdict.
 PARTLY_HIDDEN_CONFIDENCE = 0.2
+# A card with another card over part of its printed area may read that card's symbols as its
+# own: dev medium 409 card 15, found whole, read a yellow bar of the card over its corner surely.
+_BENEATH = "another card lies over part of the card", 0.4
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,16 @@ def read_table(frame_bgr: NDArray[np.uint8], profile: Any = None,
     numbers = _whole([quad.corners_xy for quad, reading, _ in read if reading.reason == PRINTED_NUMBER], faces)
     # (y, x): top to bottom, then left to right
     return TableReading(tuple(sorted(cards, key=lambda card: card.center_xy[::-1])), tuple(numbers))
+
+
+def doubted_beneath(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ...]) -> tuple[DetectedCard, ...]:
+    """The cards, those read that lie partly beneath another (``vision.stacked.lying_beneath``)
+    read with doubt."""
+    beneath = lying_beneath(frame_bgr, [card.corners_xy for card in cards])
+    reason, confidence = _BENEATH
+    return tuple(replace(card, reading=replace(card.reading, confidence=min(card.reading.confidence, confidence),
+                                               reason="; ".join(filter(None, (card.reading.reason, reason)))))
+                 if under and card.reading.criteria is not None else card for card, under in zip(cards, beneath))
 
 
 def _whole(quads_xy: list[NDArray[np.float32]], faces: list[CardQuad]) -> list[NDArray[np.float32]]:

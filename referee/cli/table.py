@@ -21,7 +21,7 @@ from vision.find import working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
 from vision.nearer import cards_nearer
 from vision.partial import partly_hidden
-from vision.pipeline import DetectedCard, read_partly_hidden, read_table
+from vision.pipeline import DetectedCard, doubted_beneath, read_partly_hidden, read_table
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
 
@@ -133,6 +133,7 @@ def referee_frame(
         seen_here = [*(card.corners_xy for card in detected), *on_table.point_cards_xy]
         detected += tuple(cards_nearer(frame_bgr, read_here, rows_here, seats, look, top_xy, seen_here, small_bgr, profile,
                                        UNCERTAIN_BELOW))
+    detected = doubted_beneath(frame_bgr, detected)
     cards = tuple(card for card in detected if card.reading.criteria is not None)
     unread = tuple(card for card in detected if card.reading.criteria is None)
     # Unread faces take their place in the rows too, so that a row is not silently
