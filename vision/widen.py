@@ -470,6 +470,8 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     count = added.sum(axis=1)
     covered = (count >= _REFIT_ADDED[0] * points.shape[1]) & ((papery & added).sum(axis=1) < _REFIT_ADDED[1] * count)
     fitting = (seen.min(axis=1) >= _REFIT_SEEN) & (score > score[0] - _REFIT_MARGIN) & ~covered
+    if not within:  # (the card refitted shows its outline as well as the quad at least)
+        fitting &= seen.sum(axis=1) >= seen[0].sum()
     if within:
         halves = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads]) >= 0.5 * cv2.contourArea(c.astype(np.float32))
         fitting &= (count <= (1.0 - _WITHIN) * points.shape[1]) & halves

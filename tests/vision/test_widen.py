@@ -247,3 +247,20 @@ def test_a_card_turned_over_another_is_refitted_by_its_own_outline_not_the_quads
     refitted = refit_off_cards(frame, CARDS[:3] + [other, around])
     assert _overlap(refitted[4], top) > 0.8  # the quad round both: 0.69; snapped onto a faint outline, a few pixels off
     assert all(np.array_equal(a, b) for a, b in zip(refitted[:4], CARDS[:3] + [other]))
+
+
+def test_a_card_outlined_all_round_is_not_refitted_to_a_part_of_it_among_squares_of_cloth() -> None:
+    # Pale squares of a checked cloth, found as quads, outnumber the cards: on their planes a
+    # card is unlike a card, and a broken line of symbols across it outlines a part of it
+    # nearly as well as its own outline does. The card's outline, seen all round, is kept.
+    squares = [order_corners(cv2.boxPoints(((80 + 130 * (k % 3), 80 + 130 * (k // 3)), (90, 90), 3.0)).astype(np.float32))
+               for k in range(6)]
+    card = order_corners(cv2.boxPoints(((530, 150), (120, 165), 3.0)).astype(np.float32))
+    frame = np.zeros((400, 640, 3), np.uint8) + np.uint8(TABLE)
+    for corners in squares + [card]:
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), PAPER)
+    left, right = card[0] + 0.4 * (card[3] - card[0]), card[1] + 0.4 * (card[2] - card[1])
+    for start, end in ((0.0, 0.2), (0.34, 1.0)):
+        cv2.line(frame, tuple(np.round(left + start * (right - left)).astype(int)),
+                 tuple(np.round(left + end * (right - left)).astype(int)), (60, 60, 170), 5)
+    assert np.array_equal(refit_off_cards(frame, squares + [card])[-1], card)
