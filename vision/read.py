@@ -63,6 +63,13 @@ _STROKE = 0.34
 # 0.15); from 0.86, a square of a checked cloth and wood grain beside a hand (0.87, 0.88) passed too.
 _BAR_STROKE, _BAR_SOLIDITY = 0.2, 0.9
 _NUMBER_SOLIDITY = 0.82
+# A star that glare or a shadow bit into fits no shape, yet still repeats every fifth of a turn,
+# and hardly every third or fourth (``vision.shapes.angular_harmonics``: c3 below, c4 below, c5 at
+# least these). On eight dev sets, 2,363 quads refused as printed numbers: the stars of the symbol
+# cards among them (5, one in full view: fresh dev hard 640 card 9, a yellow star half washed
+# out) and of symbol cards held in a hand (2) showed c3 0.02-0.1, c4 0.02-0.48, c5 1.73-1.99; the
+# point cards' digits as fivefold (c5 1.5 or more) c3 0.43 or more where c4 was below 0.85.
+_STAR_HARMONICS = (0.3, 0.7, 1.5)
 _SOLID_FILL = 0.9
 # A mark fitting no shape passes for another game's symbol only without a hole: a blurred
 # digit's hole (0, 4, 6, 8, 9) closes to a few pixels (fill 0.90-0.99 on point cards blurred
@@ -386,9 +393,20 @@ def _symbol_like(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64
         if blob.fill >= _SOLID_FILL and (f >= _NUMBER_FIT or (
             (blob.fill >= _NO_HOLE or holes_of_glare) and (_solid_bar(blob, shape) or (
                 blob.features.thickness >= _STROKE
-                and (blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT))))))
+                and (blob.features.solidity >= _NUMBER_SOLIDITY or (shape is Shape.STAR and f >= _POOR_FIT)))))
+            or _fivefold(blob))
     )
     return symbol_like, len(voting)
+
+
+def _fivefold(blob: Blob) -> bool:
+    """Whether a mark repeats as a star does, whatever its outline (``_STAR_HARMONICS``)."""
+    harmonics = blob.features.harmonics
+    if harmonics is None:
+        return False
+    c3, c4, c5 = harmonics
+    most_c3, most_c4, least_c5 = _STAR_HARMONICS
+    return c3 < most_c3 and c4 < most_c4 and c5 >= least_c5
 
 
 def _solid_bar(blob: Blob, shape: Shape) -> bool:

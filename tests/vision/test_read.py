@@ -471,6 +471,17 @@ def test_a_pale_symbol_on_a_card_whose_paper_the_camera_clips_nearly_all_over_is
     assert reading.confidence < 0.5
 
 
+def test_a_star_glare_bit_into_is_a_symbol_not_a_printed_number():
+    # A rendered card (hard dev seed 2321260326, card 9) of two yellow stars under a lamp's glare:
+    # one is washed out altogether, the other's arm bitten off, so that it fits no shape and
+    # was taken for a point card's digit. It still repeats every fifth of a turn as a star does:
+    # a face, its star read, and doubted (the other star is beyond reading).
+    card = cv2.imread(str(CARDS / "hard-2321260326-card9.png"))
+    reading = read_card(card)
+    assert reading.is_face and [(s.shape, s.colour) for s in reading.symbols] == [(Shape.STAR, Colour.YELLOW)]
+    assert reading.confidence < 0.5
+
+
 def _warm_glare(image, x, y, radius, amount, tint=(0.35, 0.7, 1.0)):
     """Glare of a warm lamp on a card lit mostly by daylight: warm light (B, G, R shares
     ``tint``) added in linear units, clipping to white once encoded."""
