@@ -1491,3 +1491,14 @@ def test_a_foreshortened_warp_is_no_doubt_a_stretch_no_view_explains_is(card_art
     stretched = read_card(cv2.resize(short_card, (100, 145)))
     assert stretched.criteria == Criteria(colours=4, shapes=1, symbols=4)
     assert stretched.confidence < 0.5 and "look stretched" in stretched.reason
+
+
+@pytest.mark.parametrize("size, blur", [(0.12, 1.2), (0.12, 1.5), (0.14, 1.5)])
+def test_small_triangles_rounded_by_blur_are_read_as_triangles_that_fit(card_art, size, blur):
+    # Triangles of the smallest sizes, blurred (hard renders' motion blur), grow fuller and
+    # less three-cornered: still triangles, fitting the model's rounded triangle, not marks
+    # that fit no shape (which doubted right readings, and at 1.5 px read some as stars).
+    syms = _nine_grid(card_art, [("triangle", c) for c in ("red", "blue", "green", "black", "yellow", "red", "blue")], size=size)
+    reading = read_card(card_art.light(card_art.draw(syms), blur=blur, noise=2.0))
+    assert reading.criteria == Criteria(colours=5, shapes=1, symbols=7), reading.reason
+    assert "fits no shape" not in reading.reason
