@@ -28,7 +28,7 @@ from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segm
 from vision.washed import UNGLARED, WASHED_NOISE, WIDE_GLARE, measured_unglared
 from vision.whitebalance import CELL_PX, CLIPPED_LEVEL, PAPER_LEVEL, BalancedCard, balance_card
 
-__all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size", "PRINTED_NUMBER"]
+__all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size", "PRINTED_NUMBER", "PRINT_MARGIN"]
 
 # Cards are read at this short side (pixels); the smallest symbol then spans 12 pixels.
 WORK_SHORT_SIDE = 80
@@ -128,13 +128,13 @@ _MILD_GLARE = 0.6
 # dev sets (hard, hard2, medium, medium2) 2 cards read right were doubted so, and none read wrong.
 _NOISY_GLARE = 0.45
 # A symbol glare hides lies in a patch the camera clipped, inside the area symbols are
-# printed in (they keep _PRINT_MARGIN of the short side off every edge) and clear of the
+# printed in (they keep PRINT_MARGIN of the short side off every edge) and clear of the
 # symbols found. Glare is only a mild doubt when no such patch holds a disk of radius
 # _HIDING_RADIUS (short sides): on fresh renders every card missing a symbol under glare
 # had a patch holding 0.077 or more (the smallest symbol is 0.15 across), while cards read
 # right often showed the clip along the edge or around the symbols found (up to 0.05:
 # 11 of the 36 whose only strong doubt was glare).
-_PRINT_MARGIN = 0.075
+PRINT_MARGIN = 0.075
 _HIDING_RADIUS = 0.05
 # Glare the camera did not clip still hides a pale symbol (a yellow one) where it brightens the
 # paper _WASHED_OUT times or more over room for a disk of radius _WASHED_ROOM (a symbol with the
@@ -155,7 +155,7 @@ _COVER_WIDE = 0.03
 _CORNER_CUT = 0.12
 _EDGE_COVERED = 0.1
 # A cover over the edge band hides a symbol (or part of one) only where it reaches into the
-# printed area (_PRINT_MARGIN in) with room, off the symbols found (_SYMBOL_PAD short sides
+# printed area (PRINT_MARGIN in) with room, off the symbols found (_SYMBOL_PAD short sides
 # round each one's disk), for a disk of radius _COVER_REACH: some 0.08 short sides of a symbol
 # (0.15 across at the least) under it. On 200 dev hard photos, of the cards whose only strong
 # doubt was such a cover with no blob joined to it, 16 read right stood under 0.04 and none
@@ -579,7 +579,7 @@ def _has_glare_spot(card: BalancedCard) -> bool:
 def _hiding_room(card: BalancedCard, seg: Segmentation, short: int, patch: NDArray[np.uint8] | None = None) -> float:
     """The radius (short sides) of the largest disk that fits in ``patch`` (255 where glare may
     hide a symbol; by default where the camera clipped) with its holes filled (a symbol left
-    faint inside), where a symbol could lie unseen: inside the printed area (``_PRINT_MARGIN``)
+    faint inside), where a symbol could lie unseen: inside the printed area (``PRINT_MARGIN``)
     and off the disks (of the mark's extent) of the marks found. Infinite when the card's own
     image was not kept (``BalancedCard.source``)."""
     if card.source is None:
@@ -591,7 +591,7 @@ def _hiding_room(card: BalancedCard, seg: Segmentation, short: int, patch: NDArr
     contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     room = np.zeros((height, width), np.uint8)
     cv2.drawContours(room, contours, -1, 255, -1)
-    margin = round(_PRINT_MARGIN * short)
+    margin = round(PRINT_MARGIN * short)
     room[:margin], room[height - margin:], room[:, :margin], room[:, width - margin:] = 0, 0, 0, 0
     for blob in seg.blobs:
         cv2.circle(room, (round(blob.center_xy[0]), round(blob.center_xy[1])), round(0.5 * blob.extent * short), 0, -1)
@@ -636,7 +636,7 @@ def _edge_covered(inked: NDArray[np.uint8]) -> float:
 def _cover_reach(inked: NDArray[np.uint8], seg: Segmentation) -> float:
     """The radius (short sides) of the largest disk that fits where the wide ink reaching the
     card's edge band (``inked``: ``_wide_ink``; a cover over the edge, see ``_edge_covered``) lies
-    inside the printed area (``_PRINT_MARGIN``), off the symbols found: how much room it leaves
+    inside the printed area (``PRINT_MARGIN``), off the symbols found: how much room it leaves
     to hide a symbol."""
     height, width = inked.shape
     short = min(height, width)
@@ -645,7 +645,7 @@ def _cover_reach(inked: NDArray[np.uint8], seg: Segmentation) -> float:
     at_edge = labels.copy()
     at_edge[inner:height - inner, inner:width - inner] = 0
     room = np.isin(labels, np.unique(at_edge[at_edge > 0])).astype(np.uint8)
-    margin = round(_PRINT_MARGIN * short)
+    margin = round(PRINT_MARGIN * short)
     room[:margin], room[height - margin:], room[:, :margin], room[:, width - margin:] = 0, 0, 0, 0
     for blob in seg.blobs:
         radius = round((0.5 * blob.extent + _SYMBOL_PAD) * short)

@@ -231,10 +231,10 @@ _SPREAD = np.array([
 _STAR = SHAPE_ORDER.index(Shape.STAR)
 _TRIANGLE = SHAPE_ORDER.index(Shape.TRIANGLE)
 _ROUNDED = (_STAR, _TRIANGLE)  # the shapes of the model's rows after the first five, in order
-_MEAN6 = np.vstack([_MEAN, _MEAN[_STAR] + np.array([0.22, 0.17, 0.0, 0.12, 0.16, 0.0, 0.0, -0.48]),
+_MEAN_ALL = np.vstack([_MEAN, _MEAN[_STAR] + np.array([0.22, 0.17, 0.0, 0.12, 0.16, 0.0, 0.0, -0.48]),
                     _MEAN[_TRIANGLE] + np.array([0.0, 0.105, 0.0, 0.13, 0.11, -0.18, 0.0, 0.0])])
-_SLOPE6 = np.vstack([_SLOPE, _SLOPE[_STAR], _SLOPE[_TRIANGLE]])
-_SPREAD6 = np.vstack([_SPREAD, _SPREAD[_STAR], _SPREAD[_TRIANGLE]])
+_SLOPE_ALL = np.vstack([_SLOPE, _SLOPE[_STAR], _SLOPE[_TRIANGLE]])
+_SPREAD_ALL = np.vstack([_SPREAD, _SPREAD[_STAR], _SPREAD[_TRIANGLE]])
 
 
 def shape_scores(x: NDArray[np.float64], size: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -248,10 +248,10 @@ def shape_scores(x: NDArray[np.float64], size: NDArray[np.float64]) -> NDArray[n
     offset = (np.minimum(np.maximum(size, 0.1), 0.7) - _SIZE0)[:, None, None]
     k = min(x.shape[1], _MEAN.shape[1])
     x = x[:, :k]
-    z = (x[:, None, :] - (_MEAN6[None, :, :k] + _SLOPE6[None, :, :k] * offset)) / _SPREAD6[None, :, :k]
+    z = (x[:, None, :] - (_MEAN_ALL[None, :, :k] + _SLOPE_ALL[None, :, :k] * offset)) / _SPREAD_ALL[None, :, :k]
     scores = -0.5 * (z * z).sum(axis=2)
-    for k, shape in enumerate(_ROUNDED):
-        scores[:, shape] = np.maximum(scores[:, shape], scores[:, len(SHAPE_ORDER) + k])
+    for row, shape in enumerate(_ROUNDED, start=len(SHAPE_ORDER)):
+        scores[:, shape] = np.maximum(scores[:, shape], scores[:, row])
     return scores[:, : len(SHAPE_ORDER)]
 
 

@@ -16,13 +16,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.read import PRINT_MARGIN
 from vision.regions import points_inside
 
 __all__ = ["lying_beneath"]
 
-# Symbols keep this share of the short side off every edge (``vision.read._PRINT_MARGIN``):
-# another card over a card's margin alone hides none of them.
-_PRINT_MARGIN = 0.075
 # A card lies on top when the step across its outline over the other card is at least this
 # many times the other's across its outline over it. On two fresh dev sets (dev medium 300-449,
 # dev hard 600-799) the cards the truth puts on top showed 2.1 to 62 times the step of the card
@@ -37,7 +35,8 @@ _FEWEST = 5  # points along an outline inside the other card to judge it by
 
 def lying_beneath(frame_bgr: NDArray[np.uint8], cards_xy: Sequence[NDArray]) -> NDArray[np.bool_]:
     """Whether each card found lies partly beneath another card found, that card over its
-    printed area (or may: neither outline shows plainly on top).
+    printed area (``vision.read.PRINT_MARGIN`` in from its edges: over the margin alone it hides
+    no symbol), or may (neither outline shows plainly on top).
 
     Parameters
     ----------
@@ -69,13 +68,13 @@ def lying_beneath(frame_bgr: NDArray[np.uint8], cards_xy: Sequence[NDArray]) -> 
 
 
 def _printed_areas(quads: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The part of each card (N, 4, 2) its symbols are printed in: ``_PRINT_MARGIN`` short sides
+    """The part of each card (N, 4, 2) its symbols are printed in: ``PRINT_MARGIN`` short sides
     in from every edge (N, 4, 2), the corners' bilinear blend."""
     sides = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).astype(np.float64)
     first, second = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
     short = np.minimum(first, second)
-    u = (_PRINT_MARGIN * short / np.maximum(first, 1e-9))[:, None, None]  # along the first and third sides
-    v = (_PRINT_MARGIN * short / np.maximum(second, 1e-9))[:, None, None]
+    u = (PRINT_MARGIN * short / np.maximum(first, 1e-9))[:, None, None]  # along the first and third sides
+    v = (PRINT_MARGIN * short / np.maximum(second, 1e-9))[:, None, None]
     a, b, c, d = (quads[:, None, k].astype(np.float64) for k in range(4))
     s = np.array([0, 1, 1, 0])[None, :, None] * (1 - 2 * u) + u
     t = np.array([0, 0, 1, 1])[None, :, None] * (1 - 2 * v) + v
