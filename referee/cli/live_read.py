@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from calibration.areas import TableAreas, row_candidates, search_box
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
 from vision.find import CardQuad, find_cards
-from vision.pipeline import DetectedCard, read_quad, without_odd_papers
+from vision.pipeline import DetectedCard, doubted_beneath, read_quad, without_odd_papers
 from vision.track import TrackedCard
 
 __all__ = ["Sighting", "sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
@@ -112,6 +112,8 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     # (the readings kept from earlier frames keep those frames' light: tints are not compared)
     cards = without_odd_papers(_read_quads(frame_bgr, quads, settled, frame_index, profile), by_tint=False)
+    # (a card with another laid over part of it may show that card's symbols as its own: doubted)
+    cards = doubted_beneath(frame_bgr, tuple(cards))
     return Sighting(tuple(sorted(cards, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, thumb, t, full_t, True)
 
 

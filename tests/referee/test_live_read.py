@@ -45,3 +45,18 @@ def test_cards_off_the_table_top_or_in_the_pool_are_left_out() -> None:
     assert searches(script, 0.1)[0][1] == 3
     sighting = sight_cards(render_frame(script, 0.0), 0.0, 0, None, (), areas=TableAreas(table, pool))
     assert [tuple(np.round(card.corners_xy.mean(axis=0) / 10)) for card in sighting.cards] == [(11, 30)]
+
+
+def test_a_card_with_another_laid_over_its_corner_is_read_with_doubt() -> None:
+    # The card beneath may show the top card's symbols as its own: its reading of this frame is
+    # doubted (the tracker keeps its sure readings from before), the card on top's is not.
+    from tests.vision.test_stacked import LOWER, UPPER, table
+
+    sighting = sight_cards(table(LOWER, UPPER), 0.0, 0, None, ())
+    assert len(sighting.cards) == 2
+
+    def reading_at(corners):
+        return min(sighting.cards, key=lambda card: np.linalg.norm(card.center_xy - corners.mean(axis=0))).reading
+
+    assert "another card lies over part of the card" in reading_at(LOWER).reason and reading_at(LOWER).confidence < 0.5
+    assert reading_at(UPPER).confidence == 1.0
