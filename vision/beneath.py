@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.quads import at_card_uv
 from vision.regions import points_inside
 
 __all__ = ["find_cards_beneath"]
@@ -160,23 +161,16 @@ def _paper_around(frame_bgr: NDArray[np.uint8], quads: NDArray[np.float32]) -> N
     """Whether paper like each card's own shows just beyond its sides, on no card found, at
     ``_AROUND_POINTS`` of the points looked at at least: (N,). Few cards have any; only these are
     looked at closely (a view of each card costs far more than a few points of the frame)."""
-    own, _ = _colours_at(frame_bgr, _at_uv(quads, _INNER_UV))
+    own, _ = _colours_at(frame_bgr, at_card_uv(quads, _INNER_UV))
     brightest = np.argsort(-own.sum(axis=2), axis=1)[:, : len(_INNER_UV) * 2 // 5]
     ref = np.median(np.take_along_axis(own, brightest[..., None], axis=1), axis=1)  # (N, 3)
-    points = _at_uv(quads, _OUTER_UV)
+    points = at_card_uv(quads, _OUTER_UV)
     seen, inside = _colours_at(frame_bgr, points)
     paper = (np.abs(seen - ref[:, None]) <= _AROUND_OFF * ref[:, None] + 4).all(axis=2) & inside
     # On no card found: outside every quad (on the same side of all four sides inside one).
     card, point = np.nonzero(paper)
     covered = points_inside(quads, points[card, point]).any(axis=0)
     return np.bincount(card[~covered], minlength=len(quads)) >= _AROUND_POINTS
-
-
-def _at_uv(quads: NDArray[np.float32], uv: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Points given in each card's own coordinates (P, 2) in the frame: (N, P, 2), the corners' bilinear blend."""
-    u, v = uv[None, :, :1], uv[None, :, 1:]
-    a, b, c, d = (quads[:, None, i].astype(np.float64) for i in range(4))
-    return (1 - v) * ((1 - u) * a + u * b) + v * ((1 - u) * d + u * c)
 
 
 def _colours_at(frame_bgr: NDArray[np.uint8], points_xy: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:

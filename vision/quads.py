@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CardQuad", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "frame_level", "ASPECT_RANGE",
+__all__ = ["CardQuad", "at_card_uv", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "frame_level", "ASPECT_RANGE",
            "ADDED_TABLE", "across_side", "added_beyond", "colours_at", "like_table", "paper_alike", "paper_beyond", "skew_deg"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
@@ -95,6 +95,17 @@ def sides(corners: NDArray[np.float32]) -> tuple[float, float]:
     """The mean of the first and third side, and of the second and fourth."""
     a, b, c, d = corners.tolist()
     return (math.dist(a, b) + math.dist(c, d)) / 2, (math.dist(b, c) + math.dist(d, a)) / 2
+
+
+def at_card_uv(quads: NDArray[np.float32], uv: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Points given in each card's own coordinates, u along its first side and v along its
+    second, both 0 to 1 (P, 2: the same for every card; or N, P, 2), in the frame: (N, P, 2),
+    the blend of the quads' (N, 4, 2) corners."""
+    uv = np.asarray(uv, np.float64)
+    uv = uv[None] if uv.ndim == 2 else uv
+    u, v = uv[..., :1], uv[..., 1:]
+    a, b, c, d = (quads[:, None, i].astype(np.float64) for i in range(4))
+    return (1 - v) * ((1 - u) * a + u * b) + v * ((1 - u) * d + u * c)
 
 
 def grow(corners: NDArray[np.float32], pixels: float) -> NDArray[np.float32]:

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.quads import at_card_uv
 from vision.read import PRINT_MARGIN
 from vision.regions import points_inside
 
@@ -69,16 +70,14 @@ def lying_beneath(frame_bgr: NDArray[np.uint8], cards_xy: Sequence[NDArray]) -> 
 
 def _printed_areas(quads: NDArray[np.float32]) -> NDArray[np.float32]:
     """The part of each card (N, 4, 2) its symbols are printed in: ``PRINT_MARGIN`` short sides
-    in from every edge (N, 4, 2), the corners' bilinear blend."""
+    in from every edge (N, 4, 2)."""
     sides = np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).astype(np.float64)
     first, second = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
     short = np.minimum(first, second)
-    u = (PRINT_MARGIN * short / np.maximum(first, 1e-9))[:, None, None]  # along the first and third sides
-    v = (PRINT_MARGIN * short / np.maximum(second, 1e-9))[:, None, None]
-    a, b, c, d = (quads[:, None, k].astype(np.float64) for k in range(4))
-    s = np.array([0, 1, 1, 0])[None, :, None] * (1 - 2 * u) + u
-    t = np.array([0, 0, 1, 1])[None, :, None] * (1 - 2 * v) + v
-    return ((1 - t) * ((1 - s) * a + s * b) + t * ((1 - s) * d + s * c)).astype(np.float32)
+    u = (PRINT_MARGIN * short / np.maximum(first, 1e-9))[:, None]  # along the first and third sides
+    v = (PRINT_MARGIN * short / np.maximum(second, 1e-9))[:, None]
+    uv = np.stack([np.hstack([u, v]), np.hstack([1 - u, v]), np.hstack([1 - u, 1 - v]), np.hstack([u, 1 - v])], axis=1)
+    return at_card_uv(quads, uv).astype(np.float32)
 
 
 def _step_inside(frame_bgr: NDArray[np.uint8], quad: NDArray[np.float32], other: NDArray[np.float32]) -> float:
