@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from vision.card_sizes import SQUARISH, Typical, sizes_in_view, typical_near, typical_of
 from vision.outline import pull_in_outlines, reach_outlines
-from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, paper_mask
+from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, paper_mask, second_cast
 from vision.quads import (CardQuad, fit_quad, frame_level, grow, order_corners, snap_all_corners, square_up, unit, warp_card)
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, cut_along_edges, points_inside,
                             printed_in, sweep_span)
@@ -33,6 +33,7 @@ _PALER_MORE = 2  # and a sweep under it is kept where it finds this many more ca
 _SHADOW_CAST = 10.0  # a lamp's cast this strong (a, b) leaves paper in a shadow looking coloured
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
+_FEW_FACES = 4  # fewer cards with symbols printed in them found than this: the paper may be the brightest's second colour
 # Paper under the lights of the renders shows a (Lab, less neutral grey) from -5 to 12 (fresh and
 # tune22 hard, 750 frames); the brightest tenth of a frame greener or redder than this is a
 # cloth's (green: -11 to -38 on 12 frames, pink: 15 to 17 on 3).
@@ -156,6 +157,17 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
             better = _inked(again[2], paler[0]) >= _inked(chosen, white) + _PALER_MORE
         if better:
             (white, cast_ab), (span, regions, chosen) = paler, again
+    # A pale table of another tint than paper (a pale blue or green cloth) may fill even the
+    # brightest fiftieth; the paper is then the next colour among the brightest tenth. Where
+    # hardly a card with symbols printed in it stood out, the frame is swept again under that
+    # colour's cast, and that sweep kept where it finds plainly more.
+    if not once and _inked(chosen, white) < _FEW_FACES:
+        other = second_cast(lab, cast_ab, _CAST_OFF)
+        if other is not None:
+            under_other = lab_whiteness(lab, other)
+            again = _sweep(under_other[0], scale, max_area)
+            if _inked(again[2], under_other[0]) >= _inked(chosen, white) + _PALER_MORE:
+                (white, cast_ab), (span, regions, chosen) = under_other, again
     # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
     # of that is table, and then paper, greyer than the table, looks coloured: a card in a
     # shadow is as dull as the table. The faces found show the paper's own cast; where it is

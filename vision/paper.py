@@ -6,13 +6,15 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["paper_mask", "whiteness", "lab_whiteness", "lab_whiteness_in_shade", "light_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST", "pixel_runs"]
+__all__ = ["paper_mask", "whiteness", "lab_whiteness", "lab_whiteness_in_shade", "light_cast", "second_cast", "faces_cast", "levels", "paper_where", "shade", "SHADE_CONTRAST", "pixel_runs"]
 
 CHROMA_WEIGHT = 2.5  # skin, wood and felt are bright but coloured; paper is grey under the light's cast
 _PATTERN_SPREAD = 12.0  # whiteness between a cell's 20th and 65th percentile on a patterned cloth
 SHADE_CONTRAST = 0.45  # a shaded card keeps at least this share of its contrast with the table
 _BYTES = np.arange(256, dtype=np.float32)  # each byte's value, as a float
 _RUN, _RUN_ON = 32768, 64  # pixels worked on at a time, and how far each run runs on into the next
+# second_cast: colours counted in steps of 2 (a, b) from -40 to 40; the second is held by a twentieth of the brightest at least
+_CAST_STEP, _CAST_BINS, _SECOND_SHARE = 2.0, 40, 0.05
 
 
 def paper_mask(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -89,6 +91,29 @@ def light_cast(frame_bgr: NDArray[np.uint8], share: float = 0.1, lab: NDArray[np
     if lab is None:
         return _cast_of_brightest(cv2.cvtColor(np.ascontiguousarray(frame_bgr[::3, ::3]), cv2.COLOR_BGR2LAB), share)
     return _cast_of_brightest(lab[::3, ::3], share)
+
+
+def second_cast(lab: NDArray[np.uint8], cast_ab: tuple[float, float], apart: float) -> tuple[float, float] | None:
+    """The cast of the second most common colour among the brightest tenth of the pixels (every
+    third): on a pale table that tenth is mostly table, its median the table's colour (``cast_ab``),
+    and the card paper, of another tint, is the next colour there. The densest colour (a, b in
+    steps of ``_CAST_STEP``, each counted with its neighbours) at least ``apart`` from ``cast_ab``,
+    held by at least ``_SECOND_SHARE`` of those pixels; the mean over them; None where none is."""
+    sample = lab[::3, ::3].reshape(-1, 3)
+    ab = sample[_brightest(sample[:, 0], 0.1), 1:].astype(np.float32) - 128
+    bins = np.floor(ab / _CAST_STEP).astype(np.int32) + _CAST_BINS // 2
+    inside = ((bins >= 0) & (bins < _CAST_BINS)).all(axis=1)
+    counts = np.bincount(bins[inside, 0] * _CAST_BINS + bins[inside, 1], minlength=_CAST_BINS**2)
+    dense = cv2.boxFilter(counts.reshape(_CAST_BINS, _CAST_BINS).astype(np.float32), -1, (3, 3), normalize=False,
+                          borderType=cv2.BORDER_CONSTANT)
+    centres = (np.arange(_CAST_BINS, dtype=np.float32) - _CAST_BINS // 2 + 0.5) * _CAST_STEP
+    far = np.hypot(centres[:, None] - cast_ab[0], centres[None, :] - cast_ab[1]) >= apart
+    dense[~far] = 0
+    peak = np.unravel_index(int(np.argmax(dense)), dense.shape)
+    if dense[peak] < _SECOND_SHARE * len(ab):
+        return None
+    near = np.hypot(ab[:, 0] - centres[peak[0]], ab[:, 1] - centres[peak[1]]) <= 1.5 * _CAST_STEP
+    return float(ab[near, 0].mean()), float(ab[near, 1].mean())
 
 
 def faces_cast(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32]) -> tuple[float, float]:

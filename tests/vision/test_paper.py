@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.paper import CHROMA_WEIGHT, faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, pixel_runs, shade, whiteness
+from vision.paper import CHROMA_WEIGHT, faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, pixel_runs, second_cast, shade, whiteness
 
 
 def test_whiteness_is_lightness_less_chroma_away_from_the_cast() -> None:
@@ -59,6 +59,19 @@ def test_faces_cast_is_the_papers_not_the_tables_nor_the_symbols() -> None:
     a, b = faces_cast(frame, corners)
     assert abs(a) <= 2 and abs(b) <= 2
     assert light_cast(frame)[1] > 20
+
+
+def test_second_cast_is_the_papers_among_a_pale_tables_brightest() -> None:
+    frame = np.full((180, 240, 3), (200, 214, 192), np.uint8)  # a pale cyan cloth: most of the brightest tenth
+    frame[20:60, 20:50] = (185, 208, 232)  # cream paper under a warm lamp, nearly as light
+    frame[100:140, 150:180] = (185, 208, 232)
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
+    cloth = light_cast(frame)
+    paper = cv2.cvtColor(np.array([[[185, 208, 232]]], np.uint8), cv2.COLOR_BGR2LAB)[0, 0].astype(float) - 128
+    a, b = second_cast(lab, cloth, 8.0)
+    assert abs(a - paper[1]) <= 1.5 and abs(b - paper[2]) <= 1.5
+    assert second_cast(lab, cloth, 30.0) is None  # no second colour that far off
+    assert second_cast(cv2.cvtColor(np.full((60, 80, 3), (200, 214, 192), np.uint8), cv2.COLOR_BGR2LAB), cloth, 8.0) is None
 
 
 def test_the_frames_lab_once_converted_gives_the_same_whiteness_cast_and_shade() -> None:
