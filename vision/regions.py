@@ -28,6 +28,7 @@ _EDGES = (40, 80)  # Canny on the whiteness: a card's outline, not the grain of 
 _HOLES_MATTER = 0.3  # a level's mask covering more than this share of the image: the table is in it
 _INK_DROP = 40.0  # a symbol is this much less white than the paper around it
 _INK_SHARE = 0.05  # of a card's middle at least (99% of the cards' clean regions on dev120 show 0.11 or more)
+_NO_CARD_AREA = 3.0  # a clean region of this many times the median clean one's area is no card: it tells no card's size
 _SIDE_INK = 0.5  # ink along this share of a side of a quadrilateral's middle: something lies along it (symbols keep clear)
 
 
@@ -197,9 +198,9 @@ def choose_cards(regions: list[Region], clean_fill: float = CLEAN_FILL, white: N
 
     Regions of about the same place and size at different levels are one card's. The
     cards' size near a region is the median of the five nearest clean cards (filling
-    their quadrilateral, and not the paper inside another region's printed frame) that
-    do not lie inside it, so a region of two touching cards, or of a card with a strip
-    of table beside it, is seen to be too big. Regions are taken in order of fit (size
+    their quadrilateral, and not the paper inside another region's printed frame, nor
+    several cards large) that do not lie inside it, so a region of two touching cards,
+    or of a card with a strip of table beside it, is seen to be too big. Regions are taken in order of fit (size
     right, clean, found over more levels, larger); one that overlaps a region taken
     already is left out.
 
@@ -241,6 +242,10 @@ def choose_cards(regions: list[Region], clean_fill: float = CLEAN_FILL, white: N
     aspect = size[:, 1] / size[:, 0]
     typical_shape = clean & (aspect > 1.25) & (aspect < 1.8) & (steady >= 2)
     reference = typical_shape if typical_shape.sum() >= 2 else clean
+    if reference.sum() >= 3:
+        # A stretch of pale table as clean as paper, several cards large, tells no card's size:
+        # beside a card it made the card look too small (fresh dev hard 978).
+        reference &= area < _NO_CARD_AREA * np.median(area[reference])
     fits = np.ones(n, bool)
     if reference.sum() >= 2:
         # Only cards nearby: across a tilted view the cards' size and shape change.

@@ -72,6 +72,17 @@ def test_a_region_of_two_cards_is_too_big_beside_two_clean_cards() -> None:
     assert len(chosen) == 2
 
 
+def test_a_stretch_of_pale_table_several_cards_large_tells_no_cards_size() -> None:
+    # On a pale dotted cloth the cloth between the dots makes clean card-shaped regions too, one
+    # of them several cards large, lying nearer a card in a shadow than the other cards do (fresh
+    # dev hard 978: the card was dropped as too small beside it).
+    card = box((200, 200), (53, 72))
+    stretch = box((330, 200), (174, 225))
+    others = [box((200 + 230 * k, 380), (52, 70)) for k in range(-1, 3)] + [box((520, 60), (50, 72))]
+    regions = [Region(card, 1.0, 2, 1), Region(stretch, 1.0, 0, 1)] + [Region(c, 1.0, 1, 1) for c in others]
+    assert any(r.corners_xy is card for r in choose_cards(regions))
+
+
 def test_a_card_among_the_plain_squares_of_a_checked_cloth_is_not_too_big() -> None:
     # Squares of a pale checked cloth, cut apart along their edges, are clean and nearly card-shaped
     # but smaller than the card; only paper with symbols printed in it tells the cards' size.
