@@ -70,8 +70,16 @@ def _run_check(args: argparse.Namespace) -> int:
             if args.json:
                 _print({"image": {"path": str(path)}, "error": str(error)})
             continue
-        result = (referee_frame(frame, calibration.seats, calibration.areas, calibration.colours) if calibration
-                  else referee_frame(frame))
+        try:
+            result = (referee_frame(frame, calibration.seats, calibration.areas, calibration.colours) if calibration
+                      else referee_frame(frame))
+        except Exception as error:  # noqa: BLE001 - a photo the reader fails on must not end the run over the others
+            failures += 1
+            message = f"{path}: could not be refereed, the reader failed on it ({type(error).__name__}: {error}); please report this photo"
+            print(f"referee check: {message}", file=sys.stderr)
+            if args.json:
+                _print({"image": {"path": str(path)}, "error": message})
+            continue
         if args.json:
             _print(result_json(result, str(path)))
         else:

@@ -262,3 +262,28 @@ def test_cards_found_partly_hidden_take_their_places_in_the_row_and_the_unread_o
     else:
         assert xs_now == [150, 250, 350, 450, 550, 650] and hidden == (0,)
     assert all(cards[k].partly_hidden for k in placed if cards[k].center_xy[0] in (50, 450, 650))
+
+
+def test_a_photo_the_reader_fails_on_is_named_and_the_others_are_still_refereed(tmp_path, capsys, monkeypatch, validate) -> None:
+    import referee.cli.table as table
+
+    first, second = tmp_path / "first.png", tmp_path / "second.png"
+    for photo in (first, second):
+        cv2.imwrite(str(photo), scene(SEPARATE))
+    real = table.referee_frame
+    calls = []
+
+    def failing_once(frame, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise IndexError("index 11 is out of bounds")
+        return real(frame, *args, **kwargs)
+
+    monkeypatch.setattr(table, "referee_frame", failing_once)
+    assert main(["check", str(first), str(second), "--json"]) == 1
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert len(lines) == 2 and all(validate(line) == [] for line in lines)
+    assert lines[0]["image"]["path"] == str(first) and "could not be refereed" in lines[0]["error"]
+    assert len(lines[1]["cards"]) == 3
+    assert f"{first}: could not be refereed" in captured.err and "IndexError" in captured.err
