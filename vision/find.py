@@ -33,6 +33,7 @@ _PALER_MORE = 2  # and a sweep under it is kept where it finds this many more ca
 _SHADOW_CAST = 10.0  # a lamp's cast this strong (a, b) leaves paper in a shadow looking coloured
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
+_CLOSER_LEVELS = 12  # a box looked at closer is swept at the second look's finer steps: a card in a shadow stands out at fewer levels
 _FEW_FACES = 4  # fewer cards with symbols printed in them found than this: the paper may be the brightest's second colour
 # Paper under the lights of the renders shows a (Lab, less neutral grey) from -5 to 12 (fresh and
 # tune22 hard, 750 frames); the brightest tenth of a frame greener or redder than this is a
@@ -139,7 +140,8 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     small = _shrink(frame_bgr, scale) if small is None else small
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     white, cast_ab = lab_whiteness(lab, _light_cast(small, lab) if cast_ab is None else cast_ab)
-    span, regions, chosen = _sweep(white, scale, max_area)
+    levels = _CLOSER_LEVELS if once else LEVELS
+    span, regions, chosen = _sweep(white, scale, max_area, levels)
     # On a pale table (cream, pale wood) the brightest tenth is mostly table, and paper of
     # another tint is no whiter than it: hardly a card stands out. Paper is still the
     # brightest thing on the table; the frame is swept again under the cast of its
@@ -181,7 +183,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
             again = _sweep(under, scale, max_area)
             if _inked(again[2], under) >= _inked(chosen, white):
                 white, (span, regions, chosen) = under, again
-    chosen = _rows_parted(_parted(chosen, white, span))
+    chosen = _rows_parted(_parted(chosen, white, span, levels))
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = add_new(quads, _split_rows([r for r in regions if r.fill >= CLEAN_FILL], quads, scale))
@@ -217,8 +219,9 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     return _without_pieces(_without_twins([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]))
 
 
-def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float, float]) -> list[Region]:
-    """The regions chosen, with any that is two cards touching at a corner parted into them.
+def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float, float], levels: int = LEVELS) -> list[Region]:
+    """The regions chosen (of a sweep of ``span`` in ``levels`` steps), with any that is two cards
+    touching at a corner parted into them.
 
     Two cards lying at an angle with their corners touching make one region at every level
     of the sweep: no edge runs between them where they meet. Its quadrilateral is much
@@ -238,7 +241,7 @@ def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float,
         card = short * long
         if cv2.contourArea(region.corners_xy) < _PARTED_AREA * card:
             continue
-        paper, offset = _paper_at_level(white, region, span)
+        paper, offset = _paper_at_level(white, region, span, levels)
         for share in _PARTED_OPENINGS:
             side = max(3, int(round(share * short)) | 1)
             opened = cv2.morphologyEx(paper, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
@@ -321,15 +324,16 @@ def _row_typical(region_xy: NDArray[np.float32], on_line: list[CardQuad], quads:
     return typical
 
 
-def _paper_at_level(white: NDArray[np.float32], region: Region, span: tuple[float, float]) -> tuple[NDArray[np.uint8], tuple[int, int]]:
-    """A region's paper as the sweep (``span``) saw it at its level, cut along edges, in a
-    box around it; and the box's corner in ``white``."""
+def _paper_at_level(white: NDArray[np.float32], region: Region, span: tuple[float, float],
+                    levels: int = LEVELS) -> tuple[NDArray[np.uint8], tuple[int, int]]:
+    """A region's paper as the sweep (``span`` in ``levels`` steps) saw it at its level, cut
+    along edges, in a box around it; and the box's corner in ``white``."""
     h, w = white.shape
     x, y, bw, bh = cv2.boundingRect(np.round(grow(region.corners_xy, 3.0)).astype(np.int32))
     x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
     white_u8 = blurred_whiteness(white[y0:y1, x0:x1])
     cut = cut_along_edges(white_u8)
-    level = float(np.linspace(span[0], span[1], LEVELS + 1)[region.level])
+    level = float(np.linspace(span[0], span[1], levels + 1)[region.level])
     inside = np.zeros(cut.shape, np.uint8)
     cv2.fillConvexPoly(inside, np.round(grow(region.corners_xy, 1.0) - (x0, y0)).astype(np.int32), 255)
     return cv2.bitwise_and(cv2.threshold(cut, level, 255, cv2.THRESH_BINARY)[1], inside), (x0, y0)
@@ -422,12 +426,13 @@ def _onto_outlines(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float
     return refit_off_cards(frame_bgr, widen_cut_quads(frame_bgr, squared[:settled])) + moved[settled:]
 
 
-def _sweep(white: NDArray[np.float32], scale: float, max_area: float) -> tuple[tuple[float, float], list[Region], list[Region]]:
-    """The first sweep of the whiteness of a frame worked on at ``scale``: its span, its
-    card-shaped regions and those chosen as cards."""
+def _sweep(white: NDArray[np.float32], scale: float, max_area: float,
+           levels: int = LEVELS) -> tuple[tuple[float, float], list[Region], list[Region]]:
+    """The first sweep of the whiteness of a frame worked on at ``scale``, in ``levels`` steps:
+    its span, its card-shaped regions and those chosen as cards."""
     white_u8 = blurred_whiteness(white)
     span = sweep_span(white_u8[::4, ::4])
-    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, span=span, max_area=max_area, white_u8=white_u8)
+    regions = card_regions(white, _MIN_SHORT_SIDE_PX * scale, levels=levels, span=span, max_area=max_area, white_u8=white_u8)
     return span, regions, choose_cards(regions, CLEAN_FILL, white)
 
 

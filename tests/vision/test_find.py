@@ -962,3 +962,18 @@ def test_two_quads_moved_onto_one_cards_outline_are_one_card_and_a_card_half_ove
     apart = CardQuad(card_corners((400, 150), (80, 120), 0), 1.0)
     assert _without_twins([card, twin, apart]) == [card, apart]
     assert _without_twins([card, half_over, apart]) == [card, half_over, apart]
+
+
+def test_a_regions_paper_is_cut_at_its_level_of_its_own_sweeps_steps() -> None:
+    # A closer look sweeps in finer steps than the whole frame: a region found at its 11th
+    # step of 12 is cut at that step's whiteness (not an index past the whole frame's 8 steps).
+    from vision.find import _paper_at_level
+    from vision.regions import Region
+
+    white = np.full((200, 200), 100.0, np.float32)
+    card = card_corners((100, 100), (60, 90), 0)
+    cv2.fillConvexPoly(white, card.astype(np.int32), 215.0)
+    paper, _ = _paper_at_level(white, Region(card, 1.0, 11), (100.0, 220.0), 12)  # the 11th step: 210
+    assert paper.max() == 255 and cv2.countNonZero(paper) > 0.8 * 60 * 90
+    paper, _ = _paper_at_level(white, Region(card, 1.0, 11), (100.0, 232.0), 12)  # now 221: above the paper
+    assert cv2.countNonZero(paper) == 0
