@@ -98,8 +98,9 @@ def find_closer(frame_bgr: NDArray[np.uint8], boxes: Sequence[tuple[int, int, in
     The whole frame's sweep runs between the table's whiteness and the paper's over all of it:
     a card in a shadow cast across the table, or under a lamp's glare, may stand out at none of
     its levels. A box a few cards wide takes its levels from what lies in it, and the card
-    stands out there. One sweep (under the whole frame's light cast), no second look: a box is
-    looked at where a card is expected (``vision.nearer``), not everywhere.
+    stands out there. One sweep (under the whole frame's light cast) at the second look's finer
+    steps (``_CLOSER_LEVELS``), no second look: a box is looked at where a card is expected
+    (``vision.nearer``), not everywhere.
     """
     small = _shrink(frame_bgr, _working_scale(frame_bgr)) if small_bgr is None else small_bgr
     return _in_boxes(frame_bgr, boxes, small, once=True)
@@ -163,13 +164,13 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     # brightest fiftieth; the paper is then the next colour among the brightest tenth. Where
     # hardly a card with symbols printed in it stood out, the frame is swept again under that
     # colour's cast, and that sweep kept where it finds plainly more.
-    if not once and _inked(chosen, white) < _FEW_FACES:
-        other = second_cast(lab, cast_ab, _CAST_OFF)
-        if other is not None:
-            under_other = lab_whiteness(lab, other)
-            again = _sweep(under_other[0], scale, max_area)
-            if _inked(again[2], under_other[0]) >= _inked(chosen, white) + _PALER_MORE:
-                (white, cast_ab), (span, regions, chosen) = under_other, again
+    inked = 0 if once else _inked(chosen, white)
+    other = second_cast(lab, cast_ab, _CAST_OFF) if not once and inked < _FEW_FACES else None
+    if other is not None:
+        under_other = lab_whiteness(lab, other)
+        again = _sweep(under_other[0], scale, max_area)
+        if _inked(again[2], under_other[0]) >= inked + _PALER_MORE:
+            (white, cast_ab), (span, regions, chosen) = under_other, again
     # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
     # of that is table, and then paper, greyer than the table, looks coloured: a card in a
     # shadow is as dull as the table. The faces found show the paper's own cast; where it is
