@@ -591,11 +591,7 @@ def _hiding_room(card: BalancedCard, seg: Segmentation, short: int, patch: NDArr
     contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     room = np.zeros((height, width), np.uint8)
     cv2.drawContours(room, contours, -1, 255, -1)
-    margin = round(PRINT_MARGIN * short)
-    room[:margin], room[height - margin:], room[:, :margin], room[:, width - margin:] = 0, 0, 0, 0
-    for blob in seg.blobs:
-        cv2.circle(room, (round(blob.center_xy[0]), round(blob.center_xy[1])), round(0.5 * blob.extent * short), 0, -1)
-    return float(cv2.distanceTransform(room, cv2.DIST_L2, 3).max()) / short
+    return _room_off_symbols(room, seg, short)
 
 
 def _washed_patch(card: BalancedCard) -> NDArray[np.uint8]:
@@ -645,10 +641,18 @@ def _cover_reach(inked: NDArray[np.uint8], seg: Segmentation) -> float:
     at_edge = labels.copy()
     at_edge[inner:height - inner, inner:width - inner] = 0
     room = np.isin(labels, np.unique(at_edge[at_edge > 0])).astype(np.uint8)
+    return _room_off_symbols(room, seg, short, _SYMBOL_PAD)
+
+
+def _room_off_symbols(room: NDArray[np.uint8], seg: Segmentation, short: int, pad: float = 0.0) -> float:
+    """The radius (short sides) of the largest disk inside ``room`` (non-zero where a symbol may
+    lie unseen; changed in place) within the printed area (``PRINT_MARGIN``) and off the marks
+    found (each a disk of its extent, ``pad`` short sides wider)."""
+    height, width = room.shape
     margin = round(PRINT_MARGIN * short)
     room[:margin], room[height - margin:], room[:, :margin], room[:, width - margin:] = 0, 0, 0, 0
     for blob in seg.blobs:
-        radius = round((0.5 * blob.extent + _SYMBOL_PAD) * short)
+        radius = round((0.5 * blob.extent + pad) * short)
         cv2.circle(room, (round(blob.center_xy[0]), round(blob.center_xy[1])), radius, 0, -1)
     return float(cv2.distanceTransform(room, cv2.DIST_L2, 3).max()) / short
 

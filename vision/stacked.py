@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.quads import at_card_uv
+from vision.quads import at_card_uv, sides_outwards
 from vision.read import PRINT_MARGIN
 from vision.regions import points_inside
 
@@ -86,16 +86,11 @@ def _step_inside(frame_bgr: NDArray[np.uint8], quad: NDArray[np.float32], other:
     shrunk = (other - middle) * _SHRINK + middle
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     away = max(_STEP_PX, _STEP_SHARE * float(min(sides)))
-    centre = quad.mean(axis=0)
+    starts, ends, _, outward = (a[0].astype(np.float64) for a in sides_outwards(quad[None]))
     points, normals = [], []
-    for k in range(4):
-        start, end = quad[k].astype(np.float64), quad[(k + 1) % 4].astype(np.float64)
-        length = float(np.linalg.norm(end - start))
+    for start, end, normal, length in zip(starts, ends, outward, sides):
         count = max(1, int(length))
         along = start + (end - start) * ((np.arange(count) + 0.5) / count)[:, None]
-        normal = np.array([end[1] - start[1], start[0] - end[0]]) / max(length, 1e-9)
-        if np.dot((start + end) / 2 - centre, normal) < 0:
-            normal = -normal  # (outward)
         kept = along[points_inside(shrunk[None], along)[0]]
         points.append(kept)
         normals.append(np.repeat(normal[None], len(kept), axis=0))
