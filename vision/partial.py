@@ -5,7 +5,7 @@ sees it: paper of the row's tint running on from the table to the cover's edge, 
 next card would lie. ``partly_hidden`` looks for such a card at a place of a row (just beyond
 its end, or in a gap): a card of the place's size, shifted and turned a little from it (``_ALONG``,
 ``_ACROSS``, ``_TURNS``), lying over no card seen (``_OVER_SEEN``), that holds the paper seen
-there (``_PAPER_IN``), shows no table (``_TABLE_IN``: what is not paper lies under the cover, or
+there (``PAPER_IN``), shows no table (``_TABLE_IN``: what is not paper lies under the cover, or
 is printed on the card) and leaves no paper just outside its sides (``_RING_PAPER``). Of the
 cards tried, the one with the most paper in and the least table in and paper round it. Judged
 on every other pixel of the frame's small blurred copy (``calibration.gaps.TableLook``): paper
@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from calibration.gaps import COMMON, TableLook, alike, card_middles, lab_pixels
 from vision.quads import CardQuad
 
-__all__ = ["partly_hidden"]
+__all__ = ["partly_hidden", "PAPER_IN"]
 
 _ALONG = np.linspace(-0.4, 0.6, 6)  # shifts along the row tried, in short sides (further: a wider gap)
 _ACROSS = np.linspace(-0.3, 0.3, 5)  # and across it
@@ -41,7 +41,7 @@ _SAMPLES = 200  # pixels of the table beside the row and of the row's paper comp
 # On two hard dev sets, the cards added at rows' places that lay on true row cards showed 0.21 to
 # 0.84 of paper (visible 0.3 to 0.85 of them); of those on none, most lay over a card seen beside
 # the true one (hence _OVER_SEEN), the rest on pale checked cloth or a point card under a mug.
-_PAPER_IN = 0.2  # a card holds at least this share of paper
+PAPER_IN = 0.2  # a card holds at least this share of paper (and its reading asks no more: ``vision.pipeline``)
 _TABLE_IN = 0.1  # shows at most this share of table
 _RING_PAPER = 0.2  # and leaves at most this share of paper just outside its sides
 
@@ -110,7 +110,7 @@ def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray],
     lightness = np.minimum(pixels[:, 0] / max(float(reference[0]), 1.0), 1.0)
     tint = 128.0 + (reference[1:] - 128.0) * lightness[:, None]
     paper = (np.linalg.norm(pixels[:, 1:] - tint, axis=1) < _PAPER_TINT) & (lightness >= _PAPER_DARKEST) & free
-    if 4 * int(paper.sum()) < _PAPER_IN * place.short * place.long:  # (most places: the bare table)
+    if 4 * int(paper.sum()) < PAPER_IN * place.short * place.long:  # (most places: the bare table)
         return None
     table = alike(pixels, table_lab, COMMON)  # (as ``calibration.gaps.table_share`` tells table)
     paper &= ~table
@@ -133,7 +133,7 @@ def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray],
         return None
     shares, turn, along, across = best
     paper_in, table_in, ring_paper = shares
-    if paper_in < _PAPER_IN or table_in > _TABLE_IN or ring_paper > _RING_PAPER:
+    if paper_in < PAPER_IN or table_in > _TABLE_IN or ring_paper > _RING_PAPER:
         return None
     return CardQuad((place.corners(turn, along, across) / look.scale).astype(np.float32), paper_in)
 

@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from vision.card_sizes import sizes_in_view
 from vision.find import CardQuad, find_cards, warp_card
+from vision.partial import PAPER_IN
 from vision.quads import sides
 from vision.read import PRINTED_NUMBER, WORK_SHORT_SIDE, read_card
 from vision.records import CardReading, SymbolReading
@@ -92,9 +93,10 @@ def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None)
 def read_partly_hidden(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None) -> DetectedCard | None:
     """Read a card found lying partly under a hand (``vision.partial``): what its part in view
     shows, surely never (its confidence at most ``PARTLY_HIDDEN_CONFIDENCE``: the hand may hide
-    symbols). Unread (no criteria) where that part is too little to tell a face by; None where
-    its marks are a printed number (a point card's)."""
-    reading, card_wh = _read(frame_bgr, quad, profile)
+    symbols). Its paper need show only as much as the search asks of it (``vision.partial.PAPER_IN``),
+    not a whole face's: the cover takes the rest. Unread (no criteria) where that part is too little
+    to tell a face by; None where its marks are a printed number (a point card's)."""
+    reading, card_wh = _read(frame_bgr, quad, profile, min_paper=PAPER_IN)
     if reading.reason == PRINTED_NUMBER:
         return None
     if reading.criteria is None:
@@ -103,10 +105,11 @@ def read_partly_hidden(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: An
     return replace(card, partly_hidden=True)
 
 
-def _read(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any) -> tuple[CardReading, tuple[int, int]]:
-    """The reading of the card inside one quadrilateral, face or not, and the size it was read at."""
+def _read(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any, **how: Any) -> tuple[CardReading, tuple[int, int]]:
+    """The reading of the card inside one quadrilateral, face or not, and the size it was read at
+    (``how``: ``read_card``'s options)."""
     card_bgr = warp_card(frame_bgr, quad.corners_xy, short_side=WORK_SHORT_SIDE)
-    return read_card(card_bgr, profile), (card_bgr.shape[1], card_bgr.shape[0])
+    return read_card(card_bgr, profile, **how), (card_bgr.shape[1], card_bgr.shape[0])
 
 
 def _placed(quad: CardQuad, reading: CardReading, card_wh: tuple[int, int]) -> DetectedCard:

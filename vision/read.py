@@ -333,16 +333,17 @@ def _not_face(reason: str, confidence: float = 0.9) -> CardReading:
     return CardReading(symbols=(), criteria=None, confidence=confidence, is_face=False, reason=reason)
 
 
-def _paper_problem(card: BalancedCard) -> str:
-    """Why this card's background is no face's paper (a back, a phone, wood), or ''.
-    Decided before any segmentation: most cards in the pool are face down."""
+def _paper_problem(card: BalancedCard, min_paper: float = _MIN_PAPER_SHARE) -> str:
+    """Why this card's background is no face's paper (a back, a phone, wood), or ''; a face
+    shows plain paper over ``min_paper`` of it at least. Decided before any segmentation: most
+    cards in the pool are face down."""
     b, g, r = (float(v) for v in card.paper_bgr)
     brightest = max(b, g, r)
     saturation = (brightest - min(b, g, r)) / max(brightest, 1.0)
     paper_fraction = cv2.countNonZero(card.paper_mask) / card.paper_mask.size
     if saturation > 0.85:
         return f"background is strongly coloured (saturation {saturation:.2f}), not white paper"
-    if paper_fraction < _MIN_PAPER_SHARE:
+    if paper_fraction < min_paper:
         return f"too little plain paper ({paper_fraction:.0%}) for a card face"
     if card.noise > _MAX_NOISE_WITH_SYMBOLS:
         return _textured(card)
@@ -742,17 +743,17 @@ class _Look:
     unknown: tuple[bool, ...] = ()
 
 
-def _no_paper(scale_xy: tuple[float, float]) -> _Look:
+def _no_paper(scale_xy: tuple[float, float], min_paper: float) -> _Look:
     empty = np.zeros(0)
     return _Look(None, Segmentation((), 0.0), scale_xy, WORK_SHORT_SIDE, [], empty, empty, -np.inf,
-                 f"too little plain paper (< {_MIN_PAPER_SHARE:.0%}) for a card face")
+                 f"too little plain paper (< {min_paper:.0%}) for a card face")
 
 
-def _look(card: BalancedCard | None, scale_xy: tuple[float, float]) -> _Look:
+def _look(card: BalancedCard | None, scale_xy: tuple[float, float], min_paper: float = _MIN_PAPER_SHARE) -> _Look:
     if card is None:
-        return _no_paper(scale_xy)
+        return _no_paper(scale_xy, min_paper)
     short = min(card.ink.shape)
-    problem = _paper_problem(card)
+    problem = _paper_problem(card, min_paper)
     if problem:
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, problem)
     noisy = card.noise > _MAX_PAPER_NOISE
@@ -958,19 +959,19 @@ def _unstretched(card: BalancedCard, unstretch: NDArray[np.float64]) -> tuple[Ba
         cv2.invertAffineTransform(forward)
 
 
-def _looks(card_bgr: NDArray[np.uint8]) -> _Look:
+def _looks(card_bgr: NDArray[np.uint8], min_paper: float = _MIN_PAPER_SHARE) -> _Look:
     """The best way of reading the card (:func:`_first_looks`); when its marks fit the shapes
     poorly and all show one stretch, their shapes are judged again on the card with the
     stretch taken off, and kept when they fit better. The marks themselves (how many, where,
     the doubts about them) stay those of the first reading. A strong stretch is doubted."""
-    best = _first_looks(card_bgr)
+    best = _first_looks(card_bgr, min_paper)
     if best.score >= _SURE_SCORE or best.card is None or not best.seg.blobs:
         return best
     stretch = _card_stretch(best.seg)  # (the marks stay the first reading's: so does their stretch)
     if stretch is None or math.hypot(*stretch) < _STRETCH_MIN:
         return best
     card, back = _unstretched(best.card, _unstretch_map(stretch))
-    seen = _look(card, best.scale_xy)
+    seen = _look(card, best.scale_xy, min_paper)
     shapes, confidence, fit = list(best.shapes), best.shape_conf.copy(), best.shape_fit.copy()
     unknown, measured = list(best.unknown), list(best.seg.blobs)
     for k, blob in enumerate(seen.seg.blobs):
@@ -1059,7 +1060,7 @@ def _without_extra_slivers(best: _Look) -> _Look:
                    shape_fit=best.shape_fit[keep], unknown=unknown)
 
 
-def _first_looks(card_bgr: NDArray[np.uint8]) -> _Look:
+def _first_looks(card_bgr: NDArray[np.uint8], min_paper: float = _MIN_PAPER_SHARE) -> _Look:
     """The best way of reading the card: as it is, or for a near-square quad from a tilted
     view (which side was foreshortened is unknown) stretched either way, keeping the
     reading whose marks fit the shapes better; the second way is skipped when the first
@@ -1067,20 +1068,20 @@ def _first_looks(card_bgr: NDArray[np.uint8]) -> _Look:
     height, width = card_bgr.shape[:2]
     if max(height, width) / min(height, width) >= _MIN_ASPECT:
         work_bgr, scale_xy = to_working_size(card_bgr)
-        return _look(balance_card(work_bgr, _MIN_PAPER_SHARE), scale_xy)
+        return _look(balance_card(work_bgr, min_paper), scale_xy, min_paper)
     side = max(CELL_PX, round(max(height, width) / min(height, width) * WORK_SHORT_SIDE / CELL_PX) * CELL_PX)
     base_wh = (WORK_SHORT_SIDE, side) if width <= height else (side, WORK_SHORT_SIDE)
-    base = balance_card(cv2.resize(card_bgr, base_wh, interpolation=cv2.INTER_AREA), _MIN_PAPER_SHARE)
+    base = balance_card(cv2.resize(card_bgr, base_wh, interpolation=cv2.INTER_AREA), min_paper)
     if base is None:
-        return _no_paper((base_wh[0] / width, base_wh[1] / height))
-    problem = _paper_problem(base)
+        return _no_paper((base_wh[0] / width, base_wh[1] / height), min_paper)
+    problem = _paper_problem(base, min_paper)
     if problem:
         return _Look(base, Segmentation((), 0.0), (base_wh[0] / width, base_wh[1] / height), WORK_SHORT_SIDE, [],
                      np.zeros(0), np.zeros(0), -np.inf, problem)
     long_work = round(_TYPICAL_ASPECT * WORK_SHORT_SIDE / CELL_PX) * CELL_PX
     best = None
     for size_wh in ((WORK_SHORT_SIDE, long_work), (long_work, WORK_SHORT_SIDE)):
-        seen = _look(_stretched(base, size_wh), (size_wh[0] / width, size_wh[1] / height))
+        seen = _look(_stretched(base, size_wh), (size_wh[0] / width, size_wh[1] / height), min_paper)
         if best is None or seen.score > best.score:
             best = seen
         if best.score >= _SURE_SCORE:
@@ -1088,7 +1089,7 @@ def _first_looks(card_bgr: NDArray[np.uint8]) -> _Look:
     return best
 
 
-def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
+def read_card(card_bgr: NDArray[np.uint8], profile: Any = None, min_paper: float = _MIN_PAPER_SHARE) -> CardReading:
     """Read a rectified card image.
 
     Parameters
@@ -1099,6 +1100,9 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         pixels of table may show at the edges. Not modified.
     profile : a calibration's colour profile (``calibration.profile.ColourProfile``: anything
         with ``inks``, learned ink centres in balanced Lab by colour), or None for the nominal inks.
+    min_paper : float
+        A face shows plain paper over this share of the card at least; less for a card known
+        to lie partly under something (``vision.pipeline.read_partly_hidden``).
 
     Returns
     -------
@@ -1114,7 +1118,7 @@ def read_card(card_bgr: NDArray[np.uint8], profile: Any = None) -> CardReading:
         When ``card_bgr`` is not a (H, W, 3) uint8 array or is smaller than 16 px.
     """
     _check_input(card_bgr)
-    best = _without_extra_slivers(_without_frame_pieces(_looks(card_bgr)))
+    best = _without_extra_slivers(_without_frame_pieces(_looks(card_bgr, min_paper)))
     card, seg, (scale_x, scale_y), short = best.card, best.seg, best.scale_xy, best.short
     problem = best.problem or _marks_problem(seg)
     if problem:

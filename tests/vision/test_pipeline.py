@@ -243,3 +243,30 @@ def test_a_point_card_seen_inside_its_printed_frame_is_taken_whole() -> None:
     grown, kept = found
     assert np.allclose(grown, rect(400, 400, 80 * 0.84 * np.sqrt(1 / (0.84 * 0.88)), 120 * 0.88 * np.sqrt(1 / (0.84 * 0.88))), atol=0.5)
     assert np.allclose(kept, whole)
+
+
+def test_a_card_more_than_half_under_a_sleeve_is_read_from_the_part_in_view(card_art) -> None:
+    # A card found lying partly under a hand (vision.partial) shows the paper the search asks of
+    # it, not a whole face's: its reading takes the part in view (dev hard 153: a row's first
+    # card half under a mug, three circles in view, was an unread hidden place and its row short).
+    import cv2
+
+    from vision.find import CardQuad
+    from vision.pipeline import read_partly_hidden, read_quad
+
+    syms = [card_art.Sym("circle", "red", 0.3, 0.15, 0.2), card_art.Sym("star", "blue", 0.7, 0.15, 0.2),
+            card_art.Sym("triangle", "green", 0.5, 0.32, 0.2)]
+    card = card_art.draw(syms, short_px=100)
+    height, width = card.shape[:2]
+    frame = np.full((height + 100, width + 100, 3), (60, 110, 70), np.uint8)
+    frame[50:50 + height, 50:50 + width] = card
+    top = 50 + round(0.4 * height)  # a brown sleeve over the card's lower 60% and on over the table
+    cv2.fillPoly(frame, [np.array([[0, top], [frame.shape[1], top + 6], [frame.shape[1], frame.shape[0]], [0, frame.shape[0]]],
+                                  np.int32)], (60, 90, 140))
+    frame = card_art.light(frame, noise=2.0, blur=0.5)
+    quad = CardQuad(np.array([[50, 50], [50 + width, 50], [50 + width, 50 + height], [50, 50 + height]], np.float32), 0.45)
+    assert read_quad(frame, quad) is None  # (too little paper for a face seen whole)
+    found = read_partly_hidden(frame, quad)
+    assert found is not None and found.partly_hidden
+    assert found.reading.criteria == Criteria(colours=3, shapes=3, symbols=3), found.reading.reason
+    assert found.reading.confidence <= PARTLY_HIDDEN_CONFIDENCE
