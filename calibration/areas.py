@@ -18,7 +18,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TableAreas", "search_box", "find_table_area", "find_pool_area", "depth_in_table", "inside", "row_candidates"]
+__all__ = ["TableAreas", "search_box", "find_table_area", "find_pool_area", "depth_in_table", "inside", "row_candidates",
+           "inward_from_edge"]
 
 _WORK_WIDTH = 320  # the table is found on a small copy of the frame
 _MIN_TABLE_SHARE = 0.15  # a bright region smaller than this share of the frame is no table top
@@ -271,6 +272,26 @@ def depth_in_table(point_xy: Sequence[float], centre_xy: Sequence[float], table_
         return 0.0
     reach = ray_exit(c, offset / distance, table_xy)
     return distance / reach if reach > 0 else math.inf
+
+
+def inward_from_edge(polygon_xy: NDArray[np.float64], point_xy: Sequence[float]) -> tuple[float, float]:
+    """The unit direction square to the polygon's edge nearest the point, into the polygon: from a seat
+    at the table's edge, straight in (its row lies along that edge).
+
+    >>> inward_from_edge(np.array([[0.0, 0.0], [10.0, 0.0], [10.0, 4.0], [0.0, 4.0]]), (2.0, 4.5))
+    (0.0, -1.0)
+    """
+    poly = np.asarray(polygon_xy, np.float64).reshape(-1, 2)
+    point = np.asarray(point_xy, np.float64)
+    starts, edges = poly, np.roll(poly, -1, axis=0) - poly
+    lengths = np.maximum(np.einsum("ij,ij->i", edges, edges), 1e-12)
+    along = np.clip(np.einsum("ij,ij->i", point - starts, edges) / lengths, 0.0, 1.0)
+    nearest = int(np.argmin(np.linalg.norm(starts + along[:, None] * edges - point, axis=1)))
+    edge = edges[nearest] / math.sqrt(lengths[nearest])
+    normal = np.array([-edge[1], edge[0]])
+    if float((poly.mean(axis=0) - starts[nearest]) @ normal) < 0:
+        normal = -normal
+    return float(normal[0]) + 0.0, float(normal[1]) + 0.0
 
 
 def ray_exit(origin_xy: NDArray[np.float64], direction_xy: NDArray[np.float64], polygon_xy: NDArray[np.float64]) -> float:

@@ -16,6 +16,7 @@ shadow is lit by the room more than by a warm lamp), table what is like the tabl
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -26,7 +27,7 @@ from numpy.typing import NDArray
 from calibration.gaps import COMMON, TableLook, alike, card_middles, lab_pixels
 from vision.quads import CardQuad
 
-__all__ = ["partly_hidden", "PAPER_IN"]
+__all__ = ["partly_hidden", "lone_partly_hidden", "PAPER_IN"]
 
 _ALONG = np.linspace(-0.4, 0.6, 6)  # shifts along the row tried, in short sides (further: a wider gap)
 _ACROSS = np.linspace(-0.3, 0.3, 5)  # and across it
@@ -44,6 +45,14 @@ _SAMPLES = 200  # pixels of the table beside the row and of the row's paper comp
 PAPER_IN = 0.2  # a card holds at least this share of paper (and its reading asks no more: ``vision.pipeline``)
 _TABLE_IN = 0.1  # shows at most this share of table
 _RING_PAPER = 0.2  # and leaves at most this share of paper just outside its sides
+# Before a seat with no row, where its player's lone card may lie partly hidden: the places tried
+# about the depth the rows found lie at from their seats (in long sides, in from the seat) and
+# along the table's edge (in short sides; each place is searched half a card either way, ``_ALONG``);
+# the bare table is compared with this many short sides to either side along the edge.
+_LONE_DEPTHS = (-0.3, 0.0, 0.3)
+_LONE_ALONG = (-0.3, 0.3)
+_LONE_TURNS = np.radians([-15.0, 0.0, 15.0])  # and turned so from square to the edge (each searched 10 degrees either way)
+_LONE_BESIDE = 1.6
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,36 @@ def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray],
     if paper_in < PAPER_IN or table_in > _TABLE_IN or ring_paper > _RING_PAPER:
         return None
     return CardQuad((place.corners(turn, along, across) / look.scale).astype(np.float32), paper_in)
+
+
+def lone_partly_hidden(look: TableLook, seat_xy: Sequence[float], toward_xy: Sequence[float], depth: float,
+                       size_wh: Sequence[float], paper_xy: Sequence[NDArray], seen_xy: Sequence[NDArray]) -> CardQuad | None:
+    """The lone card of a seated player with no row, lying partly hidden before their seat, or None.
+
+    A player's first card lies in front of them; under their hand it is no card-shaped region, and no
+    row's end tells where to look for it. It is looked for (``partly_hidden``) at places about
+    ``depth`` pixels in from the seat ``seat_xy`` towards the table's middle (``toward_xy``, a unit
+    vector), a card of ``size_wh`` (short, long: as the cards in view show it there) with its short
+    side along the table's edge; the paper's colour is the cards' ``paper_xy`` (4, 2 each), the bare
+    table's that to either side of the place along the edge. Of the cards found, the one showing
+    the most paper.
+    """
+    toward = np.asarray(toward_xy, np.float64)
+    across = np.array([-toward[1], toward[0]])
+    short, long = (float(v) for v in size_wh)
+    signs = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
+    best = None
+    for deeper, along, turn in itertools.product(_LONE_DEPTHS, _LONE_ALONG, _LONE_TURNS):
+        middle = np.asarray(seat_xy, np.float64) + (depth + deeper * long) * toward + along * short * across
+        a = np.cos(turn) * across + np.sin(turn) * toward  # (the card's short side, turned)
+        b = np.array([-a[1], a[0]])
+        place = middle + signs[:, :1] * a * short / 2 + signs[:, 1:] * b * long / 2
+        table = [middle + side * _LONE_BESIDE * short * across + signs[:, :1] * across * short / 2 + signs[:, 1:] * toward * long / 2
+                 for side in (-1, 1)]
+        quad = partly_hidden(look, place, paper_xy, table, seen_xy)
+        if quad is not None and (best is None or quad.fill > best.fill):
+            best = quad
+    return best
 
 
 def _place(quad: NDArray[np.float64]) -> _Place | None:

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.areas import TableAreas, row_candidates, search_box
+from calibration.areas import TableAreas, inward_from_edge, row_candidates, search_box
 from calibration.gaps import TableLook
 from calibration.seats import Seat, facing, left_to_right, table_centre
 from referee.cards import Criteria
@@ -17,16 +17,18 @@ from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, ends_continued, gap_places, nearest_seats, row_gaps
 from vision.beneath import find_cards_beneath
-from vision.find import working_copy
+from vision.card_sizes import sizes_in_view
+from vision.find import CardQuad, working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
 from vision.nearer import cards_nearer
-from vision.partial import partly_hidden
+from vision.partial import lone_partly_hidden, partly_hidden
 from vision.pipeline import DetectedCard, doubted_beneath, read_partly_hidden, read_table
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
 
 # A card read with less confidence than this may be misread: a person should look.
 UNCERTAIN_BELOW = 0.5
+_PAPER_CARDS = 4  # a lone card looked for before a seat with no row is paper like that of the cards nearest there
 # How far the truth usually lies from a misreading, per criterion (colours, shapes, symbols): below
 # it, and above it. A misread mostly misses something (glare washes a symbol out, the card's edge
 # cuts one off): of the 85 misread cards read with doubt that decided a row on fresh hard and medium
@@ -188,6 +190,8 @@ def referee_frame(
             covered = (0, 1)  # (a hand over a lone card's edge: the rest of its row may lie under it, on either side)
         rows.append(TableRow(row.player, readable, verdict, doubtful, unread_here, seat,
                              row_gaps(corners), covered, beneath_at, row.disputed))
+    if seats:  # (a seated player with no row: their lone card may lie partly under their hand)
+        rows += _lone_partly_hidden(frame_bgr, look, top_xy, seats, rows, cards, seen_xy, profile, size_wh)
     rows = with_deciding_disputes(rows, cards)
     ranking = rank_players(
         {row.player: ([cards[k].reading.criteria for k in row.cards], row.verdict) for row in rows}
@@ -245,6 +249,47 @@ def _with_partly_hidden(
     # A hidden card before the row's card there takes its place after the cards found there.
     hidden = sorted(p + sum(1 for q, _ in read if q <= p) for p in (*beneath_at, *unread))
     return tuple(cards_now), tuple(hidden)
+
+
+def _lone_partly_hidden(
+    frame_bgr: NDArray[np.uint8], look: TableLook, top_xy: NDArray[np.float64] | None, seats: Sequence[Seat],
+    rows: list[TableRow], cards: list[DetectedCard], seen_xy: list[NDArray], profile: Any, size_wh: tuple[int, int],
+) -> list[TableRow]:
+    """The rows of one card of the seated players with no row: their lone card found lying partly
+    hidden before their seat (``vision.partial.lone_partly_hidden``) and read from its part in view
+    (never surely). It is looked for straight in from the seat (square to the table top's edge
+    nearest it, ``top_xy``; unknown: towards the seats' middle), as far in as the rows found lie
+    from theirs, of the size the cards in view show there. A card found that lies nearer another
+    seat, or too hidden to read, makes no row. Each card found joins ``cards`` and ``seen_xy``.
+    Its row may go on under the same cover, on either side: both its ends are covered."""
+    if not rows:
+        return []
+    positions = np.array([seat.position_xy for seat in seats], np.float64)
+    centres = np.array([card.center_xy for card in cards])
+    depth = float(np.median([np.min(np.linalg.norm(centres[list(row.cards)] - positions[row.seat], axis=1)) for row in rows]))
+    in_view = [CardQuad(card.corners_xy, 1.0) for card in cards]
+    centre = table_centre(seats, size_wh)
+    placed = {row.player for row in rows}
+    lone = []
+    for k, seat in enumerate(seats):
+        if seat.name in placed:
+            continue
+        toward = facing(seat.position_xy, centre) if top_xy is None else inward_from_edge(top_xy, positions[k])
+        middle = positions[k] + depth * np.array(toward)
+        paper = np.argsort(np.linalg.norm(centres - middle, axis=1))[:_PAPER_CARDS]
+        quad = lone_partly_hidden(look, seat.position_xy, toward, depth, sizes_in_view(in_view, middle[None])[0],
+                                  [cards[i].corners_xy for i in paper], seen_xy)
+        if quad is None or nearest_seats(positions, np.array([quad.center_xy]))[0] != k:
+            continue
+        card = read_partly_hidden(frame_bgr, quad, profile)
+        if card is None or card.reading.criteria is None:
+            continue
+        cards.append(card)
+        seen_xy.append(card.corners_xy)
+        index = len(cards) - 1
+        doubtful = (index,) if card.reading.confidence < UNCERTAIN_BELOW else ()
+        lone.append(TableRow(seat.name, (index,), check_row([card.reading.criteria]), doubtful, seat=k, covered=(0, 1)))
+    return lone
 
 
 def with_deciding_disputes(rows: list[TableRow], cards: Sequence[DetectedCard]) -> list[TableRow]:

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
-from calibration.areas import TableAreas, depth_in_table, find_pool_area, find_table_area, inside, row_candidates
+from calibration.areas import TableAreas, depth_in_table, find_pool_area, find_table_area, inside, inward_from_edge, row_candidates
 from referee.cli.table import referee_frame
 from vision.find import find_cards
 from tests.calibration.photos import face_up, photo, true_seats
@@ -187,3 +188,12 @@ def test_a_dark_cloth_under_a_bright_arm_is_the_top_not_the_arm_and_the_cards() 
     frame = cv2.add(frame, np.random.default_rng(2).integers(0, 12, frame.shape, dtype=np.uint8))
     found = find_table_area(frame, cards)
     assert found is not None and iou(found, TABLE) > 0.9
+
+
+@pytest.mark.parametrize("seat, inward", [((50.0, 105.0), (0.0, -1.0)), ((50.0, -4.0), (0.0, 1.0)), ((-3.0, 40.0), (1.0, 0.0)),
+                                          ((203.0, 70.0), (-1.0, 0.0))], ids=["bottom", "top", "left", "right"])
+def test_from_a_seat_at_the_tables_edge_straight_in_is_square_to_that_edge(seat, inward) -> None:
+    # Not towards the table's middle: a seat near a corner sees that at a slant, its row lies along the edge.
+    top = np.array([[0.0, 0.0], [200.0, 0.0], [200.0, 100.0], [0.0, 100.0]])
+    assert np.allclose(inward_from_edge(top, seat), inward)
+    assert np.allclose(inward_from_edge(top[::-1], seat), inward)  # (either way round)

@@ -264,6 +264,45 @@ def test_cards_found_partly_hidden_take_their_places_in_the_row_and_the_unread_o
     assert all(cards[k].partly_hidden for k in placed if cards[k].center_xy[0] in (50, 450, 650))
 
 
+@pytest.mark.parametrize("down, rows", [(0, 1), (250, 0)], ids=["before the seat", "nearer another seat"])
+def test_a_seated_player_with_no_row_gets_their_lone_card_found_partly_hidden_as_a_row_of_one(down, rows, monkeypatch) -> None:
+    # Ben's row lies at the bottom; Anna, at the top, has none: her lone card, found partly under
+    # her hand before her seat, makes her row, never surely, its ends both covered (her row may go
+    # on under the hand). A card found there nearer another player's seat is not hers.
+    from dataclasses import replace
+
+    import referee.cli.table as table
+    from calibration.seats import Seat
+    from referee.cards import Criteria
+    from referee.rows import check_row
+    from vision.quads import CardQuad
+
+    asked = []
+
+    def down_by(card, dy):
+        return replace(card, corners_xy=card.corners_xy + np.float32([0, dy]))
+
+    def found(look, seat_xy, toward_xy, depth, size_wh, paper_xy, seen_xy):
+        asked.append((tuple(seat_xy), tuple(np.round(toward_xy, 3))))
+        return CardQuad(down_by(_flat_card(150), down).corners_xy, 0.4)  # (at 150, 200 or 150, 450)
+
+    def read(frame, quad, profile=None):
+        return down_by(_flat_card(150, partly_hidden=True), quad.center_xy[1] - 200)
+
+    monkeypatch.setattr(table, "lone_partly_hidden", found)
+    monkeypatch.setattr(table, "read_partly_hidden", read)
+    cards = [down_by(_flat_card(x), 300) for x in (350, 450, 550)]  # (Ben's row, at y 500)
+    seats = [Seat("Anna", (150, 0)), Seat("Ben", (150, 600))]
+    ben = table.TableRow("Ben", (0, 1, 2), check_row([Criteria(1, 1, 1), Criteria(2, 2, 2), Criteria(3, 3, 3)]), (), seat=1)
+    lone = table._lone_partly_hidden(np.zeros((600, 700, 3), np.uint8), None, None, seats, [ben], cards, [], None, (700, 600))
+    assert asked == [((150, 0), (0.0, 1.0))]  # (only Anna, straight in from her seat: no table top known)
+    assert len(lone) == rows
+    if rows:
+        row = lone[0]
+        assert (row.player, row.cards, row.covered, row.uncertain_cards) == ("Anna", (3,), (0, 1), (3,))
+        assert cards[3].partly_hidden and row.uncertain
+
+
 def test_a_photo_the_reader_fails_on_is_named_and_the_others_are_still_refereed(tmp_path, capsys, monkeypatch, validate) -> None:
     import referee.cli.table as table
 

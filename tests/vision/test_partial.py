@@ -84,3 +84,26 @@ def test_a_card_seen_is_no_partly_hidden_card_and_none_is_found_over_it() -> Non
 def test_a_card_wholly_under_the_hand_is_not_found() -> None:
     frame = hand(table(), round(NEXT[:, 0].min()) - 2)
     assert found(frame) is None
+
+
+# A player at the bottom edge (y 399) with no row: their lone card lies before them, half under their hand.
+SEAT = (330.0, 399.0)
+LONE = order_corners(cv2.boxPoints(((335, 310), (SHORT, LONG), 4)).astype(np.float32))
+
+
+def lone_table(card: bool = True, hand_from: int = 312) -> np.ndarray:
+    """``table`` without the 4th card, the lone card, and a hand reaching over it from the player (below ``hand_from``)."""
+    frame = table(next_card=False).astype(np.float64)
+    if card:
+        cv2.fillConvexPoly(frame, np.round(LONE).astype(np.int32), PAPER)
+    cv2.rectangle(frame, (300, hand_from), (370, 399), SKIN, -1)
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+def test_a_lone_card_half_under_its_players_hand_is_found_before_their_seat() -> None:
+    from vision.partial import lone_partly_hidden
+
+    depth = 90.0  # (the rows found lie about this far in from their seats)
+    quad = lone_partly_hidden(table_look(lone_table()), SEAT, (0.0, -1.0), depth, (SHORT, LONG), ROW, ROW)
+    assert quad is not None and overlap(quad.corners_xy, LONE) > 0.8
+    assert lone_partly_hidden(table_look(lone_table(card=False)), SEAT, (0.0, -1.0), depth, (SHORT, LONG), ROW, ROW) is None
