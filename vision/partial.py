@@ -153,11 +153,11 @@ def lone_partly_hidden(look: TableLook, seat_xy: Sequence[float], toward_xy: Seq
 
     A player's first card lies in front of them; under their hand it is no card-shaped region, and no
     row's end tells where to look for it. It is looked for (``partly_hidden``) at places about
-    ``depth`` pixels in from the seat ``seat_xy`` towards the table's middle (``toward_xy``, a unit
-    vector), a card of ``size_wh`` (short, long: as the cards in view show it there) with its short
-    side along the table's edge; the paper's colour is the cards' ``paper_xy`` (4, 2 each), the bare
-    table's that to either side of the place along the edge. Of the cards found, the one showing
-    the most paper.
+    ``depth`` pixels straight in from the seat ``seat_xy`` (``toward_xy``, a unit vector), a card of
+    ``size_wh`` (short, long: as the cards in view show it there) with its short side about along
+    the table's edge; the paper's colour is the cards' ``paper_xy`` (4, 2 each), the bare table's
+    that to either side of the place along the edge. Of the cards found, the one showing the most
+    paper.
     """
     toward = np.asarray(toward_xy, np.float64)
     across = np.array([-toward[1], toward[0]])
@@ -166,11 +166,10 @@ def lone_partly_hidden(look: TableLook, seat_xy: Sequence[float], toward_xy: Seq
     best = None
     for deeper, along, turn in itertools.product(_LONE_DEPTHS, _LONE_ALONG, _LONE_TURNS):
         middle = np.asarray(seat_xy, np.float64) + (depth + deeper * long) * toward + along * short * across
-        a = np.cos(turn) * across + np.sin(turn) * toward  # (the card's short side, turned)
-        b = np.array([-a[1], a[0]])
-        place = middle + signs[:, :1] * a * short / 2 + signs[:, 1:] * b * long / 2
-        table = [middle + side * _LONE_BESIDE * short * across + signs[:, :1] * across * short / 2 + signs[:, 1:] * toward * long / 2
-                 for side in (-1, 1)]
+        turned = np.cos(turn) * across + np.sin(turn) * toward  # (the card's short side)
+        place = middle + signs[:, :1] * turned * short / 2 + signs[:, 1:] * np.array([-turned[1], turned[0]]) * long / 2
+        square = middle + signs[:, :1] * across * short / 2 + signs[:, 1:] * toward * long / 2
+        table = [square + side * _LONE_BESIDE * short * across for side in (-1, 1)]
         quad = partly_hidden(look, place, paper_xy, table, seen_xy)
         if quad is not None and (best is None or quad.fill > best.fill):
             best = quad
