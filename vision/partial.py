@@ -47,11 +47,12 @@ _TABLE_IN = 0.1  # shows at most this share of table
 _RING_PAPER = 0.2  # and leaves at most this share of paper just outside its sides
 # Before a seat with no row, where its player's lone card may lie partly hidden: the places tried
 # about the depth the rows found lie at from their seats (in long sides, in from the seat) and
-# along the table's edge (in short sides; each place is searched half a card either way, ``_ALONG``);
-# the bare table is compared with this many short sides to either side along the edge.
+# along the table's edge (in short sides; each place is searched half a card either way, ``_ALONG``),
+# square to the edge; at the best of them also turned so (each searched 10 degrees either way).
+# The bare table is compared with this many short sides to either side along the edge.
 _LONE_DEPTHS = (-0.3, 0.0, 0.3)
 _LONE_ALONG = (-0.3, 0.3)
-_LONE_TURNS = np.radians([-15.0, 0.0, 15.0])  # and turned so from square to the edge (each searched 10 degrees either way)
+_LONE_TURNS = np.radians([-15.0, 15.0])
 _LONE_BESIDE = 1.6
 
 
@@ -163,17 +164,20 @@ def lone_partly_hidden(look: TableLook, seat_xy: Sequence[float], toward_xy: Seq
     across = np.array([-toward[1], toward[0]])
     short, long = (float(v) for v in size_wh)
     signs = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
-    best = None
-    for deeper, along, turn in itertools.product(_LONE_DEPTHS, _LONE_ALONG, _LONE_TURNS):
+
+    def look_at(deeper: float, along: float, turn: float) -> CardQuad | None:
         middle = np.asarray(seat_xy, np.float64) + (depth + deeper * long) * toward + along * short * across
         turned = np.cos(turn) * across + np.sin(turn) * toward  # (the card's short side)
         place = middle + signs[:, :1] * turned * short / 2 + signs[:, 1:] * np.array([-turned[1], turned[0]]) * long / 2
         square = middle + signs[:, :1] * across * short / 2 + signs[:, 1:] * toward * long / 2
-        table = [square + side * _LONE_BESIDE * short * across for side in (-1, 1)]
-        quad = partly_hidden(look, place, paper_xy, table, seen_xy)
-        if quad is not None and (best is None or quad.fill > best.fill):
-            best = quad
-    return best
+        return partly_hidden(look, place, paper_xy, [square + side * _LONE_BESIDE * short * across for side in (-1, 1)], seen_xy)
+
+    # Square to the edge first; then turned, where that showed the most paper (none: at the rows' depth).
+    found = [(quad, (deeper, along)) for deeper, along in itertools.product(_LONE_DEPTHS, _LONE_ALONG)
+             if (quad := look_at(deeper, along, 0.0)) is not None]
+    places = [max(found, key=lambda item: item[0].fill)[1]] if found else [(0.0, along) for along in _LONE_ALONG]
+    found += [(quad, at) for at in places for turn in _LONE_TURNS if (quad := look_at(*at, turn)) is not None]
+    return max((quad for quad, _ in found), key=lambda quad: quad.fill, default=None)
 
 
 def _place(quad: NDArray[np.float64]) -> _Place | None:
