@@ -95,6 +95,12 @@ def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray],
     -------
     the card's quad in frame pixels, its ``fill`` the share of it showing paper; or None
     """
+    return _found_at(look, place_xy, _paper_lab(look, row_xy), table_xy, seen_xy)
+
+
+def _found_at(look: TableLook, place_xy: NDArray, paper_lab: NDArray[np.float32], table_xy: Sequence[NDArray],
+              seen_xy: Sequence[NDArray]) -> CardQuad | None:
+    """``partly_hidden``, the paper's colour sampled already (``_paper_lab``)."""
     place = _place(np.asarray(place_xy, np.float64) * look.scale)
     if place is None:
         return None
@@ -106,7 +112,7 @@ def partly_hidden(look: TableLook, place_xy: NDArray, row_xy: Sequence[NDArray],
         return None
     # (every other pixel: the copy is blurred, and a card spans tens of its pixels)
     pixels = cv2.cvtColor(look.blurred_bgr[y0:y1:2, x0:x1:2], cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
-    paper_lab, table_lab = _paper_lab(look, row_xy), lab_pixels(look, table_xy, _SAMPLES, seen_xy)
+    table_lab = lab_pixels(look, table_xy, _SAMPLES, seen_xy)
     if len(paper_lab) < 10 or len(table_lab) < 10:
         return None
     seen = np.zeros((y1 - y0, x1 - x0), np.uint8)
@@ -164,13 +170,14 @@ def lone_partly_hidden(look: TableLook, seat_xy: Sequence[float], toward_xy: Seq
     across = np.array([-toward[1], toward[0]])
     short, long = (float(v) for v in size_wh)
     signs = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
+    paper_lab = _paper_lab(look, paper_xy)  # (the same for every place)
 
     def look_at(deeper: float, along: float, turn: float) -> CardQuad | None:
         middle = np.asarray(seat_xy, np.float64) + (depth + deeper * long) * toward + along * short * across
         turned = np.cos(turn) * across + np.sin(turn) * toward  # (the card's short side)
         place = middle + signs[:, :1] * turned * short / 2 + signs[:, 1:] * np.array([-turned[1], turned[0]]) * long / 2
         square = middle + signs[:, :1] * across * short / 2 + signs[:, 1:] * toward * long / 2
-        return partly_hidden(look, place, paper_xy, [square + side * _LONE_BESIDE * short * across for side in (-1, 1)], seen_xy)
+        return _found_at(look, place, paper_lab, [square + side * _LONE_BESIDE * short * across for side in (-1, 1)], seen_xy)
 
     # Square to the edge first; then turned, where that showed the most paper (none: at the rows' depth).
     found = [(quad, (deeper, along)) for deeper, along in itertools.product(_LONE_DEPTHS, _LONE_ALONG)

@@ -262,18 +262,18 @@ def _lone_partly_hidden(
     from theirs, of the size the cards in view show there. A card found that lies nearer another
     seat, or too hidden to read, makes no row. Each card found joins ``cards`` and ``seen_xy``.
     Its row may go on under the same cover, on either side: both its ends are covered."""
-    if not rows:
+    placed = {row.player for row in rows}
+    rowless = [k for k, seat in enumerate(seats) if seat.name not in placed]
+    if not rows or not rowless:  # (most frames: every player has a row)
         return []
     positions = np.array([seat.position_xy for seat in seats], np.float64)
     centres = np.array([card.center_xy for card in cards])
     depth = float(np.median([np.min(np.linalg.norm(centres[list(row.cards)] - positions[row.seat], axis=1)) for row in rows]))
     in_view = [CardQuad(card.corners_xy, 1.0) for card in cards]
     centre = table_centre(seats, size_wh)
-    placed = {row.player for row in rows}
     lone = []
-    for k, seat in enumerate(seats):
-        if seat.name in placed:
-            continue
+    for k in rowless:
+        seat = seats[k]
         toward = facing(seat.position_xy, centre) if top_xy is None else inward_from_edge(top_xy, positions[k])
         middle = positions[k] + depth * np.array(toward)
         paper = np.argsort(np.linalg.norm(centres - middle, axis=1))[:_PAPER_CARDS]
