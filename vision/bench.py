@@ -36,6 +36,11 @@ _BENEATH_IN_VIEW = 0.2
 # A symbol at least this much in view shows its colour and shape; a card with a symbol more
 # hidden (a hand over a card otherwise in view) can't have its triple told from the photo.
 _SYMBOL_IN_VIEW = 0.9
+# A symbol less in view than this (under a hand, a mug, another card) shows nothing of it: no
+# reader can count it from the photo. The share of the cards found whose every symbol shows
+# at least this much is the most a perfect reader could read exactly (glare washing a symbol
+# out is not in the truth files: the real limit is lower still).
+_SYMBOL_SHOWS = 0.1
 
 
 def _overlap(a: np.ndarray, b: np.ndarray, b_visible: float = 1.0) -> tuple[float, float]:
@@ -87,6 +92,7 @@ class Tally:
     triples_right: int = 0
     symbols_in_view: int = 0  # cards found whose every symbol is in view
     symbols_in_view_right: int = 0
+    symbols_showing: int = 0  # cards found whose every symbol shows at least in part
     criteria_right: Counter = field(default_factory=Counter)
     colour_confusion: Counter = field(default_factory=Counter)
     shape_confusion: Counter = field(default_factory=Counter)
@@ -127,6 +133,9 @@ class Tally:
             "cards_read_right_pct": pct(self.triples_right, self.true_cards),
             "cards_found_with_every_symbol_in_view": self.symbols_in_view,
             "exact_triple_when_every_symbol_in_view_pct": pct(self.symbols_in_view_right, self.symbols_in_view),
+            # (of the cards found, those whose every symbol shows at least _SYMBOL_SHOWS: what one
+            # photo lets any reader read exactly, the bound of exact_triple_pct)
+            "exact_triple_ceiling_pct": pct(self.symbols_showing, self.found_true),
             "per_criterion_pct": {k: pct(v, matched) for k, v in sorted(self.criteria_right.items())},
             "low_confidence_share_of_wrong_reads_pct": pct(self.wrong_read_low_conf, wrong_reads),
             "low_confidence_share_of_right_reads_pct": pct(self.right_read_low_conf, self.triples_right),
@@ -188,6 +197,7 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
             in_view = all(s.get("visible_fraction", 1.0) >= _SYMBOL_IN_VIEW for s in true["symbols"])
             tally.symbols_in_view += in_view
             tally.symbols_in_view_right += in_view and right
+            tally.symbols_showing += all(s.get("visible_fraction", 1.0) >= _SYMBOL_SHOWS for s in true["symbols"])
             for key in ("colours", "shapes", "symbols"):
                 tally.criteria_right[key] += getattr(read.criteria, key) == true["criteria"][key]
             low = read.confidence < UNCERTAIN_BELOW

@@ -30,6 +30,12 @@ def test_cards_read_right_count_every_card_due_not_only_those_found() -> None:
     assert (summary["exact_triple_pct"], summary["cards_read_right_pct"]) == (75.0, 60.0)
 
 
+def test_the_exact_triple_ceiling_is_the_share_of_cards_found_whose_every_symbol_shows() -> None:
+    # 8 cards found; on 2 of them a symbol lies wholly under a hand: at most 6 can be read exactly.
+    summary = Tally(true_cards=10, found_true=8, found=8, triples_right=5, symbols_showing=6).summary()
+    assert (summary["exact_triple_pct"], summary["exact_triple_ceiling_pct"]) == (62.5, 75.0)
+
+
 def test_wrong_verdicts_not_flagged_are_counted_apart_from_those_flagged_or_rowless() -> None:
     # 10 rows, 6 verdicts right (2 of them flagged); of the 4 wrong, 1 flagged and 1 for a player
     # with no row found: 2 were given as they are, with nothing to make the table look.
