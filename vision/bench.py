@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 
 from calibration.seats import Seat  # noqa: E402
 
-__all__ = ["main", "match_cards", "score_arrangement", "ArrangementTally", "Tally"]
+__all__ = ["main", "match_cards", "what_lies_under", "score_arrangement", "ArrangementTally", "Tally"]
 
 _VISIBLE_ENOUGH = 0.75  # a pool card hidden by more than a quarter may be skipped
 # A card less in view, lying partly under another, is fed to the arrangement as a card beneath
@@ -53,6 +53,31 @@ def _overlap(a: np.ndarray, b: np.ndarray, b_visible: float = 1.0) -> tuple[floa
     seen_union = area_a + b_visible * (area_b - inter)
     return (float(inter / union) if union > 0 else 0.0,
             float(b_visible * inter / seen_union) if seen_union > 0 else 0.0)
+
+
+# What a card found that matches no true card lies over (``what_lies_under``), by its overlap
+# (intersection over union) with each kind of thing the truth files outline, the first that
+# reaches _UNDER_IOU in this order.
+_UNDER_IOU = 0.25
+HELD_CARD = "a card held in a hand above the table"
+CARD_OFF = "a true card, the quad off it (partly hidden, merged or cut)"
+FACE_DOWN = "a face-down card"
+OBJECT = "a point card or a phone"
+NOTHING_OUTLINED = "none of these (a hand, a mug, the table)"
+
+
+def what_lies_under(quad: np.ndarray, truth: dict[str, Any]) -> str:
+    """What a card found (``quad`` (4, 2), frame pixels) that matches no true card lies over: a
+    card held above the table (not on it: the truth's distractor), a true card it is off
+    (overlapping it less than a match asks), a face-down card, a point card or a phone; or
+    none of those."""
+    held = [d["corners"] for d in truth.get("distractors", []) if d.get("kind") == "held_card"]
+    objects = [d["corners"] for d in truth.get("distractors", []) if d.get("kind") != "held_card" and "corners" in d]
+    for kind, outlines in ((HELD_CARD, held), (CARD_OFF, [c["corners"] for c in truth["cards"]]),
+                           (FACE_DOWN, [c["corners"] for c in truth.get("face_down", [])]), (OBJECT, objects)):
+        if any(_overlap(quad, np.array(outline, np.float64))[0] >= _UNDER_IOU for outline in outlines):
+            return kind
+    return NOTHING_OUTLINED
 
 
 def match_cards(found: list[np.ndarray], truth: list[np.ndarray], min_iou: float = 0.5,
@@ -89,6 +114,7 @@ class Tally:
     found_true: int = 0
     found: int = 0
     false_found: int = 0
+    false_by: Counter = field(default_factory=Counter)  # what lies under the cards found that match no true card
     triples_right: int = 0
     symbols_in_view: int = 0  # cards found whose every symbol is in view
     symbols_in_view_right: int = 0
@@ -127,6 +153,7 @@ class Tally:
             "photos": self.photos,
             "card_recall_pct": pct(self.found_true, self.true_cards),
             "card_precision_pct": pct(self.found - self.false_found, self.found),
+            "false_cards_by_what_lies_under": dict(self.false_by.most_common()),
             "exact_triple_pct": pct(self.triples_right, self.found_true),
             # (found and read exactly, of all the cards due: a change that finds hard cards and
             # misreads some of them lowers the exact share of those found, not this one)
@@ -186,6 +213,7 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
     tally.false_found += len(found_quads) - len(matched)
     if len(found_quads) > len(matched):
         tally.failures.append(f"{name}: {len(found_quads) - len(matched)} false card(s)")
+    tally.false_by.update(what_lies_under(quad, truth) for i, quad in enumerate(found_quads) if i not in matched)
     for i, j in matched.items():
         if j in countable:
             tally.found_true += 1

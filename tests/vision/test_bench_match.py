@@ -4,7 +4,9 @@ from collections import Counter
 
 import numpy as np
 
-from vision.bench import Tally, match_cards
+import pytest
+
+from vision.bench import CARD_OFF, FACE_DOWN, HELD_CARD, NOTHING_OUTLINED, OBJECT, Tally, match_cards, what_lies_under
 
 
 def _box(x0: float, y0: float, w: float = 60.0, h: float = 90.0) -> np.ndarray:
@@ -50,3 +52,29 @@ def test_what_flagged_the_verdicts_is_told_for_right_and_wrong_ones_apart() -> N
                     wrong_flagged_by=Counter({"gap": 1})).summary()
     assert list(summary["right_verdicts_flagged_by"].items()) == [("card read with doubt", 5), ("covered end", 3)]
     assert summary["wrong_verdicts_flagged_by"] == {"gap": 1}
+
+
+_TRUTH = {
+    "cards": [{"corners": _box(100, 100).tolist()}],
+    "face_down": [{"corners": _box(300, 100).tolist()}],
+    "distractors": [{"kind": "held_card", "corners": _box(500, 100).tolist()},
+                    {"kind": "point_card", "corners": _box(700, 100).tolist()},
+                    {"kind": "mug", "bbox": [900, 100, 960, 190]}],
+}
+
+
+@pytest.mark.parametrize("quad, kind", [
+    (_box(505, 104), HELD_CARD),
+    (_box(130, 100), CARD_OFF),  # half a card over the true one: no match, but over it
+    (_box(300, 100), FACE_DOWN),
+    (_box(700, 100), OBJECT),
+    (_box(900, 100), NOTHING_OUTLINED),  # a mug is outlined by a box only: no card's shape to match
+], ids=["held card", "quad off a true card", "face-down", "point card", "mug"])
+def test_a_false_card_is_told_by_what_lies_under_it(quad, kind) -> None:
+    assert what_lies_under(quad, _TRUTH) == kind
+
+
+def test_false_cards_are_counted_by_what_lies_under_them() -> None:
+    summary = Tally(found=10, false_found=3, false_by=Counter({HELD_CARD: 2, FACE_DOWN: 1})).summary()
+    assert summary["false_cards_by_what_lies_under"] == {HELD_CARD: 2, FACE_DOWN: 1}
+    assert summary["card_precision_pct"] == 70.0
