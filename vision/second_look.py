@@ -55,6 +55,7 @@ _TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
 _TRACED_PAPER = 0.5  # plain paper at least half of it, where symbols may fill the rest (see _traced_by_steps)
 _TRACED_WHITE = 0.1  # where that paper is as white as the cards found, within this share of the span
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
+_SQUARE = 1.2  # a quad whose long side is less than this many times its short side is square (no card is)
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 _TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
 _DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as no paper
@@ -182,7 +183,8 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     left = cv2.morphologyEx(cv2.subtract(bright, found), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     pieces, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)  # the paper left over
     quads = [CardQuad(c, r.fill) for c, r in zip(corners, chosen)]
-    short, long = np.median([q.size_wh for q in quads], axis=0)
+    sized_by = _sizing_cards(quads, unlit)
+    short, long = np.median([q.size_wh for q in sized_by], axis=0)
     regions, spans = [], []  # and the span each was swept over
     necked = []  # the regions of the sweeps with narrow necks opened off
     boxes = _boxes_around(pieces, left.shape, 0.3 * short * long, int(0.3 * long))
@@ -230,10 +232,23 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
         kept += [r for r in unnecked if _stands_out(white, r.corners_xy) >= _NECK_CONTRAST * (span[1] - span[0])]
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
-    kept += _seen_by_a_corner(pieces, left, bright, unlit, high - low, quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+    more = [CardQuad(r.corners_xy, r.fill) for r in kept]
+    kept += _seen_by_a_corner(pieces, left, bright, unlit, high - low, quads + more, sized_by + more)
     # A card lying over another face-up card may show no corner whole, but the steps of its outline.
-    return kept + _traced_by_steps(pieces, left, bright, unlit, high - low, small_lab[..., 0],
-                                   quads + [CardQuad(r.corners_xy, r.fill) for r in kept])
+    more = [CardQuad(r.corners_xy, r.fill) for r in kept]
+    return kept + _traced_by_steps(pieces, left, bright, unlit, high - low, small_lab[..., 0], quads + more, sized_by + more)
+
+
+def _sizing_cards(quads: list[CardQuad], white: NDArray[np.float32]) -> list[CardQuad]:
+    """The cards found whose size a card shows: all of them, or, where more squares with no
+    symbols printed in them were found than quads with symbols (``_printed``), the latter. The
+    squares of a checked cloth are regions chosen too, and no card is their size: on dev medium
+    and hard renders of checked cloths they outnumbered the cards up to seven times, and sized
+    by them the second look looked for cards of half a card's size."""
+    printed = _printed(quads, white)
+    kept = {id(q) for q in printed}
+    squares = sum(1 for q in quads if id(q) not in kept and q.size_wh[1] < _SQUARE * q.size_wh[0])
+    return printed if squares > len(printed) else quads
 
 
 def _opened_apart(lit: NDArray[np.float32], unlit: NDArray[np.float32], offset: NDArray[np.float32], more: list[Region],
@@ -395,7 +410,8 @@ def _plainly_cards(white: NDArray[np.float32], outlines: NDArray[np.float32], se
 
 
 def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
-                      unlit: NDArray[np.float32], span: float, quads: list[CardQuad]) -> list[Region]:
+                      unlit: NDArray[np.float32], span: float, quads: list[CardQuad],
+                      sized_by: list[CardQuad] | None = None) -> list[Region]:
     """Cards of the paper left over, merged with what touches them, that show one corner
     whole: two straight sides meeting at about a right angle, each at least half a card's
     short side long. The card is completed from that corner (see ``_corner_sizes``) and
@@ -405,16 +421,18 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
     cards lying over one another shows the corners of several. Only a patch of paper
     larger than a card is looked at: a pale cloth's squares, each no bigger than a card,
     have such corners too. ``pieces`` are the outlines of ``left``, the paper no card
-    found explains; ``bright``, all that is as bright as paper."""
+    found explains; ``bright``, all that is as bright as paper; the cards' size is that of the
+    cards ``sized_by`` (default: ``quads``, the cards found)."""
+    sized_by = quads if sized_by is None else sized_by
     completed: list[tuple[float, NDArray[np.float32], float]] = []
     paper = fresh = None
     for contour in pieces:
         area = cv2.contourArea(contour)
-        typical = typical_near(quads, tuple(contour.reshape(-1, 2).mean(axis=0)))
+        typical = typical_near(sized_by, tuple(contour.reshape(-1, 2).mean(axis=0)))
         if typical is None or not _CORNER_CARDS[0] < area / (typical.short * typical.long) < _CORNER_CARDS[1]:
             continue
         if paper is None:
-            symbol = _SYMBOL_AREA * float(np.median([q.size_wh[0] * q.size_wh[1] for q in quads]))
+            symbol = _SYMBOL_AREA * float(np.median([q.size_wh[0] * q.size_wh[1] for q in sized_by]))
             paper, fresh = _paper_of(bright, symbol), _paper_of(left, symbol)
         poly = cv2.approxPolyDP(contour, 0.08 * typical.short, True).reshape(-1, 2).astype(np.float32)
         for k in range(len(poly)):
@@ -440,7 +458,8 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
 
 
 def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
-                     unlit: NDArray[np.float32], span: float, lightness: NDArray[np.uint8], quads: list[CardQuad]) -> list[Region]:
+                     unlit: NDArray[np.float32], span: float, lightness: NDArray[np.uint8], quads: list[CardQuad],
+                     sized_by: list[CardQuad] | None = None) -> list[Region]:
     """Cards of the paper left over traced by the steps of their outline from a corner.
 
     A card lying over another face-up card makes one region of paper with it at every
@@ -453,11 +472,13 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
     symbols counted in) fills it, symbols are printed in it and half of it at least is
     paper no card found explains. ``quads``: the cards found; ``left``: the paper they
     leave over (``pieces``: its outlines); ``bright``: all that is as bright as paper;
-    ``span``: the sweep's span of ``unlit``; ``lightness``: Lab L (H, W) uint8.
+    ``span``: the sweep's span of ``unlit``; ``lightness``: Lab L (H, W) uint8; ``sized_by``: the
+    cards whose size the cards' is (default: ``quads``).
     """
-    if len(quads) < 2:
+    sized_by = quads if sized_by is None else sized_by
+    if len(sized_by) < 2:
         return []
-    short, long = np.median([q.size_wh for q in quads], axis=0)
+    short, long = np.median([q.size_wh for q in sized_by], axis=0)
     large = [c for c in pieces if cv2.contourArea(c) >= _TRACED_AREA * short * long]
     if not large:
         return []
@@ -465,7 +486,7 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
     for x0, y0, x1, y1 in _boxes_around(tuple(large), left.shape, 0.0, int(0.5 * long)):
         edges = cv2.Canny(cv2.GaussianBlur(lightness[y0:y1, x0:x1], (3, 3), 0), *_TRACED_EDGES)
         stepped[y0:y1, x0:x1] = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    views = sizes_in_view(quads, np.array([c.reshape(-1, 2).mean(axis=0) for c in large], np.float64))
+    views = sizes_in_view(sized_by, np.array([c.reshape(-1, 2).mean(axis=0) for c in large], np.float64))
     masks = None  # the paper, its symbols counted in, and the paper no card found explains: made when first asked for
     cards_paper = None  # the whiteness of the cards' paper: read when first asked for
     traced: list[tuple[float, NDArray[np.float32], float]] = []
@@ -489,7 +510,7 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
                 # that paper is as white as the cards' (a pale cloth's dots are enclosed by the cloth).
                 if _TRACED_PAPER <= fill < _TRACED_FILL:
                     if cards_paper is None:
-                        cards_paper = _paper_whiteness([q.corners_xy for q in quads], unlit, bright)
+                        cards_paper = _paper_whiteness([q.corners_xy for q in sized_by], unlit, bright)
                     if _paper_whiteness([quad], unlit, bright) >= cards_paper - _TRACED_WHITE * span:
                         fill = _filled(quad, bright, enclosed=True)
                 if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not printed_in(unlit, quad[None])[0]:

@@ -780,6 +780,47 @@ def test_a_card_among_a_checked_cloths_squares_is_sized_by_the_cards_with_symbol
     assert [r.corners_xy.tolist() for r in kept] == [card.corners_xy.tolist()]
 
 
+@pytest.mark.parametrize("squares, sized_by_cards", [(8, True), (2, False)], ids=["a checked cloth", "two pale patches"])
+def test_the_cards_size_is_read_off_those_with_symbols_where_a_cloths_squares_outnumber_them(squares, sized_by_cards) -> None:
+    from vision.second_look import _sizing_cards
+
+    white = np.full((480, 640), 40.0, np.float32)
+    cards = [CardQuad(card_corners((x, 70), (50, 75), 0), 1.0) for x in (80, 200, 320)]
+    for quad in cards:
+        cv2.fillConvexPoly(white, np.round(quad.corners_xy).astype(np.int32), 220.0)
+        x, y = np.round(quad.center_xy).astype(int)
+        cv2.rectangle(white, (x - 8, y - 12), (x + 8, y + 12), 60.0, -1)  # a symbol printed on it
+    pale = [CardQuad(card_corners((60 + 70 * (k % 8), 260 + 100 * (k // 8)), (30, 33), 0), 1.0) for k in range(squares)]
+    for quad in pale:
+        cv2.fillConvexPoly(white, np.round(quad.corners_xy).astype(np.int32), 200.0)
+
+    sized_by = _sizing_cards(cards + pale, white)
+
+    assert sized_by == (cards if sized_by_cards else cards + pale)
+
+
+def test_a_card_over_another_is_completed_from_its_corner_at_the_size_of_the_cards_not_of_the_squares_round_it() -> None:
+    from vision.second_look import _seen_by_a_corner
+
+    # The paper of a card lying over another, one patch with no edge between them; the cards
+    # found are three, with a checked cloth's pale squares all round the patch.
+    under, over = card_corners((400, 220), (80, 120), 35), card_corners((470, 180), (80, 120), -10)
+    unlit = np.full((400, 640), 30.0, np.float32)
+    left = np.zeros((400, 640), np.uint8)
+    for corners in (under, over):
+        cv2.fillConvexPoly(unlit, corners.astype(np.int32), 220.0)
+        cv2.fillConvexPoly(left, corners.astype(np.int32), 255)
+    pieces, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cards = [CardQuad(card_corners(c, (80, 120), 0), 0.95) for c in ((80, 110), (190, 110), (80, 290))]
+    squares = [CardQuad(card_corners((x, y), (44, 48), 0), 0.97) for x in range(300, 620, 70) for y in (40, 340)]
+
+    by_squares = _seen_by_a_corner(tuple(pieces), left, left.copy(), unlit, 190.0, cards + squares)
+    by_cards = _seen_by_a_corner(tuple(pieces), left, left.copy(), unlit, 190.0, cards + squares, cards)
+
+    assert by_squares == []
+    assert max(iou(region.corners_xy, over, left.shape) for region in by_cards) > 0.9
+
+
 def test_the_tint_likeness_taken_run_by_run_is_the_whole_frames_to_the_bit() -> None:
     from vision.second_look import _DARK_L, _TINT_REACH, _tint_likeness
 
