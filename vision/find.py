@@ -14,7 +14,7 @@ from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, ligh
 from vision.quads import (CardQuad, fit_quad, frame_level, grow, order_corners, snap_all_corners, square_up, unit, warp_card)
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, cut_along_edges, points_inside,
                             printed_in, sweep_span)
-from vision.second_look import add_new, are_apart, look_again, of_paper_tint
+from vision.second_look import add_new, are_apart, blank_squares, cloth_squares, look_again, of_paper_tint
 from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
 
 __all__ = ["CardQuad", "find_cards", "find_closer", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
@@ -184,6 +184,12 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
             again = _sweep(under, scale, max_area)
             if _inked(again[2], under) >= _inked(chosen, white):
                 white, (span, regions, chosen) = under, again
+    # A checked cloth's pale squares are chosen as regions too: no cards (the reader would find no
+    # symbol on them), and parting, sizing and moving hundreds of them onto outlines took seconds at
+    # 4K. The second look still leaves them dark as paper explained.
+    cloth = cloth_squares([CardQuad(r.corners_xy, r.fill) for r in chosen], white)
+    squares = [r for r, is_square in zip(chosen, cloth) if is_square]
+    chosen = [r for r, is_square in zip(chosen, cloth) if not is_square]
     chosen = _rows_parted(_parted(chosen, white, span, levels))
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
@@ -191,9 +197,10 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     chosen = chosen + [Region(q.corners_xy * scale, q.fill, 0) for q in quads[len(chosen):]]
     again, tinted, shadowed = [], [], []
     if not once:
-        again = look_again(small, lab, white, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area)
+        again = look_again(small, lab, white, span, chosen + squares, _MIN_SHORT_SIDE_PX * scale, max_area)
         quads += _quads_of(again, scale)
-        tinted = of_paper_tint(small, lab, chosen + again, [CardQuad(q.corners_xy * scale, q.fill) for q in quads],
+        tinted = of_paper_tint(small, lab, chosen + squares + again,
+                               [CardQuad(q.corners_xy * scale, q.fill) for q in quads] + _quads_of(squares, 1.0),
                                _MIN_SHORT_SIDE_PX * scale, max_area)
         # Under a warm lamp, paper in a shadow is lit by the room and shows little of the lamp's
         # colour: taken as strongly cast as lit paper, it is as dull as the table. The paper left
@@ -201,11 +208,15 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         # symbols printed in them, apart from all found, are added (and, as the tint's, move none).
         if np.hypot(*cast_ab) >= _SHADOW_CAST:
             in_shade = lab_whiteness_in_shade(lab, cast_ab)
-            shadowed = _with_symbols(look_again(small, lab, in_shade, span, chosen, _MIN_SHORT_SIDE_PX * scale, max_area), in_shade)
+            shadowed = _with_symbols(look_again(small, lab, in_shade, span, chosen + squares, _MIN_SHORT_SIDE_PX * scale, max_area),
+                                     in_shade)
         if shadowed and (again or tinted):
             shapes = np.array([r.corners_xy for r in shadowed], np.float32)
             shadowed = [r for r, is_apart in zip(shadowed, are_apart(shapes, np.array([r.corners_xy for r in again + tinted], np.float32)))
                         if is_apart]
+    if squares:  # (the paper's tint finds the cloth's squares again: they are left out as above)
+        blank = blank_squares([CardQuad(r.corners_xy, r.fill) for r in tinted + shadowed], white)
+        tinted, shadowed = [r for r, b in zip(tinted, blank) if not b], [r for r, b in zip(shadowed, blank[len(tinted):]) if not b]
     tinted = _quads_of(tinted + shadowed, scale)
     search_px = 1.0 / scale + 2.0
     snapped = snap_all_corners(_gray_near(frame_bgr, quads + tinted, search_px + 2.0),

@@ -18,7 +18,7 @@ from vision.quads import CardQuad, grow, meet_lines, order_corners, sides, sides
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles,
                             points_inside, printed_in, sweep_span)
 
-__all__ = ["look_again", "of_paper_tint", "are_apart", "add_new"]
+__all__ = ["cloth_squares", "blank_squares", "look_again", "of_paper_tint", "are_apart", "add_new"]
 
 _AGAIN_EDGES = (20, 40)  # the second look cuts along fainter edges (a card on a pale stripe, a card overlapping another)
 _AGAIN_LEVELS = 12  # at finer steps
@@ -239,16 +239,35 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     return kept + _traced_by_steps(pieces, left, bright, unlit, high - low, small_lab[..., 0], quads + more, sized_by + more)
 
 
+def cloth_squares(quads: list[CardQuad], white: NDArray[np.float32]) -> NDArray[np.bool_]:
+    """Which quads (regions chosen as cards) are a checked cloth's pale squares: square (no card
+    is) with no symbols printed in them (``printed_in`` of ``white``), where more of them were
+    found than quads with symbols (two at least); none otherwise: (N,). On dev medium and hard
+    renders of checked cloths they outnumbered the cards up to seven times."""
+    squares, inked = _blank_squares(quads, white)
+    return squares if inked.sum() >= 2 and squares.sum() > inked.sum() else np.zeros(len(quads), bool)
+
+
+def blank_squares(quads: list[CardQuad], white: NDArray[np.float32]) -> NDArray[np.bool_]:
+    """Which quads are square (no card is) with no symbols printed in them (``printed_in`` of
+    ``white``): (N,)."""
+    return _blank_squares(quads, white)[0]
+
+
+def _blank_squares(quads: list[CardQuad], white: NDArray[np.float32]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """``blank_squares``, and which quads have symbols printed in them."""
+    if not quads:
+        return np.zeros(0, bool), np.zeros(0, bool)
+    inked = printed_in(white, np.array([q.corners_xy for q in quads], np.float32))
+    sizes = np.array([q.size_wh for q in quads], np.float64)
+    return ~inked & (sizes[:, 1] < _SQUARE * sizes[:, 0]), inked
+
+
 def _sizing_cards(quads: list[CardQuad], white: NDArray[np.float32]) -> list[CardQuad]:
-    """The cards found whose size a card shows: all of them, or, where more squares with no
-    symbols printed in them were found than quads with symbols (``_printed``), the latter. The
-    squares of a checked cloth are regions chosen too, and no card is their size: on dev medium
-    and hard renders of checked cloths they outnumbered the cards up to seven times, and sized
-    by them the second look looked for cards of half a card's size."""
-    printed = _printed(quads, white)
-    kept = {id(q) for q in printed}
-    squares = sum(1 for q in quads if id(q) not in kept and q.size_wh[1] < _SQUARE * q.size_wh[0])
-    return printed if squares > len(printed) else quads
+    """The cards found whose size a card shows: all of them, or, among a checked cloth's squares
+    (``cloth_squares``), those with symbols printed in them: sized by the squares, the second
+    look looked for cards of half a card's size."""
+    return _printed(quads, white) if cloth_squares(quads, white).any() else quads
 
 
 def _opened_apart(lit: NDArray[np.float32], unlit: NDArray[np.float32], offset: NDArray[np.float32], more: list[Region],

@@ -780,9 +780,9 @@ def test_a_card_among_a_checked_cloths_squares_is_sized_by_the_cards_with_symbol
     assert [r.corners_xy.tolist() for r in kept] == [card.corners_xy.tolist()]
 
 
-@pytest.mark.parametrize("squares, sized_by_cards", [(8, True), (2, False)], ids=["a checked cloth", "two pale patches"])
-def test_the_cards_size_is_read_off_those_with_symbols_where_a_cloths_squares_outnumber_them(squares, sized_by_cards) -> None:
-    from vision.second_look import _sizing_cards
+@pytest.mark.parametrize("squares, cloth", [(8, True), (2, False)], ids=["a checked cloth", "two pale patches"])
+def test_blank_squares_are_a_cloths_where_they_outnumber_the_quads_with_symbols(squares, cloth) -> None:
+    from vision.second_look import _sizing_cards, cloth_squares
 
     white = np.full((480, 640), 40.0, np.float32)
     cards = [CardQuad(card_corners((x, 70), (50, 75), 0), 1.0) for x in (80, 200, 320)]
@@ -794,9 +794,39 @@ def test_the_cards_size_is_read_off_those_with_symbols_where_a_cloths_squares_ou
     for quad in pale:
         cv2.fillConvexPoly(white, np.round(quad.corners_xy).astype(np.int32), 200.0)
 
-    sized_by = _sizing_cards(cards + pale, white)
+    assert cloth_squares(cards + pale, white).tolist() == [False] * 3 + [cloth] * squares
+    # (and the cards' size is then read off the cards with symbols)
+    assert _sizing_cards(cards + pale, white) == (cards if cloth else cards + pale)
 
-    assert sized_by == (cards if sized_by_cards else cards + pale)
+
+def windowpane(size_wh, cell, pale=(226, 232, 236), dark=(70, 110, 80)):
+    """A cloth of pale squares ``cell`` pixels wide, one cell apart, on a dark ground (float BGR)."""
+    w, h = size_wh
+    image = np.empty((h, w, 3), np.float32)
+    image[:] = dark
+    ys, xs = np.mgrid[0:h, 0:w]
+    image[((xs // cell) % 2 == 0) & ((ys // cell) % 2 == 0)] = pale
+    return image
+
+
+@pytest.mark.parametrize("cell", [70, 80])
+def test_the_pale_squares_of_a_checked_cloth_are_no_cards(cell) -> None:
+    # Square and as white as paper, many more of them than of cards: each is a card-shaped region,
+    # but no card is square and none shows a symbol. Only the three cards are found.
+    cards = [card_corners((190 + 260 * k, 430), (110, 165), 3 * k - 3) for k in range(3)]
+    image = windowpane((960, 640), cell)
+    for corners in cards:
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (232, 240, 244), lineType=cv2.LINE_AA)
+        cv2.polylines(image, [corners.astype(np.int32)], True, (150, 150, 150), 1, cv2.LINE_AA)
+        x, y = corners.mean(axis=0)
+        for dx, dy in ((-25, -40), (25, -40), (-25, 40), (25, 40), (0, 0)):
+            cv2.circle(image, (int(x + dx), int(y + dy)), 12, (40, 40, 200), -1, cv2.LINE_AA)
+    image = grained(image, 3)
+
+    found = find_cards(image)
+
+    assert len(found) == 3
+    assert min(match(found, cards, image.shape[:2])) > 0.95
 
 
 def test_a_card_over_another_is_completed_from_its_corner_at_the_size_of_the_cards_not_of_the_squares_round_it() -> None:
