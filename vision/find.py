@@ -214,10 +214,11 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
             shapes = np.array([r.corners_xy for r in shadowed], np.float32)
             shadowed = [r for r, is_apart in zip(shadowed, are_apart(shapes, np.array([r.corners_xy for r in again + tinted], np.float32)))
                         if is_apart]
+    by_tint = tinted + shadowed
     if squares:  # (the paper's tint finds the cloth's squares again: they are left out as above)
-        blank = blank_squares([CardQuad(r.corners_xy, r.fill) for r in tinted + shadowed], white)
-        tinted, shadowed = [r for r, b in zip(tinted, blank) if not b], [r for r, b in zip(shadowed, blank[len(tinted):]) if not b]
-    tinted = _quads_of(tinted + shadowed, scale)
+        blank = blank_squares([CardQuad(r.corners_xy, r.fill) for r in by_tint], white)
+        by_tint = [r for r, is_blank in zip(by_tint, blank) if not is_blank]
+    tinted = _quads_of(by_tint, scale)
     search_px = 1.0 / scale + 2.0
     snapped = snap_all_corners(_gray_near(frame_bgr, quads + tinted, search_px + 2.0),
                                [quad.corners_xy for quad in quads + tinted], search_px)
