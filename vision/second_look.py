@@ -245,7 +245,12 @@ def cloth_squares(quads: list[CardQuad], white: NDArray[np.float32]) -> NDArray[
     found than quads with symbols (two at least); none otherwise: (N,). On dev medium and hard
     renders of checked cloths they outnumbered the cards up to seven times."""
     squares, inked = _blank_squares(quads, white)
-    return squares if inked.sum() >= 2 and squares.sum() > inked.sum() else np.zeros(len(quads), bool)
+    return squares if _is_cloth(squares, inked) else np.zeros(len(quads), bool)
+
+
+def _is_cloth(squares: NDArray[np.bool_], inked: NDArray[np.bool_]) -> bool:
+    """Whether the blank squares found outnumber the quads with symbols (two at least)."""
+    return bool(inked.sum() >= 2 and squares.sum() > inked.sum())
 
 
 def blank_squares(quads: list[CardQuad], white: NDArray[np.float32]) -> NDArray[np.bool_]:
@@ -267,7 +272,8 @@ def _sizing_cards(quads: list[CardQuad], white: NDArray[np.float32]) -> list[Car
     """The cards found whose size a card shows: all of them, or, among a checked cloth's squares
     (``cloth_squares``), those with symbols printed in them: sized by the squares, the second
     look looked for cards of half a card's size."""
-    return _printed(quads, white) if cloth_squares(quads, white).any() else quads
+    squares, inked = _blank_squares(quads, white)  # (symbols looked for once: ``_printed`` would again)
+    return [q for q, is_inked in zip(quads, inked) if is_inked] if _is_cloth(squares, inked) else quads
 
 
 def _opened_apart(lit: NDArray[np.float32], unlit: NDArray[np.float32], offset: NDArray[np.float32], more: list[Region],
