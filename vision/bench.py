@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 
 from calibration.seats import Seat  # noqa: E402
 
-__all__ = ["main", "match_cards", "what_lies_under", "score_arrangement", "ArrangementTally", "Tally"]
+__all__ = ["main", "match_cards", "what_lies_under", "glare_falls_on", "score_arrangement", "ArrangementTally", "Tally"]
 
 _VISIBLE_ENOUGH = 0.75  # a pool card hidden by more than a quarter may be skipped
 # A card less in view, lying partly under another, is fed to the arrangement as a card beneath
@@ -80,6 +80,17 @@ def what_lies_under(quad: np.ndarray, truth: dict[str, Any]) -> str:
     return NOTHING_OUTLINED
 
 
+def glare_falls_on(card: dict[str, Any], truth: dict[str, Any]) -> bool:
+    """Whether the lamp's glare spot (the truth's ``conditions.glare_px``, aimed at a card where
+    ``glare_on_card``) lies on the true card ``card`` (its corners)."""
+    conditions = truth.get("conditions", {})
+    spot = conditions.get("glare_px")
+    if not conditions.get("glare_on_card") or spot is None:
+        return False
+    outline = np.array(card["corners"], np.float32).reshape(-1, 1, 2)
+    return cv2.pointPolygonTest(outline, (float(spot[0]), float(spot[1])), False) >= 0
+
+
 def match_cards(found: list[np.ndarray], truth: list[np.ndarray], min_iou: float = 0.5,
                 visible: list[float] | None = None) -> dict[int, int]:
     """Greedy one-to-one matching of found quads to true quads by overlap: found index -> true
@@ -118,6 +129,8 @@ class Tally:
     triples_right: int = 0
     symbols_in_view: int = 0  # cards found whose every symbol is in view
     symbols_in_view_right: int = 0
+    in_view_under_glare: int = 0  # of those, the card the glare spot lies on
+    in_view_under_glare_right: int = 0
     symbols_showing: int = 0  # cards found whose every symbol shows at least in part
     criteria_right: Counter = field(default_factory=Counter)
     colour_confusion: Counter = field(default_factory=Counter)
@@ -160,6 +173,11 @@ class Tally:
             "cards_read_right_pct": pct(self.triples_right, self.true_cards),
             "cards_found_with_every_symbol_in_view": self.symbols_in_view,
             "exact_triple_when_every_symbol_in_view_pct": pct(self.symbols_in_view_right, self.symbols_in_view),
+            # (of those, the cards the lamp's glare spot lies on, and the rest: where in-view misreads come from)
+            "cards_in_view_under_glare": self.in_view_under_glare,
+            "exact_triple_in_view_under_glare_pct": pct(self.in_view_under_glare_right, self.in_view_under_glare),
+            "exact_triple_in_view_without_glare_pct": pct(self.symbols_in_view_right - self.in_view_under_glare_right,
+                                                          self.symbols_in_view - self.in_view_under_glare),
             # (of the cards found, those whose every symbol shows at least _SYMBOL_SHOWS: what one
             # photo lets any reader read exactly, the bound of exact_triple_pct)
             "exact_triple_ceiling_pct": pct(self.symbols_showing, self.found_true),
@@ -225,6 +243,9 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
             in_view = all(s.get("visible_fraction", 1.0) >= _SYMBOL_IN_VIEW for s in true["symbols"])
             tally.symbols_in_view += in_view
             tally.symbols_in_view_right += in_view and right
+            glared = in_view and glare_falls_on(true, truth)
+            tally.in_view_under_glare += glared
+            tally.in_view_under_glare_right += glared and right
             tally.symbols_showing += all(s.get("visible_fraction", 1.0) >= _SYMBOL_SHOWS for s in true["symbols"])
             for key in ("colours", "shapes", "symbols"):
                 tally.criteria_right[key] += getattr(read.criteria, key) == true["criteria"][key]

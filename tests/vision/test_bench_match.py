@@ -6,7 +6,8 @@ import numpy as np
 
 import pytest
 
-from vision.bench import CARD_OFF, FACE_DOWN, HELD_CARD, NOTHING_OUTLINED, OBJECT, Tally, match_cards, what_lies_under
+from vision.bench import (CARD_OFF, FACE_DOWN, HELD_CARD, NOTHING_OUTLINED, OBJECT, Tally, glare_falls_on, match_cards,
+                          what_lies_under)
 
 
 def _box(x0: float, y0: float, w: float = 60.0, h: float = 90.0) -> np.ndarray:
@@ -36,6 +37,24 @@ def test_the_exact_triple_ceiling_is_the_share_of_cards_found_whose_every_symbol
     # 8 cards found; on 2 of them a symbol lies wholly under a hand: at most 6 can be read exactly.
     summary = Tally(true_cards=10, found_true=8, found=8, triples_right=5, symbols_showing=6).summary()
     assert (summary["exact_triple_pct"], summary["exact_triple_ceiling_pct"]) == (62.5, 75.0)
+
+
+def test_in_view_reads_are_told_apart_under_the_glare_spot_and_away_from_it() -> None:
+    # 20 cards in view, 17 read exactly; the glare spot lay on 4 of them, 2 of those read exactly.
+    summary = Tally(symbols_in_view=20, symbols_in_view_right=17, in_view_under_glare=4, in_view_under_glare_right=2).summary()
+    assert (summary["cards_in_view_under_glare"], summary["exact_triple_in_view_under_glare_pct"],
+            summary["exact_triple_in_view_without_glare_pct"]) == (4, 50.0, 93.75)
+
+
+@pytest.mark.parametrize("spot, aimed, falls_on", [
+    ((130, 140), True, True),
+    ((130, 140), False, False),  # the lamp's mirror point off every card: a highlight on the table
+    ((200, 140), True, False),  # on another card
+    (None, False, False),
+], ids=["on the card", "not aimed at a card", "on another card", "no glare"])
+def test_the_glare_spot_falls_on_the_card_it_lies_in(spot, aimed, falls_on) -> None:
+    truth = {"conditions": {"glare_on_card": aimed, "glare_px": spot}}
+    assert glare_falls_on({"corners": _box(100, 100).tolist()}, truth) is falls_on
 
 
 def test_wrong_verdicts_not_flagged_are_counted_apart_from_those_flagged_or_rowless() -> None:
