@@ -60,6 +60,7 @@ _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a s
 _TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
 _DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as no paper
 _TINT_OVERLAP = 0.1  # a card found by its tint lies over no card found by more than this share of itself
+_TINT_GROWTH = 4  # a region of the likeness is grown to its outline by this many pixels at most
 _TINT_EDGES = (80, 160)  # the likeness to the paper's tint is twice as grainy on paper as the whiteness: edges twice as sharp
 
 
@@ -114,11 +115,34 @@ def of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], do
                     if r.fill >= _AGAIN_MIN_FILL]
     if not regions:
         return []
+    regions = _onto_tint_outline(regions, like, span[1] - span[0])
     kept = _fitting(regions, [span[1] - span[0]] * len(regions), [Region(q.corners_xy, q.fill, 0) for q in found],
                     corners, found, like)
     # Apart means apart: a card beside the cards found lies over none of them.
     return [r for r in kept if max(cv2.intersectConvexConvex(r.corners_xy, c)[0] for c in corners)
             < _TINT_OVERLAP * cv2.contourArea(r.corners_xy)]
+
+
+def _onto_tint_outline(regions: list[Region], like: NDArray[np.float32], span: float) -> list[Region]:
+    """The regions, those not outlined in the likeness ``like`` (see ``_outline_seen``) grown
+    (by up to ``_TINT_GROWTH`` pixels, in whole steps) onto their outline, where the step
+    across their sides is steepest: a level of the likeness may be cut a little inside the
+    paper's edge, where its grain softens it, and the outline looked for just outside a
+    region so cut is still paper (dev hard 077: a card in a shadow, 3 pixels inside its
+    outline, refused as not outlined)."""
+    quads = np.array([r.corners_xy for r in regions], np.float32)
+    shy = np.flatnonzero(_outline_seen(like, quads, span).mean(axis=1) < _OUTLINE_SEEN)
+    if not len(shy):
+        return regions
+    grown = [grow(quads[shy], float(g)) for g in range(_TINT_GROWTH + 1)]
+    steepest = np.argmax([_steps_across(like, q).mean(axis=(1, 2)) for q in grown], axis=0)  # (growths, N) -> (N,)
+    regions = list(regions)
+    for i, (k, g) in enumerate(zip(shy.tolist(), steepest.tolist())):
+        if g:  # (as many pixels of the region in a larger quad: its fill falls with the area)
+            onto, region = grown[g][i], regions[k]
+            fill = region.fill * cv2.contourArea(quads[k]) / max(cv2.contourArea(onto), 1e-6)
+            regions[k] = Region(onto, fill, region.level, region.levels)
+    return regions
 
 
 def _tint_likeness(small_bgr: NDArray[np.uint8], light: NDArray[np.uint8], tint: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -700,6 +724,14 @@ def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: 
     """Along each side of each quadrilateral (N, 4, 2), the share of the points where the
     whiteness ``offset`` pixels inside is above that outside by 0.15 of ``span``
     (the table-to-paper sweep, one for all or (N,)) or 8, whichever is more: (N, 4)."""
+    steps = _steps_across(white, quads, offset, samples)
+    return (steps > np.maximum(8.0, 0.15 * np.reshape(span, (-1, 1, 1)))).mean(axis=2)
+
+
+def _steps_across(white: NDArray[np.float32], quads: NDArray[np.float32], offset: float = 2.5,
+                  samples: int = 12) -> NDArray[np.float32]:
+    """At ``samples`` points along each side of each quadrilateral (N, 4, 2), the whiteness
+    ``offset`` pixels inside less that outside: (N, 4, samples)."""
     n = len(quads)
     starts, ends, _, normal = sides_outwards(quads)
     t = np.linspace(0.1, 0.9, samples, dtype=np.float32)
@@ -708,7 +740,7 @@ def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: 
     outer = (points + offset * normal[:, :, None, :]).reshape(n * 4, samples, 2).astype(np.float32)
     vi = cv2.remap(white, inner[..., 0], inner[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, 4, -1)
     vo = cv2.remap(white, outer[..., 0], outer[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, 4, -1)
-    return ((vi - vo) > np.maximum(8.0, 0.15 * np.reshape(span, (-1, 1, 1)))).mean(axis=2)
+    return vi - vo
 
 
 def _boxes_around(contours: tuple[NDArray[np.int32], ...], shape: tuple[int, int], min_area: float,

@@ -873,6 +873,35 @@ def test_the_tint_likeness_taken_run_by_run_is_the_whole_frames_to_the_bit() -> 
     assert like[5, 5] > 254 and like[-1, -1] == 0
 
 
+@pytest.mark.parametrize("inside_px", [0.0, 5.0])
+def test_a_region_of_the_tint_likeness_not_outlined_is_grown_onto_its_outline(inside_px) -> None:
+    # The likeness of a card's paper: bright over the card, grainy, its edge softened; the region
+    # a level of it gave lies a few pixels inside the outline, not outlined there, and is grown
+    # onto it; one on its outline stays as it is.
+    from vision.quads import grow
+    from vision.regions import Region
+    from vision.second_look import _onto_tint_outline
+
+    rng = np.random.default_rng(5)
+    card = card_corners((120, 110), (70, 104), 8).astype(np.float32)
+    like = np.zeros((220, 240), np.float32)
+    cv2.fillPoly(like, [np.round(card).astype(np.int32)], 240.0)
+    like = cv2.GaussianBlur(like, (0, 0), 1.2) + rng.normal(0, 12, like.shape).astype(np.float32)
+    inside = grow(card, -inside_px) if inside_px else card
+    region = Region(inside, 0.95, 3, 2)
+
+    (onto,) = _onto_tint_outline([region], like, 240.0)
+
+    assert iou(onto.corners_xy, card, like.shape) > 0.93  # (grown 4 pixels at most: within about one of the outline)
+    assert not inside_px or iou(inside, card, like.shape) < 0.87
+    assert (onto.level, onto.levels) == (3, 2)
+    assert (onto is region) == (not inside_px)
+    # (as many pixels in a larger quad: its fill falls with the area)
+    area = cv2.contourArea(onto.corners_xy) / cv2.contourArea(inside)
+    assert onto.fill == pytest.approx(0.95 / area)
+    assert (area > 1.1) == bool(inside_px)
+
+
 def corner_to_corner(far_wh, angle_deg, overlap_px):
     """Two cards of a far row at plus and minus ``angle_deg``, the top corner of one on the other's."""
     a = card_corners((260, 80), far_wh, angle_deg)
