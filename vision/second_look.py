@@ -490,13 +490,13 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
             if min(la, lb) < 0.5 * typical.short or abs(float(a @ b)) > _CORNER_COS * la * lb:
                 continue
             best: tuple[float, NDArray[np.float32], float] | None = None
-            for sa, sb in _corner_sizes(la, lb, typical):
+            for sa, sb, all_round in _corner_sizes(la, lb, typical):
                 quad = order_corners(np.array([corner, corner + a * sa / la, corner + a * sa / la + b * sb / lb,
                                                corner + b * sb / lb], np.float32))
                 fill = _filled(quad, paper)
                 if fill < _CORNER_FILL or _filled(quad, fresh) < _CORNER_FRESH:
                     continue
-                seen = np.sort(_outline_seen(unlit, quad[None], span)[0])[-2:]
+                seen = np.sort(_outline_seen(unlit, quad[None], span)[0])[0 if all_round else -2:]
                 if seen.min() >= _CORNER_SEEN and (best is None or fill + seen.mean() > best[0]):
                     best = (float(fill + seen.mean()), quad, fill)
             if best is not None:
@@ -639,16 +639,24 @@ def _edge_share(edges: NDArray[np.uint8], starts_xy: NDArray[np.float64], ends_x
     return (edges[y, x] > 0).mean(axis=1)
 
 
-def _corner_sizes(la: float, lb: float, typical: Typical) -> list[tuple[float, float]]:
+def _corner_sizes(la: float, lb: float, typical: Typical) -> list[tuple[float, float, bool]]:
     """The sides (along a, along b) of the cards that may be completed from a corner whose
-    sides are seen ``la`` and ``lb`` long: the cards' outline either way round, where
-    neither side seen is longer than it by more than a fifth. The cards found near it are
-    mostly the paper inside their printed border; this card's corner is its outline's."""
+    sides are seen ``la`` and ``lb`` long, and whether such a card must be outlined all
+    round: the cards' outline either way round, where neither side seen is longer than it by
+    more than a fifth. The cards found near it are mostly the paper inside their printed
+    border; this card's corner is its outline's. They may be outlines too (cards with no
+    printed border): a card whose sides are both seen whole against theirs (within a fifth)
+    is completed at the sides seen, where it is outlined all round, as a card on top is (dev
+    hard 124: a card on the pool, its sides 0.9 of the cards' near it, completed a fifth too
+    large from the printed border's size)."""
     sizes = []
     for sa, sb in ((_OUTER * typical.short, _OUTER * typical.long), (_OUTER * typical.long, _OUTER * typical.short)):
         if la <= 1.2 * sa and lb <= 1.2 * sb:
             # A side seen whole (within a fifth) gives its own length; one running under something, the cards'.
-            sizes.append((la if la > 0.8 * sa else sa, lb if lb > 0.8 * sb else sb))
+            sizes.append((la if la > 0.8 * sa else sa, lb if lb > 0.8 * sb else sb, False))
+    for sa, sb in ((typical.short, typical.long), (typical.long, typical.short)):
+        if 0.8 * sa < la <= 1.2 * sa and 0.8 * sb < lb <= 1.2 * sb and (la, lb, False) not in sizes:
+            sizes.append((la, lb, True))
     return sizes
 
 

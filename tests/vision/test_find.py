@@ -829,6 +829,22 @@ def test_the_pale_squares_of_a_checked_cloth_are_no_cards(cell) -> None:
     assert min(match(found, cards, image.shape[:2])) > 0.95
 
 
+@pytest.mark.parametrize("seen, completed", [
+    ((56.0, 85.0), (56.0, 85.0, True)),  # both sides seen whole against the cards' outlines: the card's own, outlined all round
+    ((56.0, 40.0), (74.4, 96.0, False)),  # one running under something: the cards' size, their printed border's outline
+    ((74.0, 95.0), (74.0, 95.0, False)),  # seen whole against their printed border's outline
+])
+def test_a_card_is_completed_from_its_corner_at_the_size_its_sides_show(seen, completed) -> None:
+    # The cards found near it measure 62 x 80: their outlines, or the paper inside a printed
+    # border whose outline is a fifth larger (_OUTER).
+    from vision.card_sizes import Typical
+    from vision.second_look import _corner_sizes
+
+    sizes = _corner_sizes(*seen, Typical(62.0, 80.0, None))
+    assert completed in [(round(a, 1), round(b, 1), all_round) for a, b, all_round in sizes]
+    assert len({(a, b) for a, b, _ in sizes}) == len(sizes)
+
+
 def test_a_card_over_another_is_completed_from_its_corner_at_the_size_of_the_cards_not_of_the_squares_round_it() -> None:
     from vision.second_look import _seen_by_a_corner
 
