@@ -207,7 +207,7 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     left = cv2.morphologyEx(cv2.subtract(bright, found), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     pieces, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)  # the paper left over
     quads = [CardQuad(c, r.fill) for c, r in zip(corners, chosen)]
-    sized_by = _sizing_cards(quads, unlit)
+    sized_by, cards = _sizing_cards(quads, unlit)
     short, long = np.median([q.size_wh for q in sized_by], axis=0)
     regions, spans = [], []  # and the span each was swept over
     necked = []  # the regions of the sweeps with narrow necks opened off
@@ -257,10 +257,10 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
     more = [CardQuad(r.corners_xy, r.fill) for r in kept]
-    kept += _seen_by_a_corner(pieces, left, bright, unlit, high - low, quads + more, sized_by + more)
+    kept += _seen_by_a_corner(pieces, left, bright, unlit, high - low, cards + more, sized_by + more)
     # A card lying over another face-up card may show no corner whole, but the steps of its outline.
     more = [CardQuad(r.corners_xy, r.fill) for r in kept]
-    return kept + _traced_by_steps(pieces, left, bright, unlit, high - low, small_lab[..., 0], quads + more, sized_by + more)
+    return kept + _traced_by_steps(pieces, left, bright, unlit, high - low, small_lab[..., 0], cards + more, sized_by + more)
 
 
 def cloth_squares(quads: list[CardQuad], white: NDArray[np.float32]) -> NDArray[np.bool_]:
@@ -292,12 +292,16 @@ def _blank_squares(quads: list[CardQuad], white: NDArray[np.float32]) -> tuple[N
     return ~inked & (sizes[:, 1] < _SQUARE * sizes[:, 0]), inked
 
 
-def _sizing_cards(quads: list[CardQuad], white: NDArray[np.float32]) -> list[CardQuad]:
-    """The cards found whose size a card shows: all of them, or, among a checked cloth's squares
-    (``cloth_squares``), those with symbols printed in them: sized by the squares, the second
-    look looked for cards of half a card's size."""
+def _sizing_cards(quads: list[CardQuad], white: NDArray[np.float32]) -> tuple[list[CardQuad], list[CardQuad]]:
+    """The cards found whose size a card shows, and those that are cards: all of them, or,
+    among a checked cloth's squares (``cloth_squares``), those with symbols printed in them
+    and those not square. Sized by the squares, the second look looked for cards of half a
+    card's size; and a piece of a card's paper between its symbols, square and taken for one
+    of the cloth's, held the card lying there off as one found already (dev medium2 153)."""
     squares, inked = _blank_squares(quads, white)  # (symbols looked for once: ``_printed`` would again)
-    return [q for q, is_inked in zip(quads, inked) if is_inked] if _is_cloth(squares, inked) else quads
+    if not _is_cloth(squares, inked):
+        return quads, quads
+    return [q for q, is_inked in zip(quads, inked) if is_inked], [q for q, is_square in zip(quads, squares) if not is_square]
 
 
 def _opened_apart(lit: NDArray[np.float32], unlit: NDArray[np.float32], offset: NDArray[np.float32], more: list[Region],

@@ -707,6 +707,36 @@ def test_a_card_lying_over_another_is_traced_by_the_faint_step_of_its_outline() 
     assert len(found) == 5
 
 
+def test_a_card_lying_over_another_on_a_checked_cloth_is_traced_past_a_piece_of_it_taken_for_a_square() -> None:
+    # As above, on a checked cloth: its pale squares are chosen as regions too, and no cards.
+    # A patch of the top card's paper between its symbols, square, was taken for one of them
+    # (dev medium2 153); as a card found it held the card traced there off.
+    from vision.find import _light_cast
+    from vision.paper import lab_whiteness
+    from vision.regions import Region, blurred_whiteness, sweep_span
+    from vision.second_look import look_again
+
+    under, over = card_corners((420, 220), (80, 120), 38), card_corners((359, 266), (80, 120), 58)
+    image = scene([], table_bgr=(127, 84, 43)).astype(np.float32)
+    for corners in THREE_CLEAR:
+        paint_four_dots(image, corners, (232, 240, 244))
+    squares = [card_corners((x, y), (36, 38), 0) for x in (560, 610) for y in (40, 100, 160, 220)]
+    for corners in squares:
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (225, 232, 236))
+    paint_four_dots(image, under, (250, 252, 253))
+    cv2.polylines(image, [(over + 1.5).astype(np.int32)], True, (215, 220, 222), 2, cv2.LINE_AA)
+    paint_four_dots(image, over, (255, 255, 255))
+    image = grained(image, 15)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    white, _ = lab_whiteness(lab, _light_cast(image, lab))
+    piece = card_corners(tuple(over.mean(axis=0)), (14, 15), 58)
+    chosen = [Region(corners, 1.0, 0) for corners in THREE_CLEAR + squares + [piece]]
+
+    found = look_again(image, lab, white, sweep_span(blurred_whiteness(white)[::4, ::4]), chosen, 60.0, 0.1 * white.size)
+
+    assert max(match([CardQuad(r.corners_xy, r.fill) for r in found], [over], image.shape[:2])) > 0.9
+
+
 def paint_six_big_dots(image, corners, paper, radius, along_at, across_at) -> None:
     """A card of ``paper`` with six big dark dots in two lines of three (at ``along_at`` and
     ``across_at`` of its half sides from its middle)."""
@@ -795,8 +825,8 @@ def test_blank_squares_are_a_cloths_where_they_outnumber_the_quads_with_symbols(
         cv2.fillConvexPoly(white, np.round(quad.corners_xy).astype(np.int32), 200.0)
 
     assert cloth_squares(cards + pale, white).tolist() == [False] * 3 + [cloth] * squares
-    # (and the cards' size is then read off the cards with symbols)
-    assert _sizing_cards(cards + pale, white) == (cards if cloth else cards + pale)
+    # (and the cards' size is then read off the cards with symbols; the squares are no cards)
+    assert _sizing_cards(cards + pale, white) == ((cards, cards) if cloth else (cards + pale, cards + pale))
 
 
 def windowpane(size_wh, cell, pale=(226, 232, 236), dark=(70, 110, 80)):
