@@ -52,7 +52,7 @@ _TRACED_AREAS = (0.95, 1.7)  # a card traced is this many times the area a card 
 _TRACED_ASPECT = (1.15, 1.9)  # and its long side this many times its short side
 _TRACED_SEEN = 0.65  # an edge along this share of each side
 _TRACED_FILL = 0.9  # paper, its symbols counted in, fills the card traced
-_TRACED_PAPER = 0.5  # plain paper at least half of it, where symbols may fill the rest (see _traced_by_steps)
+_TRACED_PAPER = 0.5  # plain paper at least half of it, where symbols may fill the rest (see _traced_cards)
 _TRACED_WHITE = 0.1  # where that paper is as white as the cards found, within this share of the span
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
 _SQUARE = 1.2  # a quad whose long side is less than this many times its short side is square (no card is)
@@ -191,8 +191,8 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     with symbols printed clear of its sides, within half again of it: outlined along three
     sides, also on a pale table where a card hardly stands out). Paper still left
     over is looked at for cards merged with what touches them, by a corner seen whole
-    (``_seen_by_a_corner``) or by the steps of their outline (``_traced_by_steps``: a card
-    lying over another face-up card). ``small_lab`` is ``small_bgr`` in Lab, as the
+    (``_corner_cards``) or by the steps of their outline (``_traced_cards``: a card lying
+    over another face-up card), those outlined all round first (``_best_first``). ``small_lab`` is ``small_bgr`` in Lab, as the
     whiteness was read off it.
     """
     if len(chosen) < 2:
@@ -257,10 +257,10 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
     more = [CardQuad(r.corners_xy, r.fill) for r in kept]
-    kept += _seen_by_a_corner(pieces, left, bright, unlit, high - low, cards + more, sized_by + more)
+    scored = _corner_cards(pieces, left, bright, unlit, high - low, sized_by + more)
     # A card lying over another face-up card may show no corner whole, but the steps of its outline.
-    more = [CardQuad(r.corners_xy, r.fill) for r in kept]
-    return kept + _traced_by_steps(pieces, left, bright, unlit, high - low, small_lab[..., 0], cards + more, sized_by + more)
+    scored += _traced_cards(pieces, left, bright, unlit, high - low, small_lab[..., 0], sized_by + more)
+    return kept + _best_first(cards + more, scored)
 
 
 def cloth_squares(quads: list[CardQuad], white: NDArray[np.float32]) -> NDArray[np.bool_]:
@@ -462,22 +462,20 @@ def _plainly_cards(white: NDArray[np.float32], outlines: NDArray[np.float32], se
                      for quad, is_seen, span, is_printed in zip(outlines, three_sides, spans, printed)], bool)
 
 
-def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
-                      unlit: NDArray[np.float32], span: float, quads: list[CardQuad],
-                      sized_by: list[CardQuad] | None = None) -> list[Region]:
+def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
+                  unlit: NDArray[np.float32], span: float, sized_by: list[CardQuad]) -> list[tuple[float, NDArray[np.float32], float, bool]]:
     """Cards of the paper left over, merged with what touches them, that show one corner
     whole: two straight sides meeting at about a right angle, each at least half a card's
     short side long. The card is completed from that corner (see ``_corner_sizes``) and
     kept where paper, its symbols counted in, fills it, most of it paper no card found
-    explains, and its outline is seen along both sides at the corner. Each corner gives
-    its best card, and the cards are taken best first, one to a place: a patch of pool
-    cards lying over one another shows the corners of several. Only a patch of paper
-    larger than a card is looked at: a pale cloth's squares, each no bigger than a card,
+    explains, and its outline is seen along both sides at the corner (all round, where it is
+    completed at the sides seen). Each corner gives its best card (see ``_best_first``): a
+    patch of pool cards lying over one another shows the corners of several. Only a patch of
+    paper larger than a card is looked at: a pale cloth's squares, each no bigger than a card,
     have such corners too. ``pieces`` are the outlines of ``left``, the paper no card
     found explains; ``bright``, all that is as bright as paper; the cards' size is that of the
-    cards ``sized_by`` (default: ``quads``, the cards found)."""
-    sized_by = quads if sized_by is None else sized_by
-    completed: list[tuple[float, NDArray[np.float32], float]] = []
+    cards ``sized_by`` (found). Each card: (score, corners, fill, outlined all round)."""
+    completed: list[tuple[float, NDArray[np.float32], float, bool]] = []
     paper = fresh = None
     for contour in pieces:
         area = cv2.contourArea(contour)
@@ -493,7 +491,7 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
             la, lb = float(np.hypot(*a)), float(np.hypot(*b))
             if min(la, lb) < 0.5 * typical.short or abs(float(a @ b)) > _CORNER_COS * la * lb:
                 continue
-            best: tuple[float, NDArray[np.float32], float] | None = None
+            best: tuple[float, NDArray[np.float32], float, bool] | None = None
             for sa, sb, all_round in _corner_sizes(la, lb, typical):
                 quad = order_corners(np.array([corner, corner + a * sa / la, corner + a * sa / la + b * sb / lb,
                                                corner + b * sb / lb], np.float32))
@@ -502,17 +500,15 @@ def _seen_by_a_corner(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.ui
                     continue
                 seen = np.sort(_outline_seen(unlit, quad[None], span)[0])[0 if all_round else -2:]
                 if seen.min() >= _CORNER_SEEN and (best is None or fill + seen.mean() > best[0]):
-                    best = (float(fill + seen.mean()), quad, fill)
+                    best = (float(fill + seen.mean()), quad, fill, all_round)
             if best is not None:
                 completed.append(best)
-    completed.sort(key=lambda card: -card[0])
-    cards = [CardQuad(quad, fill) for _, quad, fill in completed]
-    return [Region(q.corners_xy, q.fill, 0) for q in add_new(quads, cards)[len(quads):]]
+    return completed
 
 
-def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
-                     unlit: NDArray[np.float32], span: float, lightness: NDArray[np.uint8], quads: list[CardQuad],
-                     sized_by: list[CardQuad] | None = None) -> list[Region]:
+def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
+                  unlit: NDArray[np.float32], span: float, lightness: NDArray[np.uint8],
+                  sized_by: list[CardQuad]) -> list[tuple[float, NDArray[np.float32], float, bool]]:
     """Cards of the paper left over traced by the steps of their outline from a corner.
 
     A card lying over another face-up card makes one region of paper with it at every
@@ -523,12 +519,11 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
     there (``sizes_in_view``), along which the lightness steps most. A card so traced
     counts where an edge runs along ``_TRACED_SEEN`` of each of its four sides, paper (its
     symbols counted in) fills it, symbols are printed in it and half of it at least is
-    paper no card found explains. ``quads``: the cards found; ``left``: the paper they
-    leave over (``pieces``: its outlines); ``bright``: all that is as bright as paper;
-    ``span``: the sweep's span of ``unlit``; ``lightness``: Lab L (H, W) uint8; ``sized_by``: the
-    cards whose size the cards' is (default: ``quads``).
+    paper no card found explains. ``left``: the paper the cards found leave over
+    (``pieces``: its outlines); ``bright``: all that is as bright as paper; ``span``: the
+    sweep's span of ``unlit``; ``lightness``: Lab L (H, W) uint8; ``sized_by``: the cards
+    (found) whose size the cards' is. Each card: (score, corners, fill, True: outlined all round).
     """
-    sized_by = quads if sized_by is None else sized_by
     if len(sized_by) < 2:
         return []
     short, long = np.median([q.size_wh for q in sized_by], axis=0)
@@ -542,7 +537,7 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
     views = sizes_in_view(sized_by, np.array([c.reshape(-1, 2).mean(axis=0) for c in large], np.float64))
     masks = None  # the paper, its symbols counted in, and the paper no card found explains: made when first asked for
     cards_paper = None  # the whiteness of the cards' paper: read when first asked for
-    traced: list[tuple[float, NDArray[np.float32], float]] = []
+    traced: list[tuple[float, NDArray[np.float32], float, bool]] = []
     for contour, view in zip(large, views):
         for corner, arm_a, arm_b in _corners_of(contour, view[0]):
             best = None
@@ -569,11 +564,21 @@ def _traced_by_steps(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uin
                 if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not printed_in(unlit, quad[None])[0]:
                     continue
                 if best is None or seen + fill > best[0]:
-                    best = (seen + fill, quad, fill)
+                    best = (seen + fill, quad, fill, True)
             if best is not None:
                 traced.append(best)
-    traced.sort(key=lambda card: -card[0])
-    cards = [CardQuad(quad, fill) for _, quad, fill in traced]
+    return traced
+
+
+def _best_first(quads: list[CardQuad], scored: list[tuple[float, NDArray[np.float32], float, bool]]) -> list[Region]:
+    """The cards ``scored`` (score, corners, fill, outlined all round), one to a place apart
+    from the cards ``quads`` found: those outlined all round first (a card traced by its
+    steps, one completed from its corner at the sides seen), then those seen along the two
+    sides at their corner, each best first. A card over another may show a corner whose
+    completion takes in a strip of the card beneath, seen as well along its two sides as the
+    card traced all round (dev medium2 159, medium3 344, medium4 479: the card's place taken
+    by a quad across both cards)."""
+    cards = [CardQuad(quad, fill) for _, quad, fill, _ in sorted(scored, key=lambda card: (not card[3], -card[0]))]
     return [Region(q.corners_xy, q.fill, 0) for q in add_new(quads, cards)[len(quads):]]
 
 

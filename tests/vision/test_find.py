@@ -876,7 +876,7 @@ def test_a_card_is_completed_from_its_corner_at_the_size_its_sides_show(seen, co
 
 
 def test_a_card_over_another_is_completed_from_its_corner_at_the_size_of_the_cards_not_of_the_squares_round_it() -> None:
-    from vision.second_look import _seen_by_a_corner
+    from vision.second_look import _best_first, _corner_cards
 
     # The paper of a card lying over another, one patch with no edge between them; the cards
     # found are three, with a checked cloth's pale squares all round the patch.
@@ -890,11 +890,29 @@ def test_a_card_over_another_is_completed_from_its_corner_at_the_size_of_the_car
     cards = [CardQuad(card_corners(c, (80, 120), 0), 0.95) for c in ((80, 110), (190, 110), (80, 290))]
     squares = [CardQuad(card_corners((x, y), (44, 48), 0), 0.97) for x in range(300, 620, 70) for y in (40, 340)]
 
-    by_squares = _seen_by_a_corner(tuple(pieces), left, left.copy(), unlit, 190.0, cards + squares)
-    by_cards = _seen_by_a_corner(tuple(pieces), left, left.copy(), unlit, 190.0, cards + squares, cards)
+    by_squares = _best_first(cards + squares, _corner_cards(tuple(pieces), left, left.copy(), unlit, 190.0, cards + squares))
+    by_cards = _best_first(cards + squares, _corner_cards(tuple(pieces), left, left.copy(), unlit, 190.0, cards))
 
     assert by_squares == []
     assert max(iou(region.corners_xy, over, left.shape) for region in by_cards) > 0.9
+
+
+def test_a_card_outlined_all_round_goes_before_one_seen_along_two_sides_at_its_corner() -> None:
+    # A card traced all round, and a card completed from a corner of it taking in a strip of
+    # the card beneath, seen as well along its two sides (dev medium2 159): one to a place,
+    # the card outlined all round, however the two scored; then, apart from both, the best.
+    from vision.second_look import _best_first
+
+    found = [CardQuad(card_corners((80, 110), (80, 120), 0), 0.95)]
+    traced = card_corners((300, 200), (80, 120), 20)
+    widened = card_corners((290, 196), (96, 124), 20)
+    apart = [card_corners((500, 200), (80, 120), 0), card_corners((505, 204), (80, 120), 2)]
+    scored = [(1.99, widened, 0.99, False), (1.87, traced, 1.0, True), (1.9, apart[0], 0.97, False), (1.95, apart[1], 0.98, False),
+              (1.99, card_corners((85, 112), (80, 120), 0), 1.0, True)]  # (this one where a card was found)
+
+    kept = _best_first(found, scored)
+
+    assert [r.corners_xy.tolist() for r in kept] == [traced.tolist(), apart[1].tolist()]
 
 
 def test_the_tint_likeness_taken_run_by_run_is_the_whole_frames_to_the_bit() -> None:
