@@ -8,6 +8,8 @@ Both keep only regions apart from the cards found, of the size the cards around 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -62,6 +64,18 @@ _DARK_L = 40  # and where lightness (Lab L, 0-255) is below this it is read as n
 _TINT_OVERLAP = 0.1  # a card found by its tint lies over no card found by more than this share of itself
 _TINT_GROWTH = 4  # a region of the likeness is grown to its outline by this many pixels at most
 _TINT_EDGES = (80, 160)  # the likeness to the paper's tint is twice as grainy on paper as the whiteness: edges twice as sharp
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A card the second look completed from a corner or traced by its outline's steps: how
+    well (paper filling it, plus the share of its outline seen), its corners (4, 2), its
+    fill, and whether its outline was seen all round (or along the two sides at its corner)."""
+
+    score: float
+    corners_xy: NDArray[np.float32]
+    fill: float
+    all_round: bool
 
 
 def of_paper_tint(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], done: list[Region], found: list[CardQuad],
@@ -463,7 +477,7 @@ def _plainly_cards(white: NDArray[np.float32], outlines: NDArray[np.float32], se
 
 
 def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
-                  unlit: NDArray[np.float32], span: float, sized_by: list[CardQuad]) -> list[tuple[float, NDArray[np.float32], float, bool]]:
+                  unlit: NDArray[np.float32], span: float, sized_by: list[CardQuad]) -> list[_Seen]:
     """Cards of the paper left over, merged with what touches them, that show one corner
     whole: two straight sides meeting at about a right angle, each at least half a card's
     short side long. The card is completed from that corner (see ``_corner_sizes``) and
@@ -474,8 +488,8 @@ def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
     paper larger than a card is looked at: a pale cloth's squares, each no bigger than a card,
     have such corners too. ``pieces`` are the outlines of ``left``, the paper no card
     found explains; ``bright``, all that is as bright as paper; the cards' size is that of the
-    cards ``sized_by`` (found). Each card: (score, corners, fill, outlined all round)."""
-    completed: list[tuple[float, NDArray[np.float32], float, bool]] = []
+    cards ``sized_by`` (found)."""
+    completed: list[_Seen] = []
     paper = fresh = None
     for contour in pieces:
         area = cv2.contourArea(contour)
@@ -491,7 +505,7 @@ def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
             la, lb = float(np.hypot(*a)), float(np.hypot(*b))
             if min(la, lb) < 0.5 * typical.short or abs(float(a @ b)) > _CORNER_COS * la * lb:
                 continue
-            best: tuple[float, NDArray[np.float32], float, bool] | None = None
+            best: _Seen | None = None
             for sa, sb, all_round in _corner_sizes(la, lb, typical):
                 quad = order_corners(np.array([corner, corner + a * sa / la, corner + a * sa / la + b * sb / lb,
                                                corner + b * sb / lb], np.float32))
@@ -499,8 +513,8 @@ def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
                 if fill < _CORNER_FILL or _filled(quad, fresh) < _CORNER_FRESH:
                     continue
                 seen = np.sort(_outline_seen(unlit, quad[None], span)[0])[0 if all_round else -2:]
-                if seen.min() >= _CORNER_SEEN and (best is None or fill + seen.mean() > best[0]):
-                    best = (float(fill + seen.mean()), quad, fill, all_round)
+                if seen.min() >= _CORNER_SEEN and (best is None or fill + seen.mean() > best.score):
+                    best = _Seen(float(fill + seen.mean()), quad, fill, all_round)
             if best is not None:
                 completed.append(best)
     return completed
@@ -508,7 +522,7 @@ def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
 
 def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
                   unlit: NDArray[np.float32], span: float, lightness: NDArray[np.uint8],
-                  sized_by: list[CardQuad]) -> list[tuple[float, NDArray[np.float32], float, bool]]:
+                  sized_by: list[CardQuad]) -> list[_Seen]:
     """Cards of the paper left over traced by the steps of their outline from a corner.
 
     A card lying over another face-up card makes one region of paper with it at every
@@ -522,7 +536,7 @@ def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
     paper no card found explains. ``left``: the paper the cards found leave over
     (``pieces``: its outlines); ``bright``: all that is as bright as paper; ``span``: the
     sweep's span of ``unlit``; ``lightness``: Lab L (H, W) uint8; ``sized_by``: the cards
-    (found) whose size the cards' is. Each card: (score, corners, fill, True: outlined all round).
+    (found) whose size the cards' is.
     """
     if len(sized_by) < 2:
         return []
@@ -537,7 +551,7 @@ def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
     views = sizes_in_view(sized_by, np.array([c.reshape(-1, 2).mean(axis=0) for c in large], np.float64))
     masks = None  # the paper, its symbols counted in, and the paper no card found explains: made when first asked for
     cards_paper = None  # the whiteness of the cards' paper: read when first asked for
-    traced: list[tuple[float, NDArray[np.float32], float, bool]] = []
+    traced: list[_Seen] = []
     for contour, view in zip(large, views):
         for corner, arm_a, arm_b in _corners_of(contour, view[0]):
             best = None
@@ -563,22 +577,22 @@ def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
                         fill = _filled(quad, bright, enclosed=True)
                 if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not printed_in(unlit, quad[None])[0]:
                     continue
-                if best is None or seen + fill > best[0]:
-                    best = (seen + fill, quad, fill, True)
+                if best is None or seen + fill > best.score:
+                    best = _Seen(seen + fill, quad, fill, True)
             if best is not None:
                 traced.append(best)
     return traced
 
 
-def _best_first(quads: list[CardQuad], scored: list[tuple[float, NDArray[np.float32], float, bool]]) -> list[Region]:
-    """The cards ``scored`` (score, corners, fill, outlined all round), one to a place apart
+def _best_first(quads: list[CardQuad], scored: list[_Seen]) -> list[Region]:
+    """The cards ``scored``, one to a place apart
     from the cards ``quads`` found: those outlined all round first (a card traced by its
     steps, one completed from its corner at the sides seen), then those seen along the two
     sides at their corner, each best first. A card over another may show a corner whose
     completion takes in a strip of the card beneath, seen as well along its two sides as the
     card traced all round (dev medium2 159, medium3 344, medium4 479: the card's place taken
     by a quad across both cards)."""
-    cards = [CardQuad(quad, fill) for _, quad, fill, _ in sorted(scored, key=lambda card: (not card[3], -card[0]))]
+    cards = [CardQuad(card.corners_xy, card.fill) for card in sorted(scored, key=lambda card: (not card.all_round, -card.score))]
     return [Region(q.corners_xy, q.fill, 0) for q in add_new(quads, cards)[len(quads):]]
 
 

@@ -901,14 +901,15 @@ def test_a_card_outlined_all_round_goes_before_one_seen_along_two_sides_at_its_c
     # A card traced all round, and a card completed from a corner of it taking in a strip of
     # the card beneath, seen as well along its two sides (dev medium2 159): one to a place,
     # the card outlined all round, however the two scored; then, apart from both, the best.
-    from vision.second_look import _best_first
+    from vision.second_look import _Seen, _best_first
 
     found = [CardQuad(card_corners((80, 110), (80, 120), 0), 0.95)]
     traced = card_corners((300, 200), (80, 120), 20)
     widened = card_corners((290, 196), (96, 124), 20)
     apart = [card_corners((500, 200), (80, 120), 0), card_corners((505, 204), (80, 120), 2)]
-    scored = [(1.99, widened, 0.99, False), (1.87, traced, 1.0, True), (1.9, apart[0], 0.97, False), (1.95, apart[1], 0.98, False),
-              (1.99, card_corners((85, 112), (80, 120), 0), 1.0, True)]  # (this one where a card was found)
+    scored = [_Seen(1.99, widened, 0.99, False), _Seen(1.87, traced, 1.0, True), _Seen(1.9, apart[0], 0.97, False),
+              _Seen(1.95, apart[1], 0.98, False),
+              _Seen(1.99, card_corners((85, 112), (80, 120), 0), 1.0, True)]  # (this one where a card was found)
 
     kept = _best_first(found, scored)
 
