@@ -52,6 +52,7 @@ _SKEWED_DEG, _CORNER_MARGIN, _CARD_SIZE = 5.0, 0.3, 0.12
 # _TRUSTED as many quads are like cards on it as on the best; a quad unlike a card on the
 # planes of all of its _REFIT_NEIGHBOURS nearest trusted ones is refitted.
 _OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
+_TAKEN = 0.85  # a card refitted onto one found already (covering this share of the smaller: vision.find's twins) is none
 # The card refitted at one of its corners shows a light step within _REFIT_REACH short sides
 # along _REFIT_SEEN of the normals across each side, is seen within _REFIT_MARGIN (of five)
 # as well as the quad, and where it adds _REFIT_ADDED[0] of itself or more to the quad, at
@@ -329,7 +330,8 @@ def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
     off its own card, makes few so). A quad is
     refitted when it is like a card on none of the planes of its ``_REFIT_NEIGHBOURS``
     nearest trusted neighbours (one of them may itself be slightly off its card) and its
-    paper is like theirs.
+    paper is like theirs; never as a card found already (a quad round two cards, one of them
+    found on its own too, is the other one).
     """
     quads = np.array(quads_xy, np.float32).reshape(-1, 4, 2)
     n = len(quads)
@@ -347,9 +349,10 @@ def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
     for j, (corners, order) in enumerate(zip(quads_xy, orders)):
         near = order[(order != j) & trusted[order]][:_REFIT_NEIGHBOURS]
         if len(near) >= 2 and not like[j, near].any() and _paper_like_near(frame_bgr, corners, quads[near]):
-            refitted = refit_quad(frame_bgr, corners, planes[near], aspect)
+            others = quads[order[order != j][:_REFIT_NEIGHBOURS]]
+            refitted = refit_quad(frame_bgr, corners, planes[near], aspect, taken=others)
             if refitted is corners and _is_oversized(corners, planes[near], aspect):
-                refitted = refit_quad(frame_bgr, corners, planes[near], aspect, within=True)
+                refitted = refit_quad(frame_bgr, corners, planes[near], aspect, within=True, taken=others)
             corners = corners if refitted is corners else _snapped(frame_bgr, refitted)
         out.append(corners)
     return out
@@ -431,7 +434,7 @@ def _cards_at_corners(corners_xy: NDArray, planes: NDArray[np.float64], aspect: 
 
 
 def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], planes: NDArray[np.float64],
-               aspect: float, within: bool = False) -> NDArray[np.float32]:
+               aspect: float, within: bool = False, taken: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
     """A quad unlike a card replaced by the card at one of its corners (:func:`_cards_at_corners`)
     whose outline is seen best: the shares of the normals across its four sides that cross a
     light step (:func:`_outline_shares`) and the share of it like the quad's paper, summed.
@@ -450,6 +453,7 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     planes : ndarray (K, 3, 3) float64, the image onto the unit squares of its neighbours' quads
     aspect : the deck's long:short side
     within : look for a card lying within the quad, its outline a faint step
+    taken : ndarray (M, 4, 2) float32, the quads found near it: no card found already is the card
 
     Returns
     -------
@@ -481,9 +485,22 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
         halves = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads]) >= 0.5 * cv2.contourArea(c.astype(np.float32))
         fitting &= (count <= (1.0 - _WITHIN) * points.shape[1]) & halves
     fitting[0] = False
+    if taken is not None and len(taken) and fitting.any():
+        fitting[1:] &= ~_on_taken(np.array(cards, np.float32), taken)
     if not fitting.any():
         return corners_xy
     return quads[int(np.argmax(np.where(fitting, score, -np.inf)))].astype(np.float32)
+
+
+def _on_taken(cards: NDArray[np.float32], taken: NDArray[np.float32]) -> NDArray[np.bool_]:
+    """Which cards (N, 4, 2) mostly cover a quad ``taken`` (M, 4, 2), or are mostly covered by
+    one (``_TAKEN`` of the smaller): a card found already."""
+    areas = [cv2.contourArea(t) for t in taken]
+    out = np.zeros(len(cards), bool)
+    for k, card in enumerate(cards):
+        area = cv2.contourArea(card)
+        out[k] = any(cv2.intersectConvexConvex(card, t)[0] >= _TAKEN * min(area, a) for t, a in zip(taken, areas))
+    return out
 
 
 def _cards_along_steps(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], plane: NDArray[np.float64],

@@ -3,6 +3,7 @@ show; quads unlike a card on their neighbours' table plane refitted at one of th
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.quads import order_corners
 from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
@@ -169,6 +170,16 @@ def test_a_quad_round_two_touching_cards_is_refitted_as_one_of_them() -> None:
     assert np.array_equal(widen_cut_quads(frame, CARDS[:3] + [_merged()])[3], _merged())  # nothing else mends it
     assert min(np.abs(refitted[3] - card).max() for card in (CARDS[3], BESIDE)) < 3
     assert all(np.array_equal(a, b) for a, b in zip(refitted[:3], CARDS[:3]))
+
+
+@pytest.mark.parametrize("found", ["beside", "card"])
+def test_a_quad_round_two_touching_cards_is_refitted_as_the_one_not_found_already(found) -> None:
+    # One of the two cards is found on its own too: the quad round both is the other one. Refitted
+    # onto the card found, it was its twin, dropped, and the other card lost (dev medium3 367).
+    frame = _two_cards_touching()
+    other, card = (BESIDE, CARDS[3]) if found == "beside" else (CARDS[3], BESIDE)
+    refitted = refit_off_cards(frame, CARDS[:3] + [other, _merged()])
+    assert np.abs(refitted[4] - card).max() < 3
 
 
 def test_a_quad_round_paper_with_no_outline_inside_is_left_alone() -> None:
