@@ -36,6 +36,7 @@ _FINER = 2  # then twice about the best, at half the steps each time
 _FINER_CHANGE = 0.5  # share of a card the finer steps may change, with a margin (see ``partly_hidden``)
 _OVER_SEEN = 0.1  # a card lies over no card seen by more than this share of itself
 _RING = 0.15  # the ring just outside a card's sides, in short sides
+_RIM = 2  # pixels of the small copy just outside a card seen that are its own paper
 _PAPER_TINT = 8.0  # (a, b) distance (Lab, 0-255) to the row's paper's tint at its lightness within which a pixel is paper
 _PAPER_DARKEST = 0.4  # where its lightness is at least this share of the paper's
 _SAMPLES = 200  # pixels of the table beside the row and of the row's paper compared, at most (about)
@@ -111,10 +112,9 @@ def _found_at(look: TableLook, place_xy: NDArray, paper_lab: NDArray[np.float32]
     if x1 - x0 < 4 or y1 - y0 < 4:
         return None
     # (every other pixel: the copy is blurred, and a card spans tens of its pixels)
-    pixels = cv2.cvtColor(look.blurred_bgr[y0:y1:2, x0:x1:2], cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
-    table_lab = lab_pixels(look, table_xy, _SAMPLES, seen_xy)
-    if len(paper_lab) < 10 or len(table_lab) < 10:
+    if len(paper_lab) < 10:
         return None
+    pixels = cv2.cvtColor(look.blurred_bgr[y0:y1:2, x0:x1:2], cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     seen = np.zeros((y1 - y0, x1 - x0), np.uint8)
     if len(seen_xy):  # (only the cards reaching into the box: a frame holds tens of them)
         quads = np.round(np.asarray(seen_xy, np.float64).reshape(-1, 4, 2) * look.scale - [x0, y0]).astype(np.int32)
@@ -126,10 +126,19 @@ def _found_at(look: TableLook, place_xy: NDArray, paper_lab: NDArray[np.float32]
     lightness = np.minimum(pixels[:, 0] / max(float(reference[0]), 1.0), 1.0)
     tint = 128.0 + (reference[1:] - 128.0) * lightness[:, None]
     paper = (np.linalg.norm(pixels[:, 1:] - tint, axis=1) < _PAPER_TINT) & (lightness >= _PAPER_DARKEST) & free
-    if 4 * int(paper.sum()) < PAPER_IN * place.short * place.long:  # (most places: the bare table)
+    least = PAPER_IN * place.short * place.long / 4  # (of every other pixel)
+    if int(paper.sum()) < least:  # (most places: the bare table)
+        return None
+    table_lab = lab_pixels(look, table_xy, _SAMPLES, seen_xy)
+    if len(table_lab) < 10:
         return None
     table = alike(pixels, table_lab, COMMON)  # (as ``calibration.gaps.table_share`` tells table)
     paper &= ~table
+    # A table of the paper's tint leaves too little paper for a card once it is told apart, but
+    # for the rims of the cards seen (their quads lie a pixel or so inside their outlines).
+    beyond = cv2.dilate(seen, np.ones((2 * _RIM + 1, 2 * _RIM + 1), np.uint8))[::2, ::2].reshape(-1) == 0
+    if int((paper & beyond).sum()) < least:
+        return None
     columns = (x1 - x0 + 1) // 2
     ys, xs = np.divmod(np.arange(len(pixels)), columns)
     offsets = np.stack([2 * xs + x0 + 0.5, 2 * ys + y0 + 0.5], axis=1) - place.middle
