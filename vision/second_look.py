@@ -206,8 +206,8 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
     sides, also on a pale table where a card hardly stands out). Paper still left
     over is looked at for cards merged with what touches them, by a corner seen whole
     (``_corner_cards``) or by the steps of their outline (``_traced_cards``: a card lying
-    over another face-up card), those outlined all round first (``_best_first``). ``small_lab`` is ``small_bgr`` in Lab, as the
-    whiteness was read off it.
+    over another face-up card), those outlined all round first (``_best_first``).
+    ``small_lab`` is ``small_bgr`` in Lab, as the whiteness was read off it.
     """
     if len(chosen) < 2:
         return []
@@ -585,13 +585,12 @@ def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
 
 
 def _best_first(quads: list[CardQuad], scored: list[_Seen]) -> list[Region]:
-    """The cards ``scored``, one to a place apart
-    from the cards ``quads`` found: those outlined all round first (a card traced by its
-    steps, one completed from its corner at the sides seen), then those seen along the two
-    sides at their corner, each best first. A card over another may show a corner whose
-    completion takes in a strip of the card beneath, seen as well along its two sides as the
-    card traced all round (dev medium2 159, medium3 344, medium4 479: the card's place taken
-    by a quad across both cards)."""
+    """The cards ``scored``, one to a place apart from the cards ``quads`` found: those
+    outlined all round first (a card traced by its steps, one completed from its corner at the
+    sides seen), then those seen along the two sides at their corner, each best first. A card
+    over another may show a corner whose completion takes in a strip of the card beneath, seen
+    as well along its two sides as the card traced all round (dev medium2 159, medium3 344,
+    medium4 479: the card's place taken by a quad across both cards)."""
     cards = [CardQuad(card.corners_xy, card.fill) for card in sorted(scored, key=lambda card: (not card.all_round, -card.score))]
     return [Region(q.corners_xy, q.fill, 0) for q in add_new(quads, cards)[len(quads):]]
 
