@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from vision.card_sizes import SQUARISH, Typical, sizes_in_view, typical_near, typical_of
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, paper_mask, second_cast
-from vision.quads import (CardQuad, fit_quad, frame_level, grow, order_corners, snap_all_corners, square_up, unit, warp_card)
+from vision.quads import (CardQuad, are_twins, fit_quad, frame_level, grow, order_corners, snap_all_corners, square_up, unit, warp_card)
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, cut_along_edges, points_inside,
                             printed_in, sweep_span)
 from vision.second_look import add_new, are_apart, blank_squares, cloth_squares, look_again, of_paper_tint
@@ -47,10 +47,6 @@ _LIGHTS_A = (-10.0, 14.0)
 # (a card 27% hidden measured 0.59); a whole card measured 0.49 by neighbours seen at a slant,
 # but 0.81 of the frame's median.
 _PIECE_OF_CARD, _PIECE_OF_FOUND = 0.55, 0.7
-# Two quads moved onto one card's outline (a piece of it found apart, grown to the whole card)
-# overlap this much of the smaller at least: the card is reported once. Cards a card lies on
-# show far less (a pool card half covered: 0.5).
-_TWINS = 0.85
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -374,7 +370,7 @@ def _light_cast(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8] | Non
 
 
 def _without_twins(quads: list[CardQuad]) -> list[CardQuad]:
-    """The quads but any that mostly covers a quad kept before it (``_TWINS``): one card's."""
+    """The quads but any that is a twin of a quad kept before it (``vision.quads.are_twins``): the card is reported once."""
     if len(quads) < 2:
         return quads
     corners = np.array([q.corners_xy for q in quads], np.float32)
@@ -384,8 +380,7 @@ def _without_twins(quads: list[CardQuad]) -> list[CardQuad]:
     near = np.hypot(*(centres[:, None] - centres[None]).transpose(2, 0, 1)) < 0.5 * np.sqrt(np.minimum.outer(areas, areas))
     dropped: set[int] = set()
     for j, i in zip(*np.nonzero(np.triu(near, 1))):
-        if i not in dropped and j not in dropped and \
-                cv2.intersectConvexConvex(corners[i], corners[j])[0] >= _TWINS * min(areas[i], areas[j]):
+        if i not in dropped and j not in dropped and are_twins(corners[i], corners[j], areas[i], areas[j]):
             dropped.add(int(i))
     return [q for k, q in enumerate(quads) if k not in dropped]
 

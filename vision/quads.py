@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = ["CardQuad", "at_card_uv", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "frame_level", "ASPECT_RANGE",
-           "ADDED_TABLE", "across_side", "added_beyond", "colours_at", "like_table", "paper_alike", "paper_beyond", "skew_deg"]
+           "ADDED_TABLE", "across_side", "added_beyond", "colours_at", "like_table", "paper_alike", "paper_beyond", "skew_deg", "are_twins"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
 # In every view the spec allows, a card's opposite sides differ in direction by at most 4.4
@@ -95,6 +95,20 @@ def sides(corners: NDArray[np.float32]) -> tuple[float, float]:
     """The mean of the first and third side, and of the second and fourth."""
     a, b, c, d = corners.tolist()
     return (math.dist(a, b) + math.dist(c, d)) / 2, (math.dist(b, c) + math.dist(d, a)) / 2
+
+
+# Two quads moved onto one card's outline (a piece of it found apart, grown to the whole card)
+# overlap this much of the smaller at least: one card's. Cards a card lies on show far less (a
+# pool card half covered: 0.5).
+_TWINS = 0.85
+
+
+def are_twins(a: NDArray[np.float32], b: NDArray[np.float32], area_a: float | None = None, area_b: float | None = None) -> bool:
+    """Whether two quads (4, 2) are one card's: one covers ``_TWINS`` of the smaller at least
+    (their areas, when at hand)."""
+    area_a = cv2.contourArea(a) if area_a is None else area_a
+    area_b = cv2.contourArea(b) if area_b is None else area_b
+    return cv2.intersectConvexConvex(a, b)[0] >= _TWINS * min(area_a, area_b)
 
 
 def at_card_uv(quads: NDArray[np.float32], uv: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.regions import points_inside
-from vision.quads import (ADDED_TABLE, across_side, added_beyond, colours_at, like_table, order_corners, paper_alike,
+from vision.quads import (ADDED_TABLE, are_twins, across_side, added_beyond, colours_at, like_table, order_corners, paper_alike,
                           paper_beyond, sides, sides_outwards, skew_deg, snap_corners)
 
 __all__ = ["measure_in_neighbours", "widen_cut_quads"]
@@ -52,7 +52,6 @@ _SKEWED_DEG, _CORNER_MARGIN, _CARD_SIZE = 5.0, 0.3, 0.12
 # _TRUSTED as many quads are like cards on it as on the best; a quad unlike a card on the
 # planes of all of its _REFIT_NEIGHBOURS nearest trusted ones is refitted.
 _OFF_ANGLE_DEG, _OFF_SIZE, _TRUSTED, _REFIT_NEIGHBOURS = 6.0, 0.1, 0.5, 5
-_TAKEN = 0.85  # a card refitted onto one found already (covering this share of the smaller: vision.find's twins) is none
 # The card refitted at one of its corners shows a light step within _REFIT_REACH short sides
 # along _REFIT_SEEN of the normals across each side, is seen within _REFIT_MARGIN (of five)
 # as well as the quad, and where it adds _REFIT_ADDED[0] of itself or more to the quad, at
@@ -330,7 +329,7 @@ def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.floa
     off its own card, makes few so). A quad is
     refitted when it is like a card on none of the planes of its ``_REFIT_NEIGHBOURS``
     nearest trusted neighbours (one of them may itself be slightly off its card) and its
-    paper is like theirs; never as a card found already (a quad round two cards, one of them
+    paper is like theirs; never as a card found already, its twin (a quad round two cards, one of them
     found on its own too, is the other one).
     """
     quads = np.array(quads_xy, np.float32).reshape(-1, 4, 2)
@@ -493,14 +492,9 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
 
 
 def _on_taken(cards: NDArray[np.float32], taken: NDArray[np.float32]) -> NDArray[np.bool_]:
-    """Which cards (N, 4, 2) mostly cover a quad ``taken`` (M, 4, 2), or are mostly covered by
-    one (``_TAKEN`` of the smaller): a card found already."""
+    """Which cards (N, 4, 2) are twins of a quad ``taken`` (M, 4, 2; ``vision.quads.are_twins``): a card found already."""
     areas = [cv2.contourArea(t) for t in taken]
-    out = np.zeros(len(cards), bool)
-    for k, card in enumerate(cards):
-        area = cv2.contourArea(card)
-        out[k] = any(cv2.intersectConvexConvex(card, t)[0] >= _TAKEN * min(area, a) for t, a in zip(taken, areas))
-    return out
+    return np.array([any(are_twins(card, t, area_b=a) for t, a in zip(taken, areas)) for card in cards], bool)
 
 
 def _cards_along_steps(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], plane: NDArray[np.float64],
