@@ -27,7 +27,8 @@ import numpy as np  # noqa: E402
 
 from calibration.seats import Seat  # noqa: E402
 
-__all__ = ["main", "match_cards", "what_lies_under", "glare_falls_on", "score_arrangement", "ArrangementTally", "Tally"]
+__all__ = ["main", "match_cards", "in_view_band", "what_lies_under", "glare_falls_on", "score_arrangement", "ArrangementTally",
+           "Tally"]
 
 _VISIBLE_ENOUGH = 0.75  # a pool card hidden by more than a quarter may be skipped
 # A card less in view, lying partly under another, is fed to the arrangement as a card beneath
@@ -41,6 +42,9 @@ _SYMBOL_IN_VIEW = 0.9
 # at least this much is the most a perfect reader could read exactly (glare washing a symbol
 # out is not in the truth files: the real limit is lower still).
 _SYMBOL_SHOWS = 0.1
+# Recall is also told by how much of a card is in view: a card under a neighbour or a back by
+# a tenth or more is a harder find than one in full view, and mostly can't be read exactly.
+_IN_VIEW_BANDS = ((0.95, "19/20 or more"), (0.9, "9/10 to 19/20"), (_VISIBLE_ENOUGH, "3/4 to 9/10"))
 
 
 def _overlap(a: np.ndarray, b: np.ndarray, b_visible: float = 1.0) -> tuple[float, float]:
@@ -91,6 +95,15 @@ def glare_falls_on(card: dict[str, Any], truth: dict[str, Any]) -> bool:
     return cv2.pointPolygonTest(outline, (float(spot[0]), float(spot[1])), False) >= 0
 
 
+def in_view_band(visible: float) -> str:
+    """The band of ``_IN_VIEW_BANDS`` a card with this share of it in view (at least
+    ``_VISIBLE_ENOUGH``) falls in."""
+    for least, band in _IN_VIEW_BANDS[:-1]:
+        if visible >= least:
+            return band
+    return _IN_VIEW_BANDS[-1][1]
+
+
 def match_cards(found: list[np.ndarray], truth: list[np.ndarray], min_iou: float = 0.5,
                 visible: list[float] | None = None) -> dict[int, int]:
     """Greedy one-to-one matching of found quads to true quads by overlap: found index -> true
@@ -122,6 +135,8 @@ class Tally:
 
     photos: int = 0
     true_cards: int = 0
+    due_in_view: Counter = field(default_factory=Counter)  # the cards due, by how much of them is in view (_IN_VIEW_BANDS)
+    found_in_view: Counter = field(default_factory=Counter)
     found_true: int = 0
     found: int = 0
     false_found: int = 0
@@ -166,6 +181,9 @@ class Tally:
             "photos": self.photos,
             "card_recall_pct": pct(self.found_true, self.true_cards),
             "card_precision_pct": pct(self.found - self.false_found, self.found),
+            "card_recall_by_share_in_view_pct": {band: pct(self.found_in_view[band], self.due_in_view[band])
+                                                 for _, band in _IN_VIEW_BANDS},
+            "cards_due_by_share_in_view": {band: self.due_in_view[band] for _, band in _IN_VIEW_BANDS},
             "false_cards_by_what_lies_under": dict(self.false_by.most_common()),
             "exact_triple_pct": pct(self.triples_right, self.found_true),
             # (found and read exactly, of all the cards due: a change that finds hard cards and
@@ -227,6 +245,9 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
     matched = match_cards(found_quads, true_quads, visible=[c.get("visible_fraction", 1.0) for c in true_cards])
     countable = {j for j, c in enumerate(true_cards) if c.get("visible_fraction", 1.0) >= _VISIBLE_ENOUGH}
     tally.true_cards += len(countable)
+    band_of = {j: in_view_band(true_cards[j].get("visible_fraction", 1.0)) for j in countable}
+    tally.due_in_view.update(band_of.values())
+    tally.found_in_view.update(band_of[j] for j in matched.values() if j in countable)
     tally.found += len(found_quads)
     tally.false_found += len(found_quads) - len(matched)
     if len(found_quads) > len(matched):

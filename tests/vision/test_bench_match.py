@@ -6,8 +6,8 @@ import numpy as np
 
 import pytest
 
-from vision.bench import (CARD_OFF, FACE_DOWN, HELD_CARD, NOTHING_OUTLINED, OBJECT, Tally, glare_falls_on, match_cards,
-                          what_lies_under)
+from vision.bench import (CARD_OFF, FACE_DOWN, HELD_CARD, NOTHING_OUTLINED, OBJECT, Tally, glare_falls_on, in_view_band,
+                          match_cards, what_lies_under)
 
 
 def _box(x0: float, y0: float, w: float = 60.0, h: float = 90.0) -> np.ndarray:
@@ -44,6 +44,22 @@ def test_in_view_reads_are_told_apart_under_the_glare_spot_and_away_from_it() ->
     summary = Tally(symbols_in_view=20, symbols_in_view_right=17, in_view_under_glare=4, in_view_under_glare_right=2).summary()
     assert (summary["cards_in_view_under_glare"], summary["exact_triple_in_view_under_glare_pct"],
             summary["exact_triple_in_view_without_glare_pct"]) == (4, 50.0, 93.75)
+
+
+@pytest.mark.parametrize("visible, band", [
+    (1.0, "19/20 or more"), (0.95, "19/20 or more"), (0.94, "9/10 to 19/20"), (0.9, "9/10 to 19/20"),
+    (0.89, "3/4 to 9/10"), (0.75, "3/4 to 9/10"),
+])
+def test_a_card_due_falls_in_the_band_of_its_share_in_view(visible, band) -> None:
+    assert in_view_band(visible) == band
+
+
+def test_recall_is_told_by_how_much_of_the_cards_is_in_view() -> None:
+    # 40 cards in full view, 39 found; 10 under a neighbour by a tenth to a quarter, 7 found.
+    summary = Tally(due_in_view=Counter({"19/20 or more": 40, "3/4 to 9/10": 10}),
+                    found_in_view=Counter({"19/20 or more": 39, "3/4 to 9/10": 7})).summary()
+    assert summary["card_recall_by_share_in_view_pct"] == {"19/20 or more": 97.5, "9/10 to 19/20": None, "3/4 to 9/10": 70.0}
+    assert summary["cards_due_by_share_in_view"] == {"19/20 or more": 40, "9/10 to 19/20": 0, "3/4 to 9/10": 10}
 
 
 @pytest.mark.parametrize("spot, aimed, falls_on", [

@@ -73,6 +73,9 @@ def test_cards_readings_and_verdicts_stay_above_their_floors(tier, photos, monke
     assert 0 < tally.symbols_in_view <= tally.found_true
     assert tally.symbols_in_view_right / tally.symbols_in_view >= tally.triples_right / tally.found_true
     assert tally.verdicts_right / tally.rows >= floor["verdict"]
+    # Recall told by how much of each card is in view counts each card due, and each found, once.
+    assert sum(tally.due_in_view.values()) == tally.true_cards
+    assert sum(tally.found_in_view.values()) == tally.found_true
 
 
 
