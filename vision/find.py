@@ -15,7 +15,7 @@ from vision.quads import (CardQuad, are_twins, fit_quad, frame_level, grow, orde
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, cut_along_edges, points_inside,
                             printed_in, sweep_span)
 from vision.second_look import add_new, are_apart, blank_squares, cloth_squares, look_again, of_paper_tint
-from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
+from vision.widen import like_a_card_beside, measure_in_neighbours, refit_off_cards, widen_cut_quads
 
 __all__ = ["CardQuad", "find_cards", "find_closer", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
 
@@ -387,13 +387,16 @@ def _without_twins(quads: list[CardQuad]) -> list[CardQuad]:
 
 def _without_pieces(quads: list[CardQuad]) -> list[CardQuad]:
     """The quads but those half a card's size or less both on their neighbours' table planes
-    and beside the frame's median quad (see ``_PIECE_OF_CARD``)."""
+    and beside the frame's median quad (see ``_PIECE_OF_CARD``), and like a card on none of
+    those planes (``like_a_card_beside``)."""
     if len(quads) < 3:
         return quads
     corners = np.array([q.corners_xy for q in quads], np.float32)
     short, long = measure_in_neighbours(corners)
     areas = np.array([cv2.contourArea(c) for c in corners])
     piece = (short * long < _PIECE_OF_CARD) & (areas < _PIECE_OF_FOUND * np.median(areas))
+    if piece.any():  # (a card beside quads off their cards measures small by their planes, not by its good neighbour's)
+        piece &= ~like_a_card_beside(corners)
     return [q for q, p in zip(quads, piece) if not p]
 
 

@@ -23,7 +23,7 @@ from vision.regions import points_inside
 from vision.quads import (ADDED_TABLE, are_twins, across_side, added_beyond, colours_at, like_table, order_corners, paper_alike,
                           paper_beyond, sides, sides_outwards, skew_deg, snap_corners)
 
-__all__ = ["measure_in_neighbours", "widen_cut_quads"]
+__all__ = ["like_a_card_beside", "measure_in_neighbours", "widen_cut_quads"]
 
 _NEIGHBOURS = 3  # quads nearest a quad that measure it, by the median
 _ASPECTS = np.arange(1.3, 1.71, 0.025)  # the deck's long:short side, found per frame among these
@@ -107,6 +107,23 @@ def measure_in_neighbours(quads_xy: NDArray[np.float32]) -> tuple[NDArray[np.flo
     """
     short, long, _, _ = _measure(np.asarray(quads_xy, np.float32).reshape(-1, 4, 2))
     return short, long
+
+
+def like_a_card_beside(quads_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
+    """Whether each quad (N, 4, 2) is like a card (``_card_like``) on the table plane of one of
+    its nearest neighbours (``_NEIGHBOURS``) at least: (N,); all are where there are fewer than three.
+
+    A quad off its card (round two cards, or a card's part beside a hand) maps the table plane
+    askew, and a whole card measured on it looks small or large; where two of a card's three
+    nearest quads are such, the median of the three is theirs, but the card is still a card on
+    the good neighbour's plane (dev hard2 350: a card in full view beside a hand's cut quad and
+    one round two cards measured 0.52 by 0.81, a card on the plane of the card beside it).
+    """
+    quads = np.asarray(quads_xy, np.float32).reshape(-1, 4, 2)
+    _, _, planes, aspect = _measure(quads)
+    if planes is None:
+        return np.ones(len(quads), bool)
+    return _card_like(quads, planes, aspect).any(axis=1)
 
 
 def _measure(quads: NDArray[np.float32], count: int = _NEIGHBOURS) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None, float]:

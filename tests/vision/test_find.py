@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.find import CardQuad, find_cards, order_corners, warp_card, working_copy
+from vision.find import CardQuad, _without_pieces, find_cards, order_corners, warp_card, working_copy
 
 
 def card_corners(center, size_wh, angle_deg):
@@ -1142,3 +1142,21 @@ def test_a_regions_paper_is_cut_at_its_level_of_its_own_sweeps_steps() -> None:
     assert paper.max() == 255 and cv2.countNonZero(paper) > 0.8 * 60 * 90
     paper, _ = _paper_at_level(white, Region(card, 1.0, 11), (100.0, 232.0), 12)  # now 221: above the paper
     assert cv2.countNonZero(paper) == 0
+
+
+def _quad(center, size_wh, angle_deg=8.0):
+    return CardQuad(order_corners(card_corners(center, size_wh, angle_deg)), 1.0)
+
+
+def test_a_card_beside_quads_off_their_cards_is_not_dropped_as_a_piece() -> None:
+    # Quads round two cards each on both sides of a card measure it small on their planes, and
+    # make the frame's median quad large; the card below it shows it is a card (dev hard2 350).
+    quads = [_quad((110, 110), (160, 240)), _quad((250, 110), (100, 150)), _quad((390, 110), (160, 240)),
+             _quad((250, 300), (100, 150))]
+    assert [q.center_xy for q in _without_pieces(quads)] == [q.center_xy for q in quads]
+
+
+def test_half_a_card_among_whole_cards_is_dropped_as_a_piece() -> None:
+    quads = [_quad((110, 110), (100, 150)), _quad((250, 110), (100, 150)), _quad((390, 110), (100, 150)),
+             _quad((250, 300), (50, 150))]
+    assert [q.center_xy for q in _without_pieces(quads)] == [q.center_xy for q in quads[:3]]

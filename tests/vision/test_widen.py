@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.quads import order_corners
-from vision.widen import measure_in_neighbours, refit_off_cards, widen_cut_quads
+from vision.widen import like_a_card_beside, measure_in_neighbours, refit_off_cards, widen_cut_quads
 
 PAPER, TABLE = (170, 215, 245), (90, 60, 40)  # BGR: warm-lit paper on a coloured table
 
@@ -52,6 +52,24 @@ def test_neighbours_measure_a_quad_cut_lengthwise_as_narrow() -> None:
     short, long = measure_in_neighbours(quads)
     assert np.allclose(short[:3], 1, atol=0.03) and np.allclose(long, 1, atol=0.03)
     assert abs(short[3] - 0.6) < 0.03
+
+
+def _grown(corners, by):
+    return (corners - corners.mean(axis=0)) * by + corners.mean(axis=0)
+
+
+def test_a_card_between_quads_off_their_cards_is_like_a_card_on_its_good_neighbours_plane() -> None:
+    # Two of the middle card's three neighbours are quads round two cards each: by the median
+    # of their planes it measures small, yet it is a card on the plane of the card below it.
+    quads = np.array([_grown(CARDS[0], 1.6), CARDS[1], _grown(CARDS[2], 1.6), CARDS[3]])
+    short, long = measure_in_neighbours(quads)
+    assert short[1] * long[1] < 0.55
+    assert like_a_card_beside(quads)[1]
+
+
+def test_a_half_card_is_like_a_card_on_no_neighbours_plane() -> None:
+    quads = np.array(CARDS[:3] + [_cut_at(CARDS[3], 0.5)])
+    assert like_a_card_beside(quads).tolist() == [True, True, True, False]
 
 
 def test_a_quad_cut_at_a_soft_shadow_edge_is_widened_to_the_card() -> None:
