@@ -81,8 +81,8 @@ def _watching(seen: dict[str, list[NDArray]]) -> Iterator[None]:
         seen["moved to"] += list(moved)
         return moved
 
-    def kept(quads: list) -> Any:
-        quads = wrapped["_without_pieces"](quads)
+    def kept(quads: list, *args: Any, **kwargs: Any) -> Any:
+        quads = wrapped["_without_pieces"](quads, *args, **kwargs)
         seen["kept"] += [q.corners_xy for q in quads]
         return quads
 

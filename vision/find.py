@@ -225,7 +225,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     if snapped:
         snapped = _onto_outlines(frame_bgr, snapped, len(quads))
     quads += tinted
-    return _without_pieces(_without_twins([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]))
+    return _without_pieces(_without_twins([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]), white, scale)
 
 
 def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float, float], levels: int = LEVELS) -> list[Region]:
@@ -385,18 +385,25 @@ def _without_twins(quads: list[CardQuad]) -> list[CardQuad]:
     return [q for k, q in enumerate(quads) if k not in dropped]
 
 
-def _without_pieces(quads: list[CardQuad]) -> list[CardQuad]:
+def _without_pieces(quads: list[CardQuad], white: NDArray[np.float32] | None = None, scale: float = 1.0) -> list[CardQuad]:
     """The quads but those half a card's size or less both on their neighbours' table planes
     and beside the frame's median quad (see ``_PIECE_OF_CARD``), and like a card on none of
-    those planes (``like_a_card_beside``)."""
+    those planes (``like_a_card_beside``). Where the frame's whiteness ``white`` (at ``scale``)
+    is at hand, the quads with symbols printed in them (``printed_in``), three at least,
+    measure the others: a patch of pale wood or cloth found as a card tells no card's size
+    (dev hard3 478: three patches of pale wood and a point card measured the one card in
+    view 0.62 by 0.8, and it was dropped)."""
     if len(quads) < 3:
         return quads
     corners = np.array([q.corners_xy for q in quads], np.float32)
-    short, long = measure_in_neighbours(corners)
+    by = printed_in(white, corners * scale) if white is not None else np.ones(len(quads), bool)
+    if by.sum() < 3:  # (too few with symbols seen to measure by: all measure)
+        by = np.ones(len(quads), bool)
+    short, long = measure_in_neighbours(corners, by)
     areas = np.array([cv2.contourArea(c) for c in corners])
-    piece = (short * long < _PIECE_OF_CARD) & (areas < _PIECE_OF_FOUND * np.median(areas))
+    piece = (short * long < _PIECE_OF_CARD) & (areas < _PIECE_OF_FOUND * np.median(areas[by]))
     if piece.any():  # (a card beside quads off their cards measures small by their planes, not by its good neighbour's)
-        piece &= ~like_a_card_beside(corners)
+        piece &= ~like_a_card_beside(corners, by)
     return [q for q, p in zip(quads, piece) if not p]
 
 

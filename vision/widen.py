@@ -89,7 +89,7 @@ _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 _INSIDE_U, _INSIDE_V = (w.ravel()[:, None] for w in np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10)))
 
 
-def measure_in_neighbours(quads_xy: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def measure_in_neighbours(quads_xy: NDArray[np.float32], by: NDArray[np.bool_] | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Each quad's short and long side pair in card short and long sides, as measured on
     the table plane of each of its nearest neighbours (the median of ``_NEIGHBOURS``).
 
@@ -100,18 +100,21 @@ def measure_in_neighbours(quads_xy: NDArray[np.float32]) -> tuple[NDArray[np.flo
     Parameters
     ----------
     quads_xy : ndarray (N, 4, 2) float32, clockwise, first edge a short side
+    by : ndarray (N,) bool, the quads whose planes measure (default: all); a quad with fewer
+        than two of them beside it measures 1
 
     Returns
     -------
     short, long : ndarray (N,) each, 1 for a quad of the card's size
     """
-    short, long, _, _ = _measure(np.asarray(quads_xy, np.float32).reshape(-1, 4, 2))
+    short, long, _, _, _ = _measure_by(np.asarray(quads_xy, np.float32).reshape(-1, 4, 2), by)
     return short, long
 
 
-def like_a_card_beside(quads_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
+def like_a_card_beside(quads_xy: NDArray[np.float32], by: NDArray[np.bool_] | None = None) -> NDArray[np.bool_]:
     """Whether each quad (N, 4, 2) is like a card (``_card_like``) on the table plane of one of
-    its nearest neighbours (``_NEIGHBOURS``) at least: (N,); all are where there are fewer than three.
+    its nearest neighbours (``_NEIGHBOURS``, among ``by`` as in ``measure_in_neighbours``) at
+    least: (N,); all are where there are fewer than three.
 
     A quad off its card (round two cards, or a card's part beside a hand) maps the table plane
     askew, and a whole card measured on it looks small or large; where two of a card's three
@@ -120,28 +123,45 @@ def like_a_card_beside(quads_xy: NDArray[np.float32]) -> NDArray[np.bool_]:
     one round two cards measured 0.52 by 0.81, a card on the plane of the card beside it).
     """
     quads = np.asarray(quads_xy, np.float32).reshape(-1, 4, 2)
-    _, _, planes, aspect = _measure(quads)
+    _, _, planes, valid, aspect = _measure_by(quads, by)
     if planes is None:
         return np.ones(len(quads), bool)
-    return _card_like(quads, planes, aspect).any(axis=1)
+    return (_card_like(quads, planes, aspect) & valid).any(axis=1)
 
 
 def _measure(quads: NDArray[np.float32], count: int = _NEIGHBOURS) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None, float]:
     """``measure_in_neighbours``, and the homographies (N, K, 3, 3) from the image onto each
     quad's ``count`` nearest neighbours' unit squares and the deck's aspect that measured
     them (None, 0 for fewer than three quads)."""
+    short, long, planes, _, aspect = _measure_by(quads, None, count)
+    return short, long, planes, aspect
+
+
+def _measure_by(quads: NDArray[np.float32], by: NDArray[np.bool_] | None, count: int = _NEIGHBOURS) -> tuple[
+        NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None, NDArray[np.bool_] | None, float]:
+    """``_measure`` on the planes of the quads ``by`` (N,) bool alone (None: all), and which of
+    each quad's neighbours (N, K) are of them; a quad with fewer than two measures 1."""
     n = len(quads)
     if n < 3:
-        return np.ones(n), np.ones(n), None, 0.0
+        return np.ones(n), np.ones(n), None, None, 0.0
     centres = quads.mean(axis=1)
     distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
     np.fill_diagonal(distance, np.inf)
+    if by is not None:
+        distance[:, ~np.asarray(by, bool)] = np.inf
     near = np.argsort(distance, axis=1)[:, : min(count, n - 1)]  # (N, K)
+    valid = np.isfinite(np.take_along_axis(distance, near, axis=1))
     h = _to_unit_square(quads.astype(np.float64))[near]
     short, long = _sides_in(h, quads, _ASPECTS)
-    cost = np.median(np.abs(np.log(short)) + np.abs(np.log(long)), axis=(0, 1))
+    if not valid.any():
+        return np.ones(n), np.ones(n), h, valid, 0.0
+    cost = np.median((np.abs(np.log(short)) + np.abs(np.log(long)))[valid], axis=0)
     aspect = int(np.argmin(cost))
-    return np.median(short[..., aspect], axis=1), np.median(long[..., aspect], axis=1), h, float(_ASPECTS[aspect])
+    # (a quad with fewer than two neighbours to measure it measures 1: its own as if a card)
+    enough = valid.sum(axis=1) >= 2
+    short, long = (np.where(valid & enough[:, None], sides[..., aspect], np.nan) for sides in (short, long))
+    short[~enough], long[~enough] = 1.0, 1.0
+    return np.nanmedian(short, axis=1), np.nanmedian(long, axis=1), h, valid, float(_ASPECTS[aspect])
 
 
 def _sides_in(h: NDArray[np.float64], quads: NDArray, aspects: NDArray) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

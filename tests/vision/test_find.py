@@ -1160,3 +1160,20 @@ def test_half_a_card_among_whole_cards_is_dropped_as_a_piece() -> None:
     quads = [_quad((110, 110), (100, 150)), _quad((250, 110), (100, 150)), _quad((390, 110), (100, 150)),
              _quad((250, 300), (50, 150))]
     assert [q.center_xy for q in _without_pieces(quads)] == [q.center_xy for q in quads[:3]]
+
+
+def test_patches_with_no_symbols_do_not_measure_a_card_as_a_piece() -> None:
+    # Three patches of pale wood found as quads, larger than a card, lie nearest a card: on
+    # their planes it measures small, and they make the median quad large. The quads with
+    # symbols printed in them measure it instead (dev hard3 478).
+    cards = [_quad((250, 110), (100, 150)), _quad((600, 300), (100, 150)), _quad((750, 300), (100, 150))]
+    patches = [_quad((110, 110), (160, 240)), _quad((390, 110), (160, 240)), _quad((250, 330), (160, 240))]
+    white = np.full((500, 900), 40.0, np.float32)
+    for quad in cards + patches:
+        cv2.fillConvexPoly(white, np.round(quad.corners_xy).astype(np.int32), 200.0)
+    for quad in cards:  # (a symbol in each card's middle)
+        cx, cy = np.round(quad.center_xy).astype(int)
+        cv2.rectangle(white, (cx - 18, cy - 25), (cx + 18, cy + 25), 20.0, -1)
+    quads = cards + patches
+    assert len(_without_pieces(quads)) == len(quads) - 1  # (measured by all: the card is a piece)
+    assert [q.center_xy for q in _without_pieces(quads, white, 1.0)] == [q.center_xy for q in quads]

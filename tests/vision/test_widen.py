@@ -67,6 +67,17 @@ def test_a_card_between_quads_off_their_cards_is_like_a_card_on_its_good_neighbo
     assert like_a_card_beside(quads)[1]
 
 
+def test_only_the_quads_chosen_measure_and_one_with_fewer_than_two_of_them_beside_it_measures_one() -> None:
+    # Two quads round two cards each measure the card between them small; measured by the card
+    # below it alone it is a card, where it has two such quads to measure it.
+    quads = np.array([_grown(CARDS[0], 1.6), CARDS[1], _grown(CARDS[2], 1.6), CARDS[3], _card((110, 300)), _card((390, 300))])
+    by = np.array([False, True, False, True, True, True])
+    short, long = measure_in_neighbours(quads, by)
+    assert abs(short[1] - 1) < 0.05 and abs(long[1] - 1) < 0.05
+    short, long = measure_in_neighbours(quads[:4], by[:4])
+    assert (short[1], long[1]) == (1.0, 1.0)
+
+
 def test_a_half_card_is_like_a_card_on_no_neighbours_plane() -> None:
     quads = np.array(CARDS[:3] + [_cut_at(CARDS[3], 0.5)])
     assert like_a_card_beside(quads).tolist() == [True, True, True, False]
