@@ -89,7 +89,8 @@ _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 _INSIDE_U, _INSIDE_V = (w.ravel()[:, None] for w in np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 10)))
 
 
-def measure_in_neighbours(quads_xy: NDArray[np.float32], by: NDArray[np.bool_] | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def measure_in_neighbours(quads_xy: NDArray[np.float32],
+                          by: NDArray[np.bool_] | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Each quad's short and long side pair in card short and long sides, as measured on
     the table plane of each of its nearest neighbours (the median of ``_NEIGHBOURS``).
 
@@ -159,7 +160,7 @@ def _measure_by(quads: NDArray[np.float32], by: NDArray[np.bool_] | None, count:
     aspect = int(np.argmin(cost))
     # (a quad with fewer than two neighbours to measure it measures 1: its own as if a card)
     enough = valid.sum(axis=1) >= 2
-    short, long = (np.where(valid & enough[:, None], sides[..., aspect], np.nan) for sides in (short, long))
+    short, long = (np.where(valid & enough[:, None], measured[..., aspect], np.nan) for measured in (short, long))
     short[~enough], long[~enough] = 1.0, 1.0
     return np.nanmedian(short, axis=1), np.nanmedian(long, axis=1), h, valid, float(_ASPECTS[aspect])
 
