@@ -127,6 +127,8 @@ def like_a_card_beside(quads_xy: NDArray[np.float32], by: NDArray[np.bool_] | No
     _, _, planes, valid, aspect = _measure_by(quads, by)
     if planes is None:
         return np.ones(len(quads), bool)
+    if not valid.any():  # (no quad to measure by: none is like a card beside it)
+        return np.zeros(len(quads), bool)
     return (_card_like(quads, planes, aspect) & valid).any(axis=1)
 
 
