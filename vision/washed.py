@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.blobs import (_CROSS, _DOUBT_EXTENT, _GAMMA, _INK_ABSORPTION, _MAX_EXTENT, _MEASURE_PX, _MIN_EXTENT,
-                          _PER_PAPER, Blob, _filled, _spread, is_frame_line)
+                          _PER_PAPER, Blob, _filled, _spread, _through_glare, is_frame_line)
 from vision.colours import bgr_to_lab, classify_colours
 from vision.shapes import ShapeFeatures, angular_harmonics, classify_shapes, measure_shape
 from vision.whitebalance import CLIPPED_LEVEL, PAPER_LEVEL, BalancedCard
@@ -135,7 +135,7 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
                     # (an edge strip of a symbol glare washed out unevenly: the pale region it bounds)
                     strips.append((soft, outline, box))
                     continue
-                blob = _washed_blob(card, soft, outline, box, short)
+                blob = _washed_blob(card, soft, outline, box, short, low)
                 if blob is None:
                     continue
                 if _is_washed_symbol(blob):
@@ -149,7 +149,7 @@ def _faint_marks(card: BalancedCard, low: NDArray[np.uint8], band: int, short: i
         for soft, outline, box in strips if blobs else ():
             if _holds_a_centre(box, washed):
                 continue
-            blob = _grown_blob(card, soft, outline, box, short)
+            blob = _grown_blob(card, soft, outline, box, short, low)
             if blob is not None and _is_grown_symbol(blob, short, blobs + washed):
                 washed.append(blob)
         if washed:
@@ -211,10 +211,12 @@ def _may_hide_washed(card: BalancedCard) -> bool:
 
 
 def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],
-                 box: tuple[int, int, int, int], short: int) -> Blob | None:
+                 box: tuple[int, int, int, int], short: int, low: NDArray[np.uint8]) -> Blob | None:
     """Measure a faint mark: its outline cut at a share of its own ink level (glare washes
     a symbol unevenly, its middle most, so the cut is low and holes are filled), its colour
-    from its most inked part, restored to a full ink's strength (:func:`_unwashed`)."""
+    from its most inked part, restored to a full ink's strength (:func:`_unwashed`), and
+    also read with glare's light taken off (``Blob.through_glare_bgr``; ``low``: the
+    hysteresis mask, which the paper ring around the mark keeps off)."""
     w, h = box[2:]
     filled, (x0, y0, x1, y1) = _filled(outline, box, 2, soft.shape)
     weights = cv2.bitwise_and(soft[y0:y1, x0:x1], filled)
@@ -238,8 +240,9 @@ def _washed_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[n
     mean = cv2.mean(card.balanced_bgr[y0:y1, x0:x1], core)
     cx = x0 + (features.center_xy[0] + 0.5) / scale - 0.5
     cy = y0 + (features.center_xy[1] + 0.5) / scale - 0.5
+    through = None if card.source is None else _through_glare(card, low, filled, core, (x0, y0))
     return Blob((float(cx), float(cy)), features, _unwashed(np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)),
-                float(extent), (WASHED,), spread_xy=tuple(v / scale ** 2 for v in _spread(solid)))
+                float(extent), (WASHED,), through_glare_bgr=through, spread_xy=tuple(v / scale ** 2 for v in _spread(solid)))
 
 
 def _filled_shape(contour: NDArray[np.int32], filled: NDArray[np.uint8]) -> ShapeFeatures | None:
@@ -257,13 +260,14 @@ def _holds_a_centre(box: tuple[int, int, int, int], blobs: list[Blob]) -> bool:
 
 
 def _grown_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np.int32],
-                box: tuple[int, int, int, int], short: int) -> Blob | None:
+                box: tuple[int, int, int, int], short: int, low: NDArray[np.uint8]) -> Blob | None:
     """A symbol glare washed out unevenly, of which the faint cut keeps only an edge strip
     (its side away from the glare's core): the pale region the strip bounds, its convex
     hull, is the symbol when the strip makes up a good share of it and the hull's inside
     is paler than the paper too (``None`` otherwise: a glare spot's or a shadow's rim
     bounds paper as bright as the paper outside it). Its shape cannot be told from a
-    strip (``SHAPELESS``); its colour is read from the strip's most inked part."""
+    strip (``SHAPELESS``); its colour is read from the strip's most inked part, as
+    :func:`_washed_blob` reads it."""
     hull = cv2.convexHull(outline)
     hull_area = cv2.contourArea(hull)
     if hull_area < _GROWN_SOLID * box[2] * box[3] or cv2.contourArea(outline) < _STRIP_SHARE * hull_area:
@@ -283,8 +287,9 @@ def _grown_blob(card: BalancedCard, soft: NDArray[np.uint8], outline: NDArray[np
     core = cv2.threshold(weights, 0.6 * cv2.minMaxLoc(weights)[1], 255, cv2.THRESH_BINARY)[1]
     mean = cv2.mean(card.balanced_bgr[y0:y1, x0:x1], core)
     cx, cy = x0 + features.center_xy[0], y0 + features.center_xy[1]
+    through = None if card.source is None else _through_glare(card, low, filled, core, (x0, y0))
     return Blob((float(cx), float(cy)), features, _unwashed(np.multiply(mean[:3], _PER_PAPER, dtype=np.float32)),
-                float(extent), (WASHED, SHAPELESS), spread_xy=_spread(filled))
+                float(extent), (WASHED, SHAPELESS), through_glare_bgr=through, spread_xy=_spread(filled))
 
 
 def _is_grown_symbol(blob: Blob, short: int, others: list[Blob]) -> bool:

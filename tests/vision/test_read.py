@@ -482,6 +482,22 @@ def test_a_star_glare_bit_into_is_a_symbol_not_a_printed_number():
     assert reading.confidence < 0.5
 
 
+@pytest.mark.parametrize("name, colours, washed", [
+    # a yellow star, a blue circle washed pale pink, black and green triangles, a red bar, a yellow square
+    ("hard-3909667566-card7.png", 5, Colour.BLUE),
+    # six circles, red, black, green, yellow, red and a blue one washed nearly white
+    ("hard-3932630978-card11.png", 5, Colour.BLUE)])
+def test_a_blue_washed_out_by_warm_glare_is_read_blue(name, colours, washed):
+    # Rendered cards (hard dev seeds 3909667566 and 3932630978, lamp at 2,800 K with daylight)
+    # whose blue symbol the lamp's glare washed out below the ink thresholds. Divided by the
+    # paper around it, which the glare tints warm, the mark's colour restored read red or
+    # yellow (four colours); with glare's light taken off it reads blue.
+    reading = read_card(cv2.imread(str(CARDS / name)))
+    assert reading.criteria is not None and reading.criteria.colours == colours, reading.reason
+    assert washed in {s.colour for s in reading.symbols}
+    assert "washed out by glare" in reading.reason and reading.confidence < 0.5
+
+
 def _warm_glare(image, x, y, radius, amount, tint=(0.35, 0.7, 1.0)):
     """Glare of a warm lamp on a card lit mostly by daylight: warm light (B, G, R shares
     ``tint``) added in linear units, clipping to white once encoded."""
