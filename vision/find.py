@@ -186,7 +186,8 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     cloth = cloth_squares([CardQuad(r.corners_xy, r.fill) for r in chosen], white)
     squares = [r for r, is_square in zip(chosen, cloth) if is_square]
     chosen = [r for r, is_square in zip(chosen, cloth) if not is_square]
-    chosen = _rows_parted(_parted(chosen, white, span, levels))
+    chosen, loose = _parted(chosen, white, span, levels)
+    chosen = _rows_parted(chosen)
     # Rows split by the cards' size are found before the second look, which then leaves them be.
     quads = _quads_of(chosen, scale)
     quads = add_new(quads, _split_rows([r for r in regions if r.fill >= CLEAN_FILL], quads, scale))
@@ -194,6 +195,14 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     again, tinted, shadowed = [], [], []
     if not once:
         again = look_again(small, lab, white, span, chosen + squares, _MIN_SHORT_SIDE_PX * scale, max_area)
+        # A loose region the second look found cards in was those cards lying over one another.
+        if again and loose:
+            held = points_inside(np.array([r.corners_xy for r in loose], np.float32),
+                                 np.array([r.corners_xy for r in again], np.float32).mean(axis=1)).any(axis=1)
+            loose = [r for r, holds in zip(loose, held) if not holds]
+    chosen += loose
+    quads += _quads_of(loose, scale)
+    if not once:
         quads += _quads_of(again, scale)
         tinted = of_paper_tint(small, lab, chosen + squares + again,
                                [CardQuad(q.corners_xy * scale, q.fill) for q in quads] + _quads_of(squares, 1.0),
@@ -228,9 +237,15 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     return _without_pieces(_without_twins([CardQuad(corners, quad.fill) for corners, quad in zip(snapped, quads)]), white, scale)
 
 
-def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float, float], levels: int = LEVELS) -> list[Region]:
+def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float, float],
+            levels: int = LEVELS) -> tuple[list[Region], list[Region]]:
     """The regions chosen (of a sweep of ``span`` in ``levels`` steps), with any that is two cards
-    touching at a corner parted into them.
+    touching at a corner parted into them; and, apart, those of such size and fill that no
+    neck parts (``loose``: cards lying over one another, whose outline over the card
+    beneath no level of the sweep cuts, or one card near the camera, or with a pale strip
+    of table taken in). The second look sweeps a loose region's paper as paper left over,
+    at finer steps and cutting along fainter edges; where it finds no card in it, the region
+    is a card after all (``_find``).
 
     Two cards lying at an angle with their corners touching make one region at every level
     of the sweep: no edge runs between them where they meet. Its quadrilateral is much
@@ -239,11 +254,11 @@ def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float,
     card's short side), its paper falls into two pieces of a card's size, each filling its
     quadrilateral.
     """
-    loose = [k for k, r in enumerate(chosen) if r.fill < _PARTED_FILL]
-    if not loose or len(chosen) < 3:
-        return chosen
-    parted = list(chosen)
-    for k in reversed(loose):
+    poor = [k for k, r in enumerate(chosen) if r.fill < _PARTED_FILL]
+    if not poor or len(chosen) < 3:
+        return chosen, []
+    parted, loose = list(chosen), []
+    for k in reversed(poor):
         region = chosen[k]
         others = [CardQuad(r.corners_xy, r.fill) for j, r in enumerate(chosen) if j != k]
         short, long = sizes_in_view(others, region.corners_xy.mean(axis=0))[0]
@@ -264,7 +279,9 @@ def _parted(chosen: list[Region], white: NDArray[np.float32], span: tuple[float,
                                         for quad, fill in pieces):
                 parted[k:k + 1] = [Region(quad, fill, region.level, region.levels) for quad, fill in pieces]
                 break
-    return parted
+        else:
+            loose.append(parted.pop(k))
+    return parted, loose[::-1]
 
 
 def _rows_parted(chosen: list[Region]) -> list[Region]:
