@@ -38,7 +38,8 @@ _NECK_OPENING = 3  # paper running out of a card through a gap in its outline th
 _NECK_UNEXPLAINED = 0.5  # is opened off where this many cards' area of paper is left unexplained,
 _NECK_LEVELS = 6  # at the first sweep's span, in this many steps
 _NECK_FILL = 0.7  # leaving a card nearly whole (a card's visible part can be card-shaped too)
-_NECK_CONTRAST = 0.08  # and whiter than what lies around it by this share of the span (a patch of pale cloth is not)
+_NECK_CONTRAST = 0.08  # and whiter than what lies around it by this share of the span (a patch of pale cloth is not), or symbols
+# printed clear of its sides (a card in a shadow no whiter than the pale cloth around it)
 _OUTER = 1.2  # a card's outline against the paper inside its printed border, side for side
 _CORNER_CARDS = (1.1, 4.0)  # paper merged with what touches it: more than a card's area, less than four
 _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
@@ -267,7 +268,10 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
         done = chosen + kept
         unnecked = _fitting(necked, [span[1] - span[0]] * len(necked), done, np.array([r.corners_xy for r in done], np.float32),
                             quads, white, min_seen=0.0)
-        kept += [r for r in unnecked if _stands_out(white, r.corners_xy) >= _NECK_CONTRAST * (span[1] - span[0])]
+        # (a card in a shadow stands out from no pale cloth around it, but its symbols are printed clear of its sides)
+        printed = printed_in(white, np.array([r.corners_xy for r in unnecked], np.float32).reshape(-1, 4, 2), clear_of_sides=True)
+        kept += [r for r, inked in zip(unnecked, printed)
+                 if inked or _stands_out(white, r.corners_xy) >= _NECK_CONTRAST * (span[1] - span[0])]
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
     more = [CardQuad(r.corners_xy, r.fill) for r in kept]
