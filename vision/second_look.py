@@ -31,6 +31,7 @@ _AGAIN_SIZE = 0.2  # within this share of the size of the cards found near it
 _LOOSE_SIZE = 0.5  # or, clean with symbols printed in it and plainly a card, within this share
 _NEAREST_REACH = 1.5  # or of the size of the card found nearest, within this many of its long sides
 _VIEW_SEEN = 0.5  # a region of the size in view but not of its nearest four cards' is outlined along this share of three sides
+# (of two, with symbols printed clear of its sides)
 _VIEW_STANDS = 0.5  # and whiter than what lies around it by this share of its sweep's span
 _OUTLINE_SEEN = 0.3  # and with its outline seen along this share of its sides
 _OPENED_SEEN = 0.5  # or this share, where the opening, not its outline, gave it its shape
@@ -471,13 +472,16 @@ def _plainly_cards(white: NDArray[np.float32], outlines: NDArray[np.float32], se
                    spans: NDArray[np.float64], printed: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """Whether each quadrilateral (N, 4, 2) of ``white`` is plainly a card: its outline seen
     (``seen``, (N, 4)) along ``_VIEW_SEEN`` of three of its sides at least, and its middle
-    whiter than what lies around it by ``_VIEW_STANDS`` of its sweep's span (``spans``, (N,))
+    whiter than what lies around it by ``_VIEW_STANDS`` of its sweep's span (``spans``, (N,));
     or, on a pale table where a card hardly stands out, symbols printed in it clear of its
-    sides (``printed``, (N,)): a patch of pale table or a shadow's edge is outlined along a
-    side or two, and hardly whiter than the table beside it. (N,)"""
+    sides (``printed``, (N,)) and its outline seen so along two sides at least (a card half
+    in a shadow on a pale cloth stands out along its two lit sides only). A patch of pale
+    table or a shadow's edge is outlined along a side or two, hardly whiter than the table
+    beside it, with no symbols printed in it. (N,)"""
     three_sides = np.sort(seen, axis=1)[:, 1] >= _VIEW_SEEN
-    return np.array([bool(is_seen) and (bool(is_printed) or _stands_out(white, quad) >= _VIEW_STANDS * span)
-                     for quad, is_seen, span, is_printed in zip(outlines, three_sides, spans, printed)], bool)
+    two_sides = np.sort(seen, axis=1)[:, 2] >= _VIEW_SEEN
+    return np.array([(bool(is_printed) and bool(two)) or (bool(is_seen) and _stands_out(white, quad) >= _VIEW_STANDS * span)
+                     for quad, is_seen, two, span, is_printed in zip(outlines, three_sides, two_sides, spans, printed)], bool)
 
 
 def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
