@@ -478,8 +478,8 @@ def _plainly_cards(white: NDArray[np.float32], outlines: NDArray[np.float32], se
     in a shadow on a pale cloth stands out along its two lit sides only). A patch of pale
     table or a shadow's edge is outlined along a side or two, hardly whiter than the table
     beside it, with no symbols printed in it. (N,)"""
-    three_sides = np.sort(seen, axis=1)[:, 1] >= _VIEW_SEEN
-    two_sides = np.sort(seen, axis=1)[:, 2] >= _VIEW_SEEN
+    ordered = np.sort(seen, axis=1)
+    three_sides, two_sides = ordered[:, 1] >= _VIEW_SEEN, ordered[:, 2] >= _VIEW_SEEN
     return np.array([(bool(is_printed) and bool(two)) or (bool(is_seen) and _stands_out(white, quad) >= _VIEW_STANDS * span)
                      for quad, is_seen, two, span, is_printed in zip(outlines, three_sides, two_sides, spans, printed)], bool)
 
