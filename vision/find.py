@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import cv2
@@ -11,13 +12,15 @@ from numpy.typing import NDArray
 from vision.card_sizes import SQUARISH, Typical, sizes_in_view, typical_near, typical_of
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, paper_mask, second_cast
-from vision.quads import (CardQuad, are_twins, fit_quad, frame_level, grow, order_corners, snap_all_corners, square_up, unit, warp_card)
+from vision.quads import (CardQuad, are_twins, fit_quad, frame_level, grow, order_corners, sides, snap_all_corners, square_up, unit,
+                          warp_card)
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, cut_along_edges, points_inside,
                             printed_in, sweep_span)
 from vision.second_look import add_new, are_apart, blank_squares, cloth_squares, look_again, of_paper_tint
 from vision.widen import like_a_card_beside, measure_in_neighbours, refit_off_cards, widen_cut_quads
 
-__all__ = ["CardQuad", "find_cards", "find_closer", "paper_mask", "warp_card", "order_corners", "working_copy", "WORK_LONG_SIDE"]
+__all__ = ["CardQuad", "SmallCards", "find_cards", "find_closer", "cards_too_small", "paper_mask", "warp_card", "order_corners",
+           "working_copy", "WORK_LONG_SIDE"]
 
 WORK_LONG_SIDE = 960
 _MIN_SHORT_SIDE_PX = 60  # at full resolution: the spec's 80 px, less tilt and blur
@@ -47,6 +50,12 @@ _LIGHTS_A = (-10.0, 14.0)
 # (a card 27% hidden measured 0.59); a whole card measured 0.49 by neighbours seen at a slant,
 # but 0.81 of the frame's median.
 _PIECE_OF_CARD, _PIECE_OF_FOUND = 0.55, 0.7
+# Cards too small to be found (a 720p camera over a six-player table shows them 45 px wide) are
+# still card-shaped patches of paper: down to this share of the least short side a card is found
+# at, at least _SMALL_CARDS of them within _SMALL_ALIKE of their median short side.
+_SMALL_FROM = 0.3
+_SMALL_CARDS = 3
+_SMALL_ALIKE = 0.25
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -116,6 +125,59 @@ def _in_boxes(frame_bgr: NDArray[np.uint8], boxes: Sequence[tuple[int, int, int,
         quads = _find(frame_bgr[y0:y1, x0:x1], scale, max_area, cast_ab, once=once)
         found.append([CardQuad(quad.corners_xy + offset, quad.fill) for quad in quads])
     return found
+
+
+@dataclass(frozen=True)
+class SmallCards:
+    """Card-shaped patches of paper too small for ``find_cards``: how many, and their median
+    short side in frame pixels."""
+
+    count: int
+    short_px: float
+
+
+def cards_too_small(frame_bgr: NDArray[np.uint8], small_bgr: NDArray[np.uint8] | None = None) -> SmallCards | None:
+    """The cards in view too small to be found or read, when there are some: card-shaped
+    patches of paper with symbols printed in them, at least ``_SMALL_CARDS`` of about one
+    size, shorter than the least short side ``find_cards`` looks for (the spec asks for 80
+    px), none inside a larger patch. A camera too far or of too low a resolution shows every
+    card so, and nothing is found: this tells why.
+
+    Parameters
+    ----------
+    frame_bgr : ndarray (H, W, 3) uint8
+    small_bgr : ndarray (h, w, 3) uint8, the frame's ``working_copy`` when at hand, or None
+
+    Returns
+    -------
+    SmallCards, or None when no such patches are seen
+    """
+    scale = _working_scale(frame_bgr)
+    small = _shrink(frame_bgr, scale) if small_bgr is None else small_bgr
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    white, _ = lab_whiteness(lab, _light_cast(small, lab))
+    white_u8 = blurred_whiteness(white)
+    least = _MIN_SHORT_SIDE_PX * scale
+    regions = card_regions(white, _SMALL_FROM * least, span=sweep_span(white_u8[::4, ::4]), white_u8=white_u8)
+    if not regions:
+        return None
+    shorts = np.array([min(sides(r.corners_xy)) for r in regions], np.float64)
+    is_small = shorts < least
+    # (a patch of a card's paper between its symbols is no small card)
+    corners = np.array([r.corners_xy for r in regions], np.float32)
+    if is_small.any() and not is_small.all():
+        is_small[is_small] = ~points_inside(corners[~is_small], corners[is_small].mean(axis=1)).any(axis=0)
+    chosen = choose_cards([r for r, small_one in zip(regions, is_small) if small_one], CLEAN_FILL, white)
+    if len(chosen) < _SMALL_CARDS:
+        return None
+    # (a pale cloth's stripes and squares, cut short by what lies on them, show no symbols)
+    printed = printed_in(white, np.array([r.corners_xy for r in chosen], np.float32))
+    shorts = np.array([min(sides(r.corners_xy)) for r, is_printed in zip(chosen, printed) if is_printed], np.float64)
+    if len(shorts) < _SMALL_CARDS:
+        return None
+    median = float(np.median(shorts))
+    alike = int(np.count_nonzero(np.abs(shorts / median - 1) < _SMALL_ALIKE))
+    return SmallCards(alike, median / scale) if alike >= _SMALL_CARDS else None
 
 
 def working_copy(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:

@@ -1238,3 +1238,39 @@ def test_a_row_card_half_in_an_arms_shadow_on_a_pale_dotted_cloth_is_found() -> 
     card = np.array(truth["cards"][9]["corners"], np.float32)
     found = find_cards(image)
     assert match(found, [card], image.shape[:2])[0] > 0.9
+
+
+def small_cards_scene(short_px: float, *, symbols: bool = True, seed: int = 0) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Eight cards in two rows on a dark table, ``short_px`` on their short side, each with
+    three dark symbols (or none): a camera too far or of too low a resolution."""
+    long_px = 1.45 * short_px
+    cards = [card_corners((80 + k * 2.2 * short_px, 90 + row * 2.5 * long_px), (short_px, long_px), 4 * (k - 2))
+             for row in range(2) for k in range(4)]
+    size_wh = (round(80 + 8.8 * short_px), round(90 + 5 * long_px))
+    image = scene([], size_wh=size_wh, table_bgr=(60, 80, 110), seed=seed).astype(np.float32)
+    for corners in cards:
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (235, 242, 245), lineType=cv2.LINE_AA)
+        if symbols:
+            centre = corners.mean(axis=0)
+            for dy in (-0.3, 0.0, 0.3):
+                cv2.circle(image, tuple(np.round(centre + (0, dy * long_px)).astype(int)), max(2, round(0.12 * short_px)),
+                           (40, 40, 160), -1, cv2.LINE_AA)
+    return np.clip(image, 0, 255).astype(np.uint8), cards
+
+
+def test_cards_too_small_to_find_are_told_by_their_size() -> None:
+    from vision.find import cards_too_small
+
+    image, cards = small_cards_scene(40)
+    assert find_cards(image) == []  # (the finder looks for 60 px and more)
+    small = cards_too_small(image)
+    assert small is not None and small.count == len(cards)
+    assert small.short_px == pytest.approx(40, rel=0.15)
+    assert cards_too_small(small_cards_scene(90)[0]) is None  # cards large enough are not too small
+
+
+def test_patches_of_paper_with_no_symbols_are_no_cards_too_small() -> None:
+    # (a pale cloth's stripes and squares, cut short by what lies on them, are card-shaped too)
+    from vision.find import cards_too_small
+
+    assert cards_too_small(small_cards_scene(40, symbols=False)[0]) is None
