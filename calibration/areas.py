@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TableAreas", "search_box", "find_table_area", "find_pool_area", "depth_in_table", "inside", "row_candidates",
-           "inward_from_edge"]
+__all__ = ["TableAreas", "scaled_areas", "search_box", "find_table_area", "find_pool_area", "depth_in_table", "inside",
+           "row_candidates", "inward_from_edge"]
 
 _WORK_WIDTH = 320  # the table is found on a small copy of the frame
 _MIN_TABLE_SHARE = 0.15  # a bright region smaller than this share of the frame is no table top
@@ -60,6 +60,11 @@ class TableAreas:
             value = getattr(self, name)
             if value is not None and (value.ndim != 2 or value.shape[1] != 2 or len(value) < 3):
                 raise ValueError(f"{name} must be an (N >= 3, 2) polygon, got shape {value.shape}")
+
+
+def scaled_areas(areas: TableAreas, factor: float) -> TableAreas:
+    """The areas of a frame scaled by ``factor`` (enlarged or shrunk)."""
+    return TableAreas(*(None if polygon is None else polygon * factor for polygon in (areas.table_xy, areas.pool_xy)))
 
 
 def inside(polygon_xy: NDArray[np.float64] | None, point_xy: Sequence[float]) -> bool:

@@ -6,10 +6,11 @@ from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any, Sequence
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.areas import TableAreas, inward_from_edge, row_candidates, search_box
+from calibration.areas import TableAreas, inward_from_edge, row_candidates, scaled_areas, search_box
 from calibration.gaps import TableLook
 from calibration.seats import Seat, facing, left_to_right, table_centre
 from referee.cards import Criteria
@@ -18,16 +19,19 @@ from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, ends_continued, gap_places, nearest_seats, row_gaps
 from vision.beneath import find_cards_beneath
 from vision.card_sizes import sizes_in_view
-from vision.find import CardQuad, working_copy
+from vision.find import CardQuad, SmallCards, cards_too_small, working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
 from vision.nearer import cards_nearer
 from vision.partial import lone_partly_hidden, partly_hidden
-from vision.pipeline import DetectedCard, doubted_beneath, read_partly_hidden, read_table
+from vision.pipeline import DetectedCard, doubted_beneath, enlarged_for, read_partly_hidden, read_table, scaled_card
+from vision.quads import order_corners, sides
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
 
 # A card read with less confidence than this may be misread: a person should look.
 UNCERTAIN_BELOW = 0.5
+# Where a card found is this small, cards farther may be smaller still: they are looked for (as too small).
+_SMALL_FOUND_PX = 75.0
 _PAPER_CARDS = 4  # a lone card looked for before a seat with no row is paper like that of the cards nearest there
 # How far the truth usually lies from a misreading, per criterion (colours, shapes, symbols): below
 # it, and above it. A misread mostly misses something (glare washes a symbol out, the card's edge
@@ -102,7 +106,9 @@ class TableRow:
 @dataclass(frozen=True)
 class TableResult:
     """Everything read and decided from one frame; ``rowless`` names the seated players
-    whose row was not found (every player has at least a starting card: a person should look)."""
+    whose row was not found (every player has at least a starting card: a person should look);
+    ``too_small``, the cards seen too small to find, when there are some (looked for where fewer
+    than two cards are read, or one as small as ``_SMALL_FOUND_PX``)."""
 
     size_wh: tuple[int, int]
     cards: tuple[DetectedCard, ...]
@@ -110,6 +116,15 @@ class TableResult:
     rows: tuple[TableRow, ...]
     ranking: tuple[Rank, ...]
     rowless: tuple[str, ...] = ()
+    too_small: SmallCards | None = None
+    enlarged: float = 1.0  # the frame was read enlarged this many times, its cards too small (``too_small``)
+
+
+def too_small_words(small: SmallCards, enlarged: float = 1.0) -> str:
+    """The cards seen too small to find, in words: read from the frame enlarged ``enlarged`` times, or not read."""
+    seen = f"{small.count} cards seen only {small.short_px:.0f} px on their short side (the referee needs about 80 px)"
+    read = f"read from the photo enlarged {enlarged:.1f} times, less surely" if enlarged > 1 else "too small to read"
+    return f"{seen}: {read}; move the camera closer or raise its resolution"
 
 
 def referee_frame(
@@ -122,7 +137,29 @@ def referee_frame(
     With ``areas`` (from a calibration), cards are looked for only on and around the table
     top, and cards off the top or in the middle pool are listed but never put in a row;
     with ``profile`` (its colour profile) colours are named by the learned inks.
+    A frame showing cards too small to find (all of them: a 720p camera over a six-player
+    table; or the far ones) is refereed again enlarged (``enlarged_for``), and that kept where
+    it reads more cards, given in the frame's own pixels.
     """
+    result = _referee_frame(frame_bgr, seats, areas, profile)
+    factor = enlarged_for(result.too_small)
+    if factor is None:
+        return result
+    enlarged = cv2.resize(frame_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
+    bigger = _referee_frame(enlarged, [replace(seat, position_xy=(seat.position_xy[0] * factor, seat.position_xy[1] * factor))
+                                       for seat in seats] if seats else seats,
+                            scaled_areas(areas, factor) if areas else areas, profile)
+    if len(bigger.cards) <= len(result.cards):
+        return result
+    return replace(bigger, size_wh=result.size_wh, cards=tuple(scaled_card(card, 1 / factor) for card in bigger.cards),
+                   unread=tuple(scaled_card(card, 1 / factor) for card in bigger.unread), too_small=result.too_small,
+                   enlarged=factor)
+
+
+def _referee_frame(
+    frame_bgr: NDArray[np.uint8], seats: Sequence[Seat] | None, areas: TableAreas | None, profile: Any
+) -> TableResult:
+    """``referee_frame`` of the frame as it is."""
     size_wh = (frame_bgr.shape[1], frame_bgr.shape[0])
     small_bgr = working_copy(frame_bgr)  # (the table look below halves the frame alike)
     on_table = read_table(frame_bgr, profile, search_box(areas, size_wh), small_bgr)
@@ -198,7 +235,10 @@ def referee_frame(
     )
     found = {row.player for row in rows}
     rowless = tuple(seat.name for seat in seats or () if seat.name not in found)
-    return TableResult(size_wh, tuple(cards), unread, tuple(rows), tuple(ranking), rowless)
+    # (a camera too far or of too low a resolution shows cards too small to find: all, or the far ones)
+    smallest = min((min(sides(order_corners(card.corners_xy))) for card in cards), default=0.0)
+    too_small = cards_too_small(frame_bgr, small_bgr) if len(cards) < 2 or smallest < _SMALL_FOUND_PX else None
+    return TableResult(size_wh, tuple(cards), unread, tuple(rows), tuple(ranking), rowless, too_small)
 
 
 def _with_partly_hidden(
@@ -347,8 +387,9 @@ def error_words(result: TableResult, row: TableRow) -> str:
 
 
 def result_json(result: TableResult, path: str) -> dict[str, Any]:
-    """The ``referee.check/1`` object for one photo (plus ``uncertain`` fields, ``unread`` cards
-    and the seated ``players_without_row``)."""
+    """The ``referee.check/1`` object for one photo (plus ``uncertain`` fields, ``unread`` cards,
+    the seated ``players_without_row``, and the ``cards_too_small`` to find, with how many times
+    the photo was enlarged to read them, when there are some)."""
     return {
         "schema": "referee.check/1",
         "image": {"path": path, "width": result.size_wh[0], "height": result.size_wh[1]},
@@ -360,6 +401,10 @@ def result_json(result: TableResult, path: str) -> dict[str, Any]:
             for card in result.unread
         ],
         "players_without_row": list(result.rowless),
+        "cards_too_small": None if result.too_small is None else {
+            "count": result.too_small.count, "short_side_px": round(result.too_small.short_px, 1),
+            "read_enlarged": round(result.enlarged, 2) if result.enlarged > 1 else None,
+        },
     }
 
 
@@ -433,6 +478,8 @@ def result_lines(result: TableResult, path: str) -> list[str]:
     for card in result.unread:
         x, y = card.center_xy
         lines.append(f"  a card at ({x:.0f}, {y:.0f}) could not be read: {card.reading.reason or 'impossible reading'}")
+    if result.too_small is not None:
+        lines.append(f"  {too_small_words(result.too_small, result.enlarged)}")
     return lines
 
 
@@ -463,6 +510,9 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
     lines = [f"{r.place}. {r.player}: {r.valid_length} card{'' if r.valid_length == 1 else 's'}, "
              f"{r.symbol_total} symbol{'' if r.symbol_total == 1 else 's'}" for r in result.ranking]
     lines += [f"{player}: no row found" for player in result.rowless]
+    if result.too_small is not None:
+        how = f"read enlarged {result.enlarged:.1f}x" if result.enlarged > 1 else "too small to read"
+        lines.append(f"{result.too_small.count} cards of {result.too_small.short_px:.0f} px, {how}: camera closer?")
     boxes = [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) for x0, y0, x1, y1 in labels]
     return draw_panel(out, "Ranking", lines or ["no rows found"], [card.corners_xy for card in result.cards] + boxes)
 

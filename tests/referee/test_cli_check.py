@@ -326,3 +326,37 @@ def test_a_photo_the_reader_fails_on_is_named_and_the_others_are_still_refereed(
     assert lines[0]["image"]["path"] == str(first) and "could not be refereed" in lines[0]["error"]
     assert len(lines[1]["cards"]) == 3
     assert f"{first}: could not be refereed" in captured.err and "IndexError" in captured.err
+
+
+def test_a_photo_whose_cards_all_show_too_small_to_find_is_read_enlarged(tmp_path, capsys, validate) -> None:
+    # The committed rulebook table (six players' rows and a pool) as a 720p camera shows it:
+    # every card about 45 px on its short side, below the 60 px the finder looks for.
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "photos" / "medium"
+    full = cv2.imread(str(fixtures / "rulebook.jpg"))
+    photo = tmp_path / "table-720p.jpg"
+    cv2.imwrite(str(photo), cv2.resize(full, (1280, 720), interpolation=cv2.INTER_AREA), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    seats = tmp_path / "seats.yaml"
+    truth = json.loads((fixtures / "rulebook.json").read_text())
+    seats.write_text("seats:\n" + "".join(f"  - name: {s['name']}\n    position: [{s['position'][0] / 2}, {s['position'][1] / 2}]\n"
+                                          for s in truth["seats"]))
+    assert main(["check", str(photo), "--calibration", str(seats), "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert validate(line) == []
+    assert {row["player"]: row["valid_length"] for row in line["rows"]} == {row["player"]: row["valid_length"] for row in truth["rows"]}
+    assert line["cards_too_small"]["read_enlarged"] == pytest.approx(2.0, abs=0.2)
+    assert max(x for card in line["cards"] for x, _ in card["corners"]) < 1280  # (given in the photo's own pixels)
+    assert main(["check", str(photo)]) == 0
+    assert "read from the photo enlarged 2.0 times" in capsys.readouterr().out
+
+
+def test_cards_too_small_even_to_read_enlarged_are_said_so(tmp_path, capsys, validate) -> None:
+    from tests.vision.test_find import small_cards_scene
+
+    photo = tmp_path / "far.png"
+    cv2.imwrite(str(photo), small_cards_scene(24)[0])
+    assert main(["check", str(photo), "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert validate(line) == [] and line["cards"] == []
+    assert line["cards_too_small"]["count"] == 8 and line["cards_too_small"]["read_enlarged"] is None
+    assert main(["check", str(photo)]) == 0
+    assert "too small to read; move the camera closer" in capsys.readouterr().out
