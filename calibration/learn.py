@@ -3,8 +3,10 @@ table top, pool and colour profile."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -26,6 +28,9 @@ def _points(polygon: NDArray[np.float64] | None) -> tuple[tuple[float, float], .
 def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None = None) -> Calibration:
     """The calibration this frame suggests (seats from the rows, table top, pool, colour profile).
 
+    Cards too small to find (a 720p camera over a six-player table) are looked for in the frame
+    enlarged (``vision.pipeline.enlarged_for``), as ``referee check`` and ``live`` read them.
+
     Parameters
     ----------
     frame_bgr : ndarray (H, W, 3) uint8, the table with the players' rows laid out
@@ -36,6 +41,32 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
     ProposalError
         When no row is found, or ``players`` holds an empty name or one twice.
     """
+    try:
+        return _calibrate_frame(frame_bgr, players)
+    except ProposalError as error:
+        from vision.find import cards_too_small
+        from vision.pipeline import enlarged_for
+
+        small = cards_too_small(frame_bgr)
+        factor = enlarged_for(small)
+        if small is None:
+            raise
+        if factor is None:
+            raise ProposalError(f"{error} (the cards seen are only {small.short_px:.0f} px on their short side, too small to "
+                                "read: the referee needs about 80 px; move the camera closer or raise its resolution)") from None
+    enlarged = _calibrate_frame(cv2.resize(frame_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC), players)
+
+    def back(points: tuple[tuple[float, float], ...] | None) -> tuple[tuple[float, float], ...] | None:
+        return None if points is None else _points(np.array(points, np.float64) / factor)
+
+    seats = tuple(replace(seat, position_xy=(round(seat.position_xy[0] / factor, 1), round(seat.position_xy[1] / factor, 1)))
+                  for seat in enlarged.seats)
+    return replace(enlarged, seats=seats, image_size_wh=(frame_bgr.shape[1], frame_bgr.shape[0]), table=back(enlarged.table),
+                   pool=back(enlarged.pool))
+
+
+def _calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None) -> Calibration:
+    """``calibrate_frame`` of the frame as it is."""
     from vision.pipeline import read_frame
 
     height, width = frame_bgr.shape[:2]

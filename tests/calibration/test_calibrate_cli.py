@@ -38,6 +38,31 @@ def test_the_proposal_is_written_printed_and_checks_the_table_like_the_true_seat
     assert sorted(r["valid_length"] for r in result["rows"]) == sorted(r["valid_length"] for r in truth["rows"])
 
 
+def test_a_720p_camera_over_six_players_is_calibrated_from_the_frame_enlarged(tmp_path, capsys) -> None:
+    # Every card shows about 45 px on its short side, below the 60 px the finder looks for.
+    small = tmp_path / "table-720p.jpg"
+    cv2.imwrite(str(small), cv2.resize(cv2.imread(str(PHOTOS / "easy" / "rulebook.jpg")), (1280, 720), interpolation=cv2.INTER_AREA))
+    out = tmp_path / "table.yaml"
+    assert main(["calibrate", str(small), "--out", str(out), "--players", "Anna,Ben,Cleo,Dora,Emil,Frieda", "--headless"]) == 0
+    calibration = load_calibration(out)
+    assert calibration.image_size_wh == (1280, 720) and len(calibration.seats) == 6
+    assert all(0 <= x <= 1280 and 0 <= y <= 720 for s in calibration.seats for x, y in [s.position_xy])
+    capsys.readouterr()
+    assert main(["check", str(small), "--calibration", str(out), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    _, truth = photo("easy/rulebook")
+    assert sorted(r["valid_length"] for r in result["rows"]) == sorted(r["valid_length"] for r in truth["rows"])
+
+
+def test_cards_too_small_to_read_at_all_are_said_so_when_no_row_is_found(tmp_path, capsys) -> None:
+    from tests.vision.test_find import small_cards_scene
+
+    far = tmp_path / "far.png"
+    cv2.imwrite(str(far), small_cards_scene(24)[0])
+    assert main(["calibrate", str(far), "--out", str(tmp_path / "t.yaml")]) == 1
+    assert "too small to read" in capsys.readouterr().err
+
+
 def test_more_players_than_rows_get_a_guessed_seat_said_in_a_warning(tmp_path, capsys) -> None:
     out = tmp_path / "table.yaml"
     assert main(["calibrate", str(PHOTOS / "easy" / "test-004.jpg"), "--out", str(out), "--players", "Anna,Ben,Cleo",
