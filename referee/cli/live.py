@@ -354,6 +354,7 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         cv2.resizeWindow("referee live", round(size_wh[0] * fit), round(size_wh[1] * fit))
     emit(game.start(0, 0.0))
     failed: set[str] = set()
+    enlarged = 1.0  # the frames are read enlarged this many times (said once)
     for item in frames:
         if not isinstance(item, Frame):
             notice = item.message
@@ -375,6 +376,12 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
                 print(f"referee live: warning: {notice}", file=sys.stderr)
                 emit([Event("warning", frame.t, frame.index, {"message": notice})])
             continue
+        if sighting.enlarged > enlarged:
+            enlarged = sighting.enlarged
+            notice = (f"the cards show too small to find (the referee needs about 80 px on their short side): frames are read "
+                      f"enlarged {enlarged:.1f} times, less surely; move the camera closer or raise its resolution")
+            print(f"referee live: warning: {notice}", file=sys.stderr)
+            emit([Event("warning", frame.t, frame.index, {"message": notice, "read_enlarged": round(enlarged, 2)})])
         if change is not None:
             notice = change.notice
             print(f"referee live: warning: {change.message}", file=sys.stderr)

@@ -20,10 +20,10 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.areas import TableAreas, row_candidates, search_box
+from calibration.areas import TableAreas, row_candidates, scaled_areas, search_box
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
-from vision.find import CardQuad, find_cards
-from vision.pipeline import DetectedCard, doubted_beneath, read_quad, without_odd_papers
+from vision.find import CardQuad, cards_too_small, find_cards
+from vision.pipeline import DetectedCard, doubted_beneath, enlarged_for, read_quad, scaled_card, without_odd_papers
 from vision.track import TrackedCard
 
 __all__ = ["Sighting", "sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
@@ -66,6 +66,7 @@ class Sighting:
     full_t: float
     searched: bool
     fresh: bool = True
+    enlarged: float = 1.0  # the frames are searched enlarged this many times: the cards show too small to find
 
 
 def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before: Sighting | None,
@@ -103,18 +104,38 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
         else:
             search = False
         if not search:
-            return Sighting(before.cards, before.thumb, thumb, before.searched_t, before.full_t, False, not changed.any())
+            return Sighting(before.cards, before.thumb, thumb, before.searched_t, before.full_t, False, not changed.any(),
+                            before.enlarged)
         full_t = before.full_t
     else:
         full_t = t
-    quads = find_cards(frame_bgr, search_box(areas, (frame_bgr.shape[1], frame_bgr.shape[0])))
-    quads = [quads[k] for k in row_candidates([q.corners_xy.mean(axis=0) for q in quads], areas)]
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
+    factor = before.enlarged if before is not None else 1.0
+    cards = _search(frame_bgr, factor, settled, frame_index, profile, areas)
+    if factor == 1.0 and len(cards) < 2:
+        # (a camera too far or of too low a resolution shows the cards too small to find: they are
+        # looked for in the frame enlarged, from then on)
+        enlarged = enlarged_for(cards_too_small(frame_bgr))
+        if enlarged is not None:
+            bigger = _search(frame_bgr, enlarged, settled, frame_index, profile, areas)
+            if len(bigger) > len(cards):
+                cards, factor = bigger, enlarged
+    return Sighting(tuple(sorted(cards, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, thumb, t, full_t, True,
+                    enlarged=factor)
+
+
+def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[TrackedCard], frame_index: int,
+            profile: ColourProfile | None, areas: TableAreas | None) -> tuple[DetectedCard, ...]:
+    """The cards that may be in a row, found and read in the frame enlarged ``factor`` times, in
+    the frame's pixels; a settled card found where it lay keeps its reading (see ``sight_cards``)."""
+    image = frame_bgr if factor == 1.0 else cv2.resize(frame_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
+    box = search_box(scaled_areas(areas, factor) if areas else None, (image.shape[1], image.shape[0]))
+    quads = [CardQuad(quad.corners_xy / factor, quad.fill) for quad in find_cards(image, box)]
+    quads = [quads[k] for k in row_candidates([q.corners_xy.mean(axis=0) for q in quads], areas)]
     # (the readings kept from earlier frames keep those frames' light: tints are not compared)
-    cards = without_odd_papers(_read_quads(frame_bgr, quads, settled, frame_index, profile), by_tint=False)
+    cards = without_odd_papers(_read_quads(image, factor, quads, settled, frame_index, profile), by_tint=False)
     # (a card with another laid over part of it may show that card's symbols as its own: doubted)
-    cards = doubted_beneath(frame_bgr, tuple(cards))
-    return Sighting(tuple(sorted(cards, key=lambda c: (c.center_xy[1], c.center_xy[0]))), thumb, thumb, t, full_t, True)
+    return doubted_beneath(frame_bgr, tuple(cards))
 
 
 def _rest_cells(known: Sequence[TrackedCard]) -> int:
@@ -126,15 +147,20 @@ def _rest_cells(known: Sequence[TrackedCard]) -> int:
     return max(_MIN_REST_CELLS, int(area / 4 / _THUMB_STEP**2))
 
 
-def _read_quads(frame_bgr: NDArray[np.uint8], quads: Sequence[CardQuad], settled: Sequence[TrackedCard],
+def _read_quads(image_bgr: NDArray[np.uint8], factor: float, quads: Sequence[CardQuad], settled: Sequence[TrackedCard],
                 frame_index: int, profile: ColourProfile | None) -> list[DetectedCard]:
+    """The cards of the quads (frame pixels) read in the frame enlarged ``factor`` times (``image_bgr``), in frame pixels."""
     out = []
     for quad in quads:
         reuse = _unmoved(quad, settled)
         if reuse is not None and (frame_index + reuse.id) % _REREAD_EVERY:
             out.append(DetectedCard(quad.corners_xy, reuse.reading))
             continue
-        card = read_quad(frame_bgr, quad, profile)
+        if factor == 1.0:
+            card = read_quad(image_bgr, quad, profile)
+        else:
+            card = read_quad(image_bgr, CardQuad(quad.corners_xy * factor, quad.fill), profile)
+            card = None if card is None else scaled_card(card, 1 / factor)
         if card is not None:
             out.append(card)
     return out

@@ -60,3 +60,17 @@ def test_a_card_with_another_laid_over_its_corner_is_read_with_doubt() -> None:
 
     assert "another card lies over part of the card" in reading_at(LOWER).reason and reading_at(LOWER).confidence < 0.5
     assert reading_at(UPPER).confidence == 1.0
+
+
+def test_cards_too_small_to_find_are_searched_for_in_the_frame_enlarged_from_then_on(monkeypatch) -> None:
+    import referee.cli.live_read as live_read
+    from tests.vision.test_find import small_cards_scene
+
+    frame, cards = small_cards_scene(45)
+    first = sight_cards(frame, 0.0, 0, None, ())
+    assert first.enlarged > 1.5 and len(first.cards) == len(cards)
+    assert max(x for card in first.cards for x, _ in card.corners_xy) < frame.shape[1]  # (in the frame's own pixels)
+    probed = []
+    monkeypatch.setattr(live_read, "cards_too_small", lambda *args: probed.append(args))
+    again = sight_cards(frame, 1.5, 45, first, ())  # (the once-a-second search)
+    assert again.searched and again.enlarged == first.enlarged and len(again.cards) == len(cards) and not probed
