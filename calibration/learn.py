@@ -48,9 +48,9 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
         from vision.pipeline import enlarged_for
 
         small = cards_too_small(frame_bgr)
-        factor = enlarged_for(small)
         if small is None:
             raise
+        factor = enlarged_for(small)
         if factor is None:
             raise ProposalError(f"{error} (the cards seen are only {small.short_px:.0f} px on their short side, too small to "
                                 "read: the referee needs about 80 px; move the camera closer or raise its resolution)") from None

@@ -141,7 +141,7 @@ def cards_too_small(frame_bgr: NDArray[np.uint8], small_bgr: NDArray[np.uint8] |
     patches of paper with symbols printed in them, at least ``_SMALL_CARDS`` of about one
     size, shorter than the least short side ``find_cards`` looks for (the spec asks for 80
     px), none inside a larger patch. A camera too far or of too low a resolution shows every
-    card so, and nothing is found: this tells why.
+    card so (or the far ones), and nothing (or too little) is found: this tells why.
 
     Parameters
     ----------
