@@ -56,6 +56,13 @@ _PIECE_OF_CARD, _PIECE_OF_FOUND = 0.55, 0.7
 _SMALL_FROM = 0.3
 _SMALL_CARDS = 3
 _SMALL_ALIKE = 0.25
+# Each filling its quadrilateral this much: small cards fill theirs (0.85 and more on a dev set
+# shrunk to 48 px a card), the patches of a hard test photo with a hand, a mug and glare on the
+# pool's backs 0.66-0.76 (test-168, whose one point card's printed frame, filled, is the only
+# clean one).
+_SMALL_FILL = 0.85
+# ... clear of the frame's edge by this many working pixels (a card the edge cuts shows a piece).
+_SMALL_EDGE_PX = 2.0
 
 
 def find_cards(frame_bgr: NDArray[np.uint8], within: tuple[int, int, int, int] | None = None,
@@ -138,9 +145,10 @@ class SmallCards:
 
 def cards_too_small(frame_bgr: NDArray[np.uint8], small_bgr: NDArray[np.uint8] | None = None) -> SmallCards | None:
     """The cards in view too small to be found or read, when there are some: card-shaped
-    patches of paper with symbols printed in them, at least ``_SMALL_CARDS`` of about one
-    size, shorter than the least short side ``find_cards`` looks for (the spec asks for 80
-    px), none inside a larger patch. A camera too far or of too low a resolution shows every
+    patches of paper with symbols printed in them, filling their quadrilateral, clear of the
+    frame's edge, at least ``_SMALL_CARDS`` of about one size, shorter than
+    the least short side ``find_cards`` looks for (the spec asks for 80 px), none inside a
+    larger patch. A camera too far or of too low a resolution shows every
     card so (or the far ones), and nothing (or too little) is found: this tells why.
 
     Parameters
@@ -170,14 +178,23 @@ def cards_too_small(frame_bgr: NDArray[np.uint8], small_bgr: NDArray[np.uint8] |
     chosen = choose_cards([r for r, small_one in zip(regions, is_small) if small_one], CLEAN_FILL, white)
     if len(chosen) < _SMALL_CARDS:
         return None
-    # (a pale cloth's stripes and squares, cut short by what lies on them, show no symbols)
+    # (a pale cloth's stripes and squares, cut short by what lies on them, show no symbols; the
+    # pieces of cards beside a hand or a mug, or of glare on a card back, fill their quadrilateral poorly)
     printed = printed_in(white, np.array([r.corners_xy for r in chosen], np.float32))
-    shorts = np.array([min(sides(r.corners_xy)) for r, is_printed in zip(chosen, printed) if is_printed], np.float64)
+    shorts = np.array([min(sides(r.corners_xy)) for r, is_printed in zip(chosen, printed)
+                       if is_printed and r.fill >= _SMALL_FILL and _clear_of_edge(white.shape, r.corners_xy)], np.float64)
     if len(shorts) < _SMALL_CARDS:
         return None
     median = float(np.median(shorts))
     alike = int(np.count_nonzero(np.abs(shorts / median - 1) < _SMALL_ALIKE))
     return SmallCards(alike, median / scale) if alike >= _SMALL_CARDS else None
+
+
+def _clear_of_edge(shape_hw: tuple[int, ...], corners_xy: NDArray[np.float32]) -> bool:
+    """Whether a quadrilateral keeps ``_SMALL_EDGE_PX`` clear of the edge of an image of ``shape_hw``."""
+    height, width = shape_hw[:2]
+    return bool(corners_xy.min() >= _SMALL_EDGE_PX and (corners_xy[:, 0] <= width - 1 - _SMALL_EDGE_PX).all()
+                and (corners_xy[:, 1] <= height - 1 - _SMALL_EDGE_PX).all())
 
 
 def working_copy(frame_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:

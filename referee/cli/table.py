@@ -139,7 +139,8 @@ def referee_frame(
     with ``profile`` (its colour profile) colours are named by the learned inks.
     A frame showing cards too small to find (all of them: a 720p camera over a six-player
     table; or the far ones) is refereed again enlarged (``enlarged_for``), and that kept where
-    it reads more cards, given in the frame's own pixels.
+    it reads more cards, given in the frame's own pixels (``too_small`` is said where it is kept,
+    or where the cards are too small even to enlarge).
     """
     result = _referee_frame(frame_bgr, seats, areas, profile)
     factor = enlarged_for(result.too_small)
@@ -150,7 +151,8 @@ def referee_frame(
                                        for seat in seats] if seats else seats,
                             scaled_areas(areas, factor) if areas else areas, profile)
     if len(bigger.cards) <= len(result.cards):
-        return result
+        # (what looked like small cards was not: pieces of cards, point cards' printed frames)
+        return replace(result, too_small=None)
     return replace(bigger, size_wh=result.size_wh, cards=tuple(scaled_card(card, 1 / factor) for card in bigger.cards),
                    unread=tuple(scaled_card(card, 1 / factor) for card in bigger.unread), too_small=result.too_small,
                    enlarged=factor)

@@ -1274,3 +1274,12 @@ def test_patches_of_paper_with_no_symbols_are_no_cards_too_small() -> None:
     from vision.find import cards_too_small
 
     assert cards_too_small(small_cards_scene(40, symbols=False)[0]) is None
+
+
+def test_pieces_of_cards_the_frames_edge_cuts_are_no_cards_too_small() -> None:
+    from vision.find import cards_too_small
+
+    image, cards = small_cards_scene(40)
+    assert cards_too_small(image) is not None
+    top = round(float(np.mean([c[:, 1].mean() for c in cards[4:]])))  # (through the middle of the lower row)
+    assert cards_too_small(image[top:]) is None  # (the upper row's cards are gone, the lower row's cut in half)
