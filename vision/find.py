@@ -143,18 +143,21 @@ class SmallCards:
     short_px: float
 
 
-def cards_too_small(frame_bgr: NDArray[np.uint8], small_bgr: NDArray[np.uint8] | None = None) -> SmallCards | None:
+def cards_too_small(frame_bgr: NDArray[np.uint8], small_bgr: NDArray[np.uint8] | None = None,
+                    found_xy: Sequence[NDArray[np.float32]] = ()) -> SmallCards | None:
     """The cards in view too small to be found or read, when there are some: card-shaped
     patches of paper with symbols printed in them, filling their quadrilateral, clear of the
     frame's edge, at least ``_SMALL_CARDS`` of about one size, shorter than
     the least short side ``find_cards`` looks for (the spec asks for 80 px), none inside a
-    larger patch. A camera too far or of too low a resolution shows every
+    larger patch or a card found. A camera too far or of too low a resolution shows every
     card so (or the far ones), and nothing (or too little) is found: this tells why.
 
     Parameters
     ----------
     frame_bgr : ndarray (H, W, 3) uint8
     small_bgr : ndarray (h, w, 3) uint8, the frame's ``working_copy`` when at hand, or None
+    found_xy : the cards found (and point cards seen), (4, 2) each in frame pixels: a patch
+        inside one is a piece of it (its paper between symbols, a point card's printed frame)
 
     Returns
     -------
@@ -173,8 +176,10 @@ def cards_too_small(frame_bgr: NDArray[np.uint8], small_bgr: NDArray[np.uint8] |
     is_small = shorts < least
     # (a patch of a card's paper between its symbols is no small card)
     corners = np.array([r.corners_xy for r in regions], np.float32)
-    if is_small.any() and not is_small.all():
-        is_small[is_small] = ~points_inside(corners[~is_small], corners[is_small].mean(axis=1)).any(axis=0)
+    larger = [corners[~is_small]] + ([np.array(found_xy, np.float32).reshape(-1, 4, 2) * scale] if len(found_xy) else [])
+    larger_xy = np.concatenate(larger)
+    if is_small.any() and len(larger_xy):
+        is_small[is_small] = ~points_inside(larger_xy, corners[is_small].mean(axis=1)).any(axis=0)
     chosen = choose_cards([r for r, small_one in zip(regions, is_small) if small_one], CLEAN_FILL, white)
     if len(chosen) < _SMALL_CARDS:
         return None

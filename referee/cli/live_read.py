@@ -115,7 +115,7 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     if factor == 1.0 and len(cards) < 2:
         # (a camera too far or of too low a resolution shows the cards too small to find: they are
         # looked for in the frame enlarged, from then on)
-        enlarged = enlarged_for(cards_too_small(frame_bgr))
+        enlarged = enlarged_for(cards_too_small(frame_bgr, found_xy=[card.corners_xy for card in cards]))
         if enlarged is not None:
             bigger = _search(frame_bgr, enlarged, settled, frame_index, profile, areas)
             if len(bigger) > len(cards):

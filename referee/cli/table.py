@@ -30,8 +30,9 @@ __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN
 
 # A card read with less confidence than this may be misread: a person should look.
 UNCERTAIN_BELOW = 0.5
-# Where a card found is this small, cards farther may be smaller still: they are looked for (as too small).
-_SMALL_FOUND_PX = 75.0
+# Where most cards read are smaller than this, the frame is read again enlarged (the finder looks for
+# 60 px and more: the far cards, smaller still, may be missed).
+_SMALL_FOUND_PX = 70.0
 _PAPER_CARDS = 4  # a lone card looked for before a seat with no row is paper like that of the cards nearest there
 # How far the truth usually lies from a misreading, per criterion (colours, shapes, symbols): below
 # it, and above it. A misread mostly misses something (glare washes a symbol out, the card's edge
@@ -107,8 +108,7 @@ class TableRow:
 class TableResult:
     """Everything read and decided from one frame; ``rowless`` names the seated players
     whose row was not found (every player has at least a starting card: a person should look);
-    ``too_small``, the cards seen too small to find, when there are some (looked for where fewer
-    than two cards are read, or one as small as ``_SMALL_FOUND_PX``)."""
+    ``too_small``, the cards seen too small, when they are (see ``_too_small``)."""
 
     size_wh: tuple[int, int]
     cards: tuple[DetectedCard, ...]
@@ -237,10 +237,21 @@ def _referee_frame(
     )
     found = {row.player for row in rows}
     rowless = tuple(seat.name for seat in seats or () if seat.name not in found)
-    # (a camera too far or of too low a resolution shows cards too small to find: all, or the far ones)
-    smallest = min((min(sides(order_corners(card.corners_xy))) for card in cards), default=0.0)
-    too_small = cards_too_small(frame_bgr, small_bgr) if len(cards) < 2 or smallest < _SMALL_FOUND_PX else None
-    return TableResult(size_wh, tuple(cards), unread, tuple(rows), tuple(ranking), rowless, too_small)
+    return TableResult(size_wh, tuple(cards), unread, tuple(rows), tuple(ranking), rowless,
+                       _too_small(frame_bgr, small_bgr, cards, on_table.point_cards_xy))
+
+
+def _too_small(frame_bgr: NDArray[np.uint8], small_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard],
+               point_cards_xy: Sequence[NDArray[np.float32]]) -> SmallCards | None:
+    """The cards seen too small (a camera too far, or of too low a resolution): the cards read,
+    where most are smaller than ``_SMALL_FOUND_PX`` (the far ones, smaller still, may be missed);
+    where fewer than two are read, the cards too small to be found (``cards_too_small``; a face
+    found but not read may be several small cards as one: the patches in it count)."""
+    if len(cards) < 2:
+        return cards_too_small(frame_bgr, small_bgr, [*(card.corners_xy for card in cards), *point_cards_xy])
+    shorts = np.array([min(sides(order_corners(card.corners_xy))) for card in cards])
+    typical = float(np.median(shorts))
+    return SmallCards(int(np.count_nonzero(shorts < _SMALL_FOUND_PX)), typical) if typical < _SMALL_FOUND_PX else None
 
 
 def _with_partly_hidden(
