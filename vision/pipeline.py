@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.card_sizes import sizes_in_view
-from vision.find import CardQuad, SmallCards, find_cards, warp_card
+from vision.find import CardQuad, SmallCards, cards_too_small, find_cards, warp_card
 from vision.partial import PAPER_IN
-from vision.quads import sides
+from vision.quads import order_corners, sides
 from vision.read import PRINTED_NUMBER, WORK_SHORT_SIDE, read_card
 from vision.records import CardReading, SymbolReading
 from vision.stacked import lying_beneath
 
 __all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "read_partly_hidden", "without_odd_papers",
-           "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath", "enlarged_for", "scaled_card"]
+           "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath", "cards_seen_small", "enlarged_for", "scaled_card"]
 
 # A face's paper keeps at least this share of the lightness (Lab L) of the other faces' paper
 # in the frame: on dev renders a card in the deepest shadow, where the light also falls off,
@@ -48,12 +48,15 @@ PARTLY_HIDDEN_CONFIDENCE = 0.2
 # A card with another card over part of its printed area may read that card's symbols as its
 # own: dev medium 409 card 15, found whole, read a yellow bar of the card over its corner surely.
 _BENEATH = "another card lies over part of the card", 0.4
-# A frame whose cards all show too small to find (``vision.find.cards_too_small``) is read
+# A frame whose cards show too small (``cards_seen_small``) is read
 # enlarged for them to show this short side (the finder looks for 60 px and more), at most
 # _MOST_ENLARGED times: on a dev medium set shrunk until its smallest card showed 48 px, recall
 # went from 38.5 to 97.7 % (99.2 at full size).
 _ENLARGE_TO_PX = 90.0
 _MOST_ENLARGED = 3.0
+# ... and so is one where most cards read are smaller than this (the far ones may be missed: the
+# finder looks for 60 px and more). The rulebook table at 1080p shows a median 74 px.
+_SMALL_READ_PX = 70.0
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,20 @@ def _placed(quad: CardQuad, reading: CardReading, card_wh: tuple[int, int]) -> D
         )
         reading = replace(reading, symbols=symbols)
     return DetectedCard(quad.corners_xy, reading)
+
+
+def cards_seen_small(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], point_cards_xy: Sequence[NDArray] = (),
+                     small_bgr: NDArray[np.uint8] | None = None) -> SmallCards | None:
+    """The cards seen too small (a camera too far, or of too low a resolution), when they are:
+    the ``cards`` read, where most are smaller than ``_SMALL_READ_PX`` (the far ones, smaller
+    still, may be missed); where fewer than two are read, the cards too small to be found
+    (``vision.find.cards_too_small``, leaving out what lies in the cards read and the point
+    cards seen; a face found but not read may be several small cards as one)."""
+    if len(cards) < 2:
+        return cards_too_small(frame_bgr, small_bgr, [*(card.corners_xy for card in cards), *point_cards_xy])
+    shorts = np.array([min(sides(order_corners(card.corners_xy))) for card in cards])
+    typical = float(np.median(shorts))
+    return SmallCards(int(np.count_nonzero(shorts < _SMALL_READ_PX)), typical) if typical < _SMALL_READ_PX else None
 
 
 def enlarged_for(small: SmallCards | None) -> float | None:

@@ -22,8 +22,8 @@ from numpy.typing import NDArray
 
 from calibration.areas import TableAreas, row_candidates, scaled_areas, search_box
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
-from vision.find import CardQuad, cards_too_small, find_cards
-from vision.pipeline import DetectedCard, doubted_beneath, enlarged_for, read_quad, scaled_card, without_odd_papers
+from vision.find import CardQuad, find_cards
+from vision.pipeline import DetectedCard, cards_seen_small, doubted_beneath, enlarged_for, read_quad, scaled_card, without_odd_papers
 from vision.track import TrackedCard
 
 __all__ = ["Sighting", "sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
@@ -112,10 +112,10 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     factor = before.enlarged if before is not None else 1.0
     cards = _search(frame_bgr, factor, settled, frame_index, profile, areas)
-    if factor == 1.0 and len(cards) < 2:
+    if factor == 1.0:
         # (a camera too far or of too low a resolution shows the cards too small to find: they are
         # looked for in the frame enlarged, from then on)
-        enlarged = enlarged_for(cards_too_small(frame_bgr, found_xy=[card.corners_xy for card in cards]))
+        enlarged = enlarged_for(cards_seen_small(frame_bgr, cards))
         if enlarged is not None:
             bigger = _search(frame_bgr, enlarged, settled, frame_index, profile, areas)
             if len(bigger) > len(cards):

@@ -19,20 +19,16 @@ from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
 from vision.arrange import arrange_rows, ends_continued, gap_places, nearest_seats, row_gaps
 from vision.beneath import find_cards_beneath
 from vision.card_sizes import sizes_in_view
-from vision.find import CardQuad, SmallCards, cards_too_small, working_copy
+from vision.find import CardQuad, SmallCards, working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
 from vision.nearer import cards_nearer
 from vision.partial import lone_partly_hidden, partly_hidden
-from vision.pipeline import DetectedCard, doubted_beneath, enlarged_for, read_partly_hidden, read_table, scaled_card
-from vision.quads import order_corners, sides
+from vision.pipeline import DetectedCard, cards_seen_small, doubted_beneath, enlarged_for, read_partly_hidden, read_table, scaled_card
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
 
 # A card read with less confidence than this may be misread: a person should look.
 UNCERTAIN_BELOW = 0.5
-# Where most cards read are smaller than this, the frame is read again enlarged (the finder looks for
-# 60 px and more: the far cards, smaller still, may be missed).
-_SMALL_FOUND_PX = 70.0
 _PAPER_CARDS = 4  # a lone card looked for before a seat with no row is paper like that of the cards nearest there
 # How far the truth usually lies from a misreading, per criterion (colours, shapes, symbols): below
 # it, and above it. A misread mostly misses something (glare washes a symbol out, the card's edge
@@ -108,7 +104,7 @@ class TableRow:
 class TableResult:
     """Everything read and decided from one frame; ``rowless`` names the seated players
     whose row was not found (every player has at least a starting card: a person should look);
-    ``too_small``, the cards seen too small, when they are (see ``_too_small``)."""
+    ``too_small``, the cards seen too small, when they are (see ``vision.pipeline.cards_seen_small``)."""
 
     size_wh: tuple[int, int]
     cards: tuple[DetectedCard, ...]
@@ -238,20 +234,7 @@ def _referee_frame(
     found = {row.player for row in rows}
     rowless = tuple(seat.name for seat in seats or () if seat.name not in found)
     return TableResult(size_wh, tuple(cards), unread, tuple(rows), tuple(ranking), rowless,
-                       _too_small(frame_bgr, small_bgr, cards, on_table.point_cards_xy))
-
-
-def _too_small(frame_bgr: NDArray[np.uint8], small_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard],
-               point_cards_xy: Sequence[NDArray[np.float32]]) -> SmallCards | None:
-    """The cards seen too small (a camera too far, or of too low a resolution): the cards read,
-    where most are smaller than ``_SMALL_FOUND_PX`` (the far ones, smaller still, may be missed);
-    where fewer than two are read, the cards too small to be found (``cards_too_small``; a face
-    found but not read may be several small cards as one: the patches in it count)."""
-    if len(cards) < 2:
-        return cards_too_small(frame_bgr, small_bgr, [*(card.corners_xy for card in cards), *point_cards_xy])
-    shorts = np.array([min(sides(order_corners(card.corners_xy))) for card in cards])
-    typical = float(np.median(shorts))
-    return SmallCards(int(np.count_nonzero(shorts < _SMALL_FOUND_PX)), typical) if typical < _SMALL_FOUND_PX else None
+                       cards_seen_small(frame_bgr, cards, on_table.point_cards_xy, small_bgr))
 
 
 def _with_partly_hidden(

@@ -71,6 +71,6 @@ def test_cards_too_small_to_find_are_searched_for_in_the_frame_enlarged_from_the
     assert first.enlarged > 1.5 and len(first.cards) == len(cards)
     assert max(x for card in first.cards for x, _ in card.corners_xy) < frame.shape[1]  # (in the frame's own pixels)
     probed = []
-    monkeypatch.setattr(live_read, "cards_too_small", lambda *args: probed.append(args))
+    monkeypatch.setattr(live_read, "cards_seen_small", lambda *args: probed.append(args))
     again = sight_cards(frame, 1.5, 45, first, ())  # (the once-a-second search)
     assert again.searched and again.enlarged == first.enlarged and len(again.cards) == len(cards) and not probed
