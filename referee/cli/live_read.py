@@ -112,9 +112,11 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     factor = before.enlarged if before is not None else 1.0
     cards = _search(frame_bgr, factor, settled, frame_index, profile, areas)
-    if factor == 1.0:
+    if factor == 1.0 and len(cards) < 2:
         # (a camera too far or of too low a resolution shows the cards too small to find: they are
-        # looked for in the frame enlarged, from then on)
+        # looked for in the frame enlarged, from then on. Where cards are found, small ones are not
+        # enlarged for, as check does: every frame would cost twice, and the tracker gathers a card
+        # missed in one frame from the others)
         enlarged = enlarged_for(cards_seen_small(frame_bgr, cards))
         if enlarged is not None:
             bigger = _search(frame_bgr, enlarged, settled, frame_index, profile, areas)
