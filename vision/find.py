@@ -136,8 +136,9 @@ def _in_boxes(frame_bgr: NDArray[np.uint8], boxes: Sequence[tuple[int, int, int,
 
 @dataclass(frozen=True)
 class SmallCards:
-    """Card-shaped patches of paper too small for ``find_cards``: how many, and their median
-    short side in frame pixels."""
+    """Cards seen too small: how many, and how small they show (a typical short side, in frame
+    pixels: the median of patches too small for ``find_cards``; of cards read, see
+    ``vision.pipeline.cards_seen_small``)."""
 
     count: int
     short_px: float

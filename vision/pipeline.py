@@ -48,10 +48,10 @@ PARTLY_HIDDEN_CONFIDENCE = 0.2
 # A card with another card over part of its printed area may read that card's symbols as its
 # own: dev medium 409 card 15, found whole, read a yellow bar of the card over its corner surely.
 _BENEATH = "another card lies over part of the card", 0.4
-# A frame whose cards show too small (``cards_seen_small``) is read
-# enlarged for them to show this short side (the finder looks for 60 px and more), at most
-# _MOST_ENLARGED times: on a dev medium set shrunk until its smallest card showed 48 px, recall
-# went from 38.5 to 97.7 % (99.2 at full size).
+# A frame whose cards show too small (``cards_seen_small``) is read enlarged for them to show
+# this short side (the finder looks for 60 px and more), at most _MOST_ENLARGED times: on a dev
+# medium set shrunk until each photo's smallest card showed 48 px, recall went from 38.5 to 97.6 %
+# (99.2 at full size).
 _ENLARGE_TO_PX = 90.0
 _MOST_ENLARGED = 3.0
 # ... and so is one where a quarter of the cards read are smaller than this (the far ones may be
@@ -143,10 +143,11 @@ def _placed(quad: CardQuad, reading: CardReading, card_wh: tuple[int, int]) -> D
 def cards_seen_small(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], point_cards_xy: Sequence[NDArray] = (),
                      small_bgr: NDArray[np.uint8] | None = None) -> SmallCards | None:
     """The cards seen too small (a camera too far, or of too low a resolution), when they are:
-    the ``cards`` read, where a quarter of them are smaller than ``_SMALL_READ_PX`` (the far ones,
-    smaller still, may be missed: their size is that quarter's largest); where fewer than two are read, the cards too small to be found
-    (``vision.find.cards_too_small``, leaving out what lies in the cards read and the point
-    cards seen; a face found but not read may be several small cards as one)."""
+    the ``cards`` read, where a quarter of them are smaller than ``_SMALL_READ_PX`` (the far
+    ones, smaller still, may be missed; their size is the largest of that quarter's); where
+    fewer than two are read, the cards too small to be found (``vision.find.cards_too_small``,
+    leaving out what lies in the cards read and the point cards seen; a face found but not read
+    may be several small cards as one)."""
     if len(cards) < 2:
         return cards_too_small(frame_bgr, small_bgr, [*(card.corners_xy for card in cards), *point_cards_xy])
     shorts = np.array([min(sides(order_corners(card.corners_xy))) for card in cards])
