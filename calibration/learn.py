@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -16,6 +15,7 @@ from calibration.config import Calibration
 from calibration.profile import ink_samples, learn_profile
 from calibration.propose import ProposalError, off_heap, propose_seats, table_centre
 from calibration.rows import row_chains
+from calibration.seats import scaled_seat
 from vision.backs import find_backs
 
 __all__ = ["calibrate_frame", "ProposalError"]
@@ -45,7 +45,7 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
         return _calibrate_frame(frame_bgr, players)
     except ProposalError as error:
         from vision.find import cards_too_small
-        from vision.pipeline import enlarged_for
+        from vision.pipeline import enlarged_for, enlarged_frame
 
         small = cards_too_small(frame_bgr)
         if small is None:
@@ -54,13 +54,12 @@ def calibrate_frame(frame_bgr: NDArray[np.uint8], players: Sequence[str] | None 
         if factor is None:
             raise ProposalError(f"{error} (the cards seen are only {small.short_px:.0f} px on their short side, too small to "
                                 "read: the referee needs about 80 px; move the camera closer or raise its resolution)") from None
-    enlarged = _calibrate_frame(cv2.resize(frame_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC), players)
+    enlarged = _calibrate_frame(enlarged_frame(frame_bgr, factor), players)
 
     def back(points: tuple[tuple[float, float], ...] | None) -> tuple[tuple[float, float], ...] | None:
         return None if points is None else _points(np.array(points, np.float64) / factor)
 
-    seats = tuple(replace(seat, position_xy=(round(seat.position_xy[0] / factor, 1), round(seat.position_xy[1] / factor, 1)))
-                  for seat in enlarged.seats)
+    seats = tuple(scaled_seat(seat, 1 / factor) for seat in enlarged.seats)
     return replace(enlarged, seats=seats, image_size_wh=(frame_bgr.shape[1], frame_bgr.shape[0]), table=back(enlarged.table),
                    pool=back(enlarged.pool))
 

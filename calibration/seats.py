@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["Seat", "table_centre", "facing", "left_to_right"]
+__all__ = ["Seat", "scaled_seat", "table_centre", "facing", "left_to_right"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,11 @@ class Seat:
             raise ValueError("a seat needs a name, got an empty one")
         if len(self.position_xy) != 2 or not all(math.isfinite(v) for v in self.position_xy):
             raise ValueError(f"a seat's position is [x, y], got {self.position_xy!r}")
+
+
+def scaled_seat(seat: Seat, factor: float) -> Seat:
+    """The seat of a frame scaled by ``factor`` (enlarged or shrunk)."""
+    return Seat(seat.name, (seat.position_xy[0] * factor, seat.position_xy[1] * factor), seat.guessed)
 
 
 def table_centre(seats: Sequence[Seat], image_size_wh: tuple[int, int]) -> tuple[float, float]:

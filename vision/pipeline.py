@@ -20,7 +20,8 @@ from vision.records import CardReading, SymbolReading
 from vision.stacked import lying_beneath
 
 __all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "read_partly_hidden", "without_odd_papers",
-           "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath", "cards_seen_small", "enlarged_for", "scaled_card"]
+           "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath", "cards_seen_small", "enlarged_for", "enlarged_frame",
+           "scaled_card"]
 
 # A face's paper keeps at least this share of the lightness (Lab L) of the other faces' paper
 # in the frame: on dev renders a card in the deepest shadow, where the light also falls off,
@@ -162,6 +163,11 @@ def enlarged_for(small: SmallCards | None) -> float | None:
     if small is None or small.short_px * _MOST_ENLARGED < _ENLARGE_TO_PX:
         return None
     return _ENLARGE_TO_PX / small.short_px
+
+
+def enlarged_frame(frame_bgr: NDArray[np.uint8], factor: float) -> NDArray[np.uint8]:
+    """The frame enlarged ``factor`` times (``enlarged_for``), as its cards are read again."""
+    return cv2.resize(frame_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
 
 
 def scaled_card(card: DetectedCard, factor: float) -> DetectedCard:

@@ -23,7 +23,8 @@ from numpy.typing import NDArray
 from calibration.areas import TableAreas, row_candidates, scaled_areas, search_box
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
 from vision.find import CardQuad, find_cards
-from vision.pipeline import DetectedCard, cards_seen_small, doubted_beneath, enlarged_for, read_quad, scaled_card, without_odd_papers
+from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, enlarged_for, enlarged_frame, read_quad, scaled_card,
+                             without_odd_papers)
 from vision.track import TrackedCard
 
 __all__ = ["Sighting", "sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
@@ -130,7 +131,7 @@ def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[Track
             profile: ColourProfile | None, areas: TableAreas | None) -> tuple[DetectedCard, ...]:
     """The cards that may be in a row, found and read in the frame enlarged ``factor`` times, in
     the frame's pixels; a settled card found where it lay keeps its reading (see ``sight_cards``)."""
-    image = frame_bgr if factor == 1.0 else cv2.resize(frame_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
+    image = frame_bgr if factor == 1.0 else enlarged_frame(frame_bgr, factor)
     box = search_box(scaled_areas(areas, factor) if areas else None, (image.shape[1], image.shape[0]))
     quads = [CardQuad(quad.corners_xy / factor, quad.fill) for quad in find_cards(image, box)]
     quads = [quads[k] for k in row_candidates([q.corners_xy.mean(axis=0) for q in quads], areas)]

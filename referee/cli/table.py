@@ -6,13 +6,12 @@ from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any, Sequence
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.areas import TableAreas, inward_from_edge, row_candidates, scaled_areas, search_box
 from calibration.gaps import TableLook
-from calibration.seats import Seat, facing, left_to_right, table_centre
+from calibration.seats import Seat, facing, left_to_right, scaled_seat, table_centre
 from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
@@ -23,7 +22,8 @@ from vision.find import CardQuad, SmallCards, working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
 from vision.nearer import cards_nearer
 from vision.partial import lone_partly_hidden, partly_hidden
-from vision.pipeline import DetectedCard, cards_seen_small, doubted_beneath, enlarged_for, read_partly_hidden, read_table, scaled_card
+from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, enlarged_for, enlarged_frame, read_partly_hidden, read_table,
+                             scaled_card)
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
 
@@ -142,9 +142,7 @@ def referee_frame(
     factor = enlarged_for(result.too_small)
     if factor is None:
         return result
-    enlarged = cv2.resize(frame_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
-    bigger = _referee_frame(enlarged, [replace(seat, position_xy=(seat.position_xy[0] * factor, seat.position_xy[1] * factor))
-                                       for seat in seats] if seats else seats,
+    bigger = _referee_frame(enlarged_frame(frame_bgr, factor), [scaled_seat(seat, factor) for seat in seats] if seats else seats,
                             scaled_areas(areas, factor) if areas else areas, profile)
     if len(bigger.cards) <= len(result.cards):
         # (what looked like small cards was not: pieces of cards, point cards' printed frames)
