@@ -4,7 +4,7 @@
 detected cards and returns a snapshot of every tracked card. A card is *settled*
 (laid) once it has been seen whole and lying still for ``settle_s`` seconds (time,
 not frames, so the frame rate does not matter) and read surely at least once (a card
-only ever read doubtfully, after a second of lying still); an outline smaller than
+only ever read doubtfully, after a second of lying still and found in every frame); an outline smaller than
 the card's (a hand over part of it) never lays it. Its criteria are a
 confidence-weighted vote over the frames in which it was seen whole, where doubtful
 readings count only while no sure one came. A settled card that goes missing is
@@ -50,7 +50,7 @@ _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only pa
 _COVERED_STILL_S = 5.0  # ... unless read surely: a hand over it this long keeps its stillness clock
 _PARTIAL_HOLD_S = 1.0  # a smaller outline of a card not yet laid passes for a hand over it this long after its last whole sighting
 _TRUSTED = 0.5  # a reading this confident may decide a card's criteria; below it only when no better one came
-_DOUBTFUL_SETTLE_S = 1.0  # a card read only doubtfully is laid once it has lain still this long
+_DOUBTFUL_SETTLE_S = 1.0  # a card read only doubtfully is laid once it has lain still, found in every frame, this long
 _EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare table
 _TABLE_TOL = 35.0  # colour distance to the bare table of a clean ring round a card
 _TABLE_SHARE = 0.75  # share of that ring showing one colour for it to be surely the table
@@ -127,6 +127,7 @@ class _Track:
     ring_bgr: NDArray[np.float64] | None = None  # ... and their colours
     place_bgr: NDArray[np.float64] | None = None  # the colours of its place when last looked at while it was missing
     still_since: float = 0.0  # when the card's latest still stretch began
+    missed_t: float = -math.inf  # when the card, not laid yet, was last missing from a frame's cards
     reason: str = ""  # why the latest reading failed
     warned: bool = False
 
@@ -226,6 +227,7 @@ class CardTracker:
                 continue
             gone = t - track.last_seen_t
             if track.settled_t is None:
+                track.missed_t = t
                 lay_still = bool(track.votes) and bool(track.path)
                 if gone > (_COVERED_STILL_S if lay_still else self._gap_s(_DROP_TENTATIVE_S)):
                     del self._tracks[track.id]
@@ -389,7 +391,10 @@ class CardTracker:
             return
         if t - track.path[0][0] < self.settle_s - 1e-6:
             return
-        if not track.votes and not (track.doubts and t - track.still_since >= _DOUBTFUL_SETTLE_S - 1e-6):
+        # (read only doubtfully, it must also have been found in every frame for that long: glare
+        # on the table or a reflection, read as a faint symbol, is found in one search, missed
+        # in the next; a card lying bare is found every time)
+        if not track.votes and not (track.doubts and t - max(track.still_since, track.missed_t) >= _DOUBTFUL_SETTLE_S - 1e-6):
             return
         self._settle(track, frame_index, t, frame_bgr)
 
