@@ -50,6 +50,7 @@ _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only pa
 _COVERED_STILL_S = 5.0  # ... unless read surely: a hand over it this long keeps its stillness clock
 _PARTIAL_HOLD_S = 1.0  # a smaller outline of a card not yet laid passes for a hand over it this long after its last whole sighting
 _TRUSTED = 0.5  # a reading this confident may decide a card's criteria; below it only when no better one came
+_SLID_ON = 1.5  # a card waiting under a hand is the card laid read alike within this many short sides of it
 _DOUBTFUL_SETTLE_S = 1.0  # a card read only doubtfully is laid once it has lain still, found in every frame, this long
 _EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare table
 _TABLE_TOL = 35.0  # colour distance to the bare table of a clean ring round a card
@@ -70,8 +71,9 @@ class TrackedCard:
     ``corners_xy`` (4, 2) float32 is where it was last seen (kept while hidden);
     ``criteria`` is the vote's winner (None before any reading); ``settled_t`` the
     time it was first seen lying still, None while it has not settled. ``waiting``: not
-    laid yet, but seen lying still twice and read surely before a hand covered it;
-    it is laid when it shows again in its place (see ``rows_of``).
+    laid yet, but seen whole lying still twice: in view (read doubtfully, it is laid after
+    a second), or read surely before a hand covered it (it is laid when it shows again in
+    its place); the cards after it in its row wait for it (see ``rows_of``).
     """
 
     id: int
@@ -221,6 +223,7 @@ class CardTracker:
                 track.warned = True
                 x, y = (float(v) for v in track.corners_xy.mean(axis=0))
                 unreadable.append((track.id, (x, y), track.reason or "no reading"))
+        self._forget_slid_on(seen, t)
         removed = []
         for track in list(self._tracks.values()):
             if track.id in seen:
@@ -241,6 +244,16 @@ class CardTracker:
                     removed.append(track.id)
         snapshot = tuple(self._snapshot(track, track.id not in seen) for track in self._tracks.values())
         return TrackerUpdate(snapshot, tuple(removed), tuple(unreadable))
+
+    def _forget_slid_on(self, seen: set[int], t: float) -> None:
+        """A card held still a moment, then slid on and laid a little further (read alike, within
+        ``_SLID_ON`` short sides) was the one that lay there: it no longer waits under a hand."""
+        for track in [track for track in self._tracks.values() if track.settled_t == t]:
+            criteria = _voted(track)[0]
+            for other in list(self._tracks.values()):
+                if (other.id not in seen and other.settled_t is None and other.votes and _voted(other)[0] == criteria
+                        and np.linalg.norm(other.centre - track.centre) <= _SLID_ON * track.short):
+                    del self._tracks[other.id]
 
     def _follow_light(self, frame_bgr: NDArray[np.uint8], t: float) -> None:
         """The change of light since the first frame: the median change of patches spread over the
@@ -513,11 +526,17 @@ class CardTracker:
         return (1 - v) * ((1 - u) * c[0] + u * c[1]) + v * ((1 - u) * c[3] + u * c[2])
 
     def _snapshot(self, track: _Track, hidden: bool) -> TrackedCard:
-        tally = track.votes or track.doubts
-        criteria, votes = max(reversed(tally.items()), key=lambda kv: kv[1]) if tally else (None, 0.0)
-        waiting = hidden and track.settled_t is None and bool(track.votes) and track.whole_seen >= 2
+        criteria, votes = _voted(track)
+        waiting = track.settled_t is None and track.whole_seen >= 2 and bool(track.votes if hidden else track.path and criteria is not None)
         return TrackedCard(track.id, track.corners_xy.copy(), criteria, float(votes), track.settled_t,
                            track.settled_frame, hidden, track.reading, waiting)
+
+
+def _voted(track: _Track) -> tuple[Criteria | None, float]:
+    """The criteria the card's readings vote for (sure ones, else doubtful ones; of equal votes the
+    newer), and their votes; (None, 0) before any reading."""
+    tally = track.votes or track.doubts
+    return max(reversed(tally.items()), key=lambda kv: kv[1]) if tally else (None, 0.0)
 
 
 def _inside(point: NDArray, quad: NDArray) -> bool:
@@ -561,8 +580,9 @@ def row_layout(cards: Sequence[TrackedCard]) -> tuple:
 def rows_of(cards: Sequence[TrackedCard], seats: Sequence[Seat] | None, size_wh: tuple[int, int]) -> dict[str, tuple[TrackedCard, ...]]:
     """Each player's row of settled cards (hidden ones at their last place), left to right.
 
-    A row ends before a card still waiting under a hand (``TrackedCard.waiting``): a row is
-    laid left to right, so the cards after it wait for it, and each is laid in its place."""
+    A row ends before a card lying in it not laid yet, or still waiting under a hand
+    (``TrackedCard.waiting``): a row is laid left to right, so the cards after it wait for
+    it, and each is laid in its place."""
     known = [card for card in cards if (card.is_settled or card.waiting) and card.criteria is not None]
     placed = arrange_rows([card.corners_xy for card in known], seats, size_wh)
     return {row.player: tuple(itertools.takewhile(lambda card: card.is_settled, (known[k] for k in row.cards)))

@@ -260,6 +260,16 @@ def test_something_found_in_every_other_search_and_read_only_doubtfully_is_never
         assert not any(card.is_settled for card in update.cards)
 
 
+def test_a_card_held_still_a_moment_then_slid_on_and_laid_no_longer_waits_where_it_was_held() -> None:
+    # Read surely while held still over the row's end, then slid a card's width on and laid there:
+    # nothing waits under a hand where it was held, so the row goes on to it.
+    tracker = CardTracker()
+    held = (SLOTS[2][0] + 50, SLOTS[2][1])
+    _, (t, f) = run(tracker, 0.2, 15, [detected(held, CRITS[3])])
+    update, _ = run(tracker, 0.6, 15, [detected(SLOTS[2], CRITS[3])], t, f)
+    assert [(c.is_settled, c.waiting, c.criteria) for c in update.cards] == [(True, False, CRITS[3])]
+
+
 def test_a_card_partly_covered_by_the_hand_laying_it_is_not_laid_until_the_hand_lets_go() -> None:
     # Seen whole once as the hand slides it in, then with the fingers over its far end (a
     # shorter outline, read doubtfully, as the reader does where something overlaps a card).
@@ -347,6 +357,18 @@ def test_rows_come_from_settled_cards_in_each_players_order() -> None:
     rows = rows_of(update.cards, [Seat("Anna", (180.0, 240.0)), Seat("Ben", (180.0, 0.0))], FRAME_WH)
     assert list(rows) == ["Anna"]
     assert [c.criteria for c in rows["Anna"]] == CRITS[:3]
+
+
+def test_cards_after_one_lying_in_view_read_only_doubtfully_wait_for_it_to_be_laid() -> None:
+    # A row at the start of a round, its middle card read doubtfully (glare): it is laid after a
+    # second, and the card after it with it, in its place (not first, as the row's second card).
+    tracker = CardTracker()
+    seats = [Seat("Anna", (180.0, 240.0)), Seat("Ben", (180.0, 0.0))]
+    cards = [detected((100 + 55 * k, 170), CRITS[k], confidence=0.4 if k == 1 else 0.9) for k in range(3)]
+    update, (t, f) = run(tracker, 0.5, 15, cards)
+    assert [c.criteria for c in rows_of(update.cards, seats, FRAME_WH)["Anna"]] == CRITS[:1]
+    update, _ = run(tracker, 0.6, 15, cards, t, f)
+    assert [c.criteria for c in rows_of(update.cards, seats, FRAME_WH)["Anna"]] == CRITS[:3]
 
 
 def test_a_card_laid_after_one_still_under_a_hand_waits_for_it_and_each_comes_in_its_place() -> None:
