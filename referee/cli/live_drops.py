@@ -21,13 +21,14 @@ import json
 import random
 import sys
 import tempfile
+import traceback
 from pathlib import Path
 from typing import Iterator, Sequence
 
 from fixtures.timeline import check_outcome, check_timeline
 from referee.cli import live_source
 
-__all__ = ["main", "looked_at"]
+__all__ = ["main", "looked_at", "failure"]
 
 CLIPS = Path(__file__).resolve().parents[2] / "fixtures" / "video"
 
@@ -67,11 +68,13 @@ def _referee(clip: Path, fps: float, seed: int) -> list[dict]:
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
-def _failure(check, *args) -> str | None:
+def failure(check, *args) -> str | None:
+    """What ``check(*args)`` found wrong (its message, or the failing assertion's line), None when nothing."""
     try:
         check(*args)
     except AssertionError as error:
-        return (str(error) or "AssertionError").splitlines()[0][:160]
+        line = traceback.extract_tb(error.__traceback__)[-1].line or "AssertionError"
+        return (str(error) or line).splitlines()[0][:160]
     return None
 
 
@@ -91,8 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for seed in range(args.first_seed, args.first_seed + args.runs):
         events = _referee(clip, args.looked, seed)
         clip_t = lambda event: event["t"]  # noqa: E731
-        late = _failure(check_timeline, events, truth, clip_t, 3 / args.looked)
-        wrong = _failure(check_outcome, events, truth, clip_t)
+        late = failure(check_timeline, events, truth, clip_t, 3 / args.looked)
+        wrong = failure(check_outcome, events, truth, clip_t)
         on_time += late is None
         outcome += wrong is None
         print(f"run {seed}: lay times {'right' if late is None else 'WRONG: ' + late}; "
