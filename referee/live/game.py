@@ -24,6 +24,8 @@ from referee.live.events import Event
 
 __all__ = ["SeenCard", "Phase", "LiveGame", "round_scored_data"]
 
+GLITCH_WAIT_S = 2.0  # while a row glitches (a card laid, still followed, missing from it), new cards in it wait this long
+
 
 @dataclass(frozen=True)
 class SeenCard:
@@ -65,6 +67,7 @@ class LiveGame:
         self.results: dict[int, RoundResult] = {}
         self._stale: set[int] = set()
         self._tracked: set[int] | None = None
+        self._glitch_t: dict[str, float] = {}  # since when each row has glitched
         self._placeholder = -1
 
     # --- what the camera sees -------------------------------------------------------------
@@ -133,6 +136,15 @@ class LiveGame:
                 last = max(last, old.index(entry))
             entry.criteria = card.criteria
             new.append(entry)
+        # A row seen without a card laid in it that is still followed was arranged wrong in this
+        # frame (a lone card nearer the player taken for the row, the cards laid left out): the
+        # cards new in it may be a card in a hand or a pool card, or stand in the wrong place.
+        # They wait for the row to be seen whole again, or for ``GLITCH_WAIT_S``.
+        if held and laid and t - self._glitch_t.setdefault(player, t) < GLITCH_WAIT_S:
+            new = [entry for entry in new if entry not in laid]
+            laid = []
+        if not held:
+            self._glitch_t.pop(player, None)
         for entry in sorted(waiting + held, key=old.index):
             new.insert(min(old.index(entry), len(new)), entry)
         events = []
@@ -182,6 +194,7 @@ class LiveGame:
         self.round += 1
         self.phase = Phase.PLAYING
         self.rows = {p: [] for p in self.players}
+        self._glitch_t.clear()
         return [Event("round_started", t, frame, {"round": self.round})]
 
     def _score(self, stopped_by: str | None, frame: int, t: float,

@@ -6,7 +6,7 @@ import pytest
 
 from referee.cards import Criteria
 from referee.live.events import Event
-from referee.live.game import LiveGame, Phase, SeenCard
+from referee.live.game import GLITCH_WAIT_S, LiveGame, Phase, SeenCard
 from referee.live.store import GameStore
 
 CLEAN = [Criteria(4, 3, 5), Criteria(3, 2, 8), Criteria(5, 3, 7), Criteria(1, 1, 1),
@@ -98,6 +98,28 @@ def test_a_card_still_tracked_keeps_its_place_when_the_rows_glitch() -> None:
     # Once the tracker lets a card go, it has left the row.
     events = game.observe({"Anna": [SeenCard(0, CLEAN[0]), SeenCard(1, CLEAN[1])]}, 4, 0.4, tracked={0, 1})
     assert [(e.type, e.data) for e in events] == [("card_removed", {"player": "Anna", "position": 2})]
+
+
+def test_a_card_new_in_a_row_seen_without_its_laid_cards_waits_for_the_row_to_show_whole() -> None:
+    game = LiveGame(["Anna", "Ben"])
+    game.start(0, 0.0)
+    game.observe({"Anna": seen(CLEAN[:2])}, 1, 0.1, tracked={0, 1})
+    # Her row is taken for the lone new card nearest her (its laid cards left out): the card may
+    # be one in her hand, and stands in the wrong place. Seen whole again, it is laid after them.
+    assert game.observe({"Anna": [SeenCard(7, CLEAN[2])]}, 2, 0.2, tracked={0, 1, 7}) == []
+    assert game.row_ids() == {"Anna": (0, 1), "Ben": ()}
+    events = game.observe({"Anna": [*seen(CLEAN[:2]), SeenCard(7, CLEAN[2])]}, 3, 0.3, tracked={0, 1, 7})
+    assert [(e.type, e.data["position"]) for e in events] == [("card_laid", 2)]
+
+
+def test_a_row_that_goes_on_glitching_has_its_new_card_laid_after_a_while() -> None:
+    game = LiveGame(["Anna", "Ben"])
+    game.start(0, 0.0)
+    game.observe({"Anna": seen(CLEAN[:2])}, 1, 0.1, tracked={0, 1})
+    assert game.observe({"Anna": [SeenCard(7, CLEAN[2])]}, 2, 0.2, tracked={0, 1, 7}) == []
+    events = game.observe({"Anna": [SeenCard(7, CLEAN[2])]}, 40, 0.2 + GLITCH_WAIT_S, tracked={0, 1, 7})
+    assert [(e.type, e.data["position"]) for e in events] == [("card_laid", 2)]
+    assert game.row_ids() == {"Anna": (0, 1, 7), "Ben": ()}
 
 
 def test_five_rounds_make_a_game_with_standings() -> None:
