@@ -12,7 +12,10 @@ from calibration.seats import Seat
 from referee.cli import main
 from vision.bench import Tally, match_cards, score_photo
 from vision.images import load_image
-from vision.pipeline import PARTLY_HIDDEN_CONFIDENCE, DetectedCard, TableReading, _medians_of_others, read_table, without_odd_papers
+import vision.pipeline
+from vision.find import CardQuad
+from vision.pipeline import (PARTLY_HIDDEN_CONFIDENCE, DetectedCard, TableReading, _medians_of_others, read_quad, read_table,
+                             without_odd_papers)
 from vision.records import CardReading, Criteria
 
 PHOTOS = Path(__file__).resolve().parents[2] / "fixtures" / "photos"
@@ -175,6 +178,21 @@ def test_a_face_of_another_tint_is_dropped_and_one_under_the_warm_lamp_is_kept()
     assert [card.corners_xy[0, 0] for card in kept] == [20, 100, 180, 260]
     # Readings kept from other frames keep those frames' light: their tints are not compared.
     assert len(without_odd_papers(lit + [under_lamp, glare], by_tint=False)) == 5
+
+
+@pytest.mark.parametrize("confidence, at_edge, kept", [(0.3, False, True), (0.3, True, False), (0.9, True, True)],
+                         ids=["doubtful inside", "doubtful at the edge", "sure at the edge"])
+def test_a_face_read_doubtfully_that_runs_into_the_frames_edge_is_left_out(confidence, at_edge, kept, monkeypatch) -> None:
+    # A strip of a pale dotted table between a card and the frame's top edge reads as a card
+    # with three green circles, doubtfully: cut by the frame, it is no card seen whole.
+    frame = np.full((240, 360, 3), 200, np.uint8)
+    top = 0.0 if at_edge else 40.0
+    quad = CardQuad(np.array([[100, top], [160, top], [160, top + 90], [100, top + 90]], np.float32), 1.0)
+    reading = CardReading((), Criteria(1, 1, 3), confidence, True)
+    monkeypatch.setattr(vision.pipeline, "read_card", lambda *args, **kwargs: reading)
+    monkeypatch.setattr(vision.pipeline, "find_cards", lambda *args, **kwargs: [quad])
+    assert (read_quad(frame, quad) is not None) == kept
+    assert len(read_table(frame).cards) == kept
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 9, 10], ids=lambda n: f"{n} faces")
