@@ -36,7 +36,7 @@ import yaml
 from fixtures.timeline import check_outcome, check_scored, check_timeline
 from referee.cli.live_drops import failure
 
-__all__ = ["RoundResult", "main", "referee_round", "shrunk_clip"]
+__all__ = ["RoundResult", "main", "referee_round", "held_to_truth", "shrunk_clip"]
 
 FPS = 15
 SIZE = (1280, 720)
@@ -106,14 +106,18 @@ def referee_round(clip: Path, seed: int) -> RoundResult:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             referee_main(["live", "--video", str(clip), "--calibration", str(seats), "--events", "-",
                           "--db", str(Path(folder) / "g.db"), "--headless"])
-    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    return held_to_truth(seed, [json.loads(line) for line in out.getvalue().splitlines()], truth)
+
+
+def held_to_truth(seed: int, events: list[dict], truth: dict) -> RoundResult:
+    """A round's event log (``referee live --events``) held to its truth (``fixtures.video``'s timeline)."""
     clip_t = lambda event: event["t"]  # noqa: E731
     scored = next((e for e in events if e["type"] == "round_scored"), {"rows": []})
     seen = {row["player"]: [_words(c) for c in row["cards"]] for row in scored["rows"]}
     right = read_wrong = missed = extra = 0
     differences = []
     for row in truth["rows"]:
-        due, got = [_words(c) for c in row["cards"]], seen.get(row["player"], [])
+        player, due, got = row["player"], [_words(c) for c in row["cards"]], seen.get(row["player"], [])
         for op, a0, a1, b0, b1 in SequenceMatcher(None, due, got, autojunk=False).get_opcodes():
             if op == "equal":
                 right += a1 - a0
@@ -121,14 +125,20 @@ def referee_round(clip: Path, seed: int) -> RoundResult:
             read_wrong += min(a1 - a0, b1 - b0) if op == "replace" else 0
             missed += max(0, (a1 - a0) - (b1 - b0))
             extra += max(0, (b1 - b0) - (a1 - a0))
-            differences.append(f"{row['player']} cards {a0 + 1}-{a1}: {' '.join(due[a0:a1]) or 'none'}, "
-                               f"scored {' '.join(got[b0:b1]) or 'none'}")
+            if op == "insert":
+                differences.append(f"{player}: {' '.join(got[b0:b1])} scored after card {a0}, not in the truth")
+            else:
+                differences.append(f"{player} card{'s' if a1 - a0 > 1 else ''} {a0 + 1}{f'-{a1}' if a1 - a0 > 1 else ''} "
+                                   f"({' '.join(due[a0:a1])}) scored {' '.join(got[b0:b1]) if op == 'replace' else 'missing'}")
     return RoundResult(
         seed, failure(check_timeline, events, truth, clip_t), failure(check_outcome, events, truth, clip_t),
-        failure(check_scored, events, truth),
-        right, read_wrong, missed, extra, tuple(differences),
+        failure(check_scored, events, truth), right, read_wrong, missed, extra, tuple(differences),
         warnings=tuple(e["message"][:60] for e in events if e["type"] == "warning"),
     )
+
+
+def _said(failed: str | None) -> str:
+    return "right" if failed is None else f"WRONG ({failed[:90]})"
 
 
 def _words(criteria: dict) -> str:
@@ -166,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with ProcessPoolExecutor(max(1, args.jobs)) as pool:
         results = list(pool.map(_one, *zip(*((args.tier, seed, args.clips, args.scale) for seed in args.seeds))))
     for r in results:
-        print(f"seed {r.seed}: scored {r.scored or 'right'}; outcome {r.outcome or 'right'}; timeline {r.timeline or 'right'}; "
+        print(f"seed {r.seed}: scored {_said(r.scored)}; outcome {_said(r.outcome)}; timeline {_said(r.timeline)}; "
               f"cards right {r.right}, "
               f"read wrong {r.read_wrong}, missed {r.missed}, extra {r.extra}" + "".join(f"\n    {d}" for d in r.differences)
               + "".join(f"\n    warning: {w}" for w in r.warnings))
