@@ -527,7 +527,8 @@ class CardTracker:
 
     def _snapshot(self, track: _Track, hidden: bool) -> TrackedCard:
         criteria, votes = _voted(track)
-        waiting = track.settled_t is None and track.whole_seen >= 2 and bool(track.votes if hidden else track.path and criteria is not None)
+        seen_still = track.settled_t is None and track.whole_seen >= 2  # not laid, but seen whole lying still twice
+        waiting = seen_still and (bool(track.votes) if hidden else bool(track.path) and criteria is not None)
         return TrackedCard(track.id, track.corners_xy.copy(), criteria, float(votes), track.settled_t,
                            track.settled_frame, hidden, track.reading, waiting)
 
