@@ -139,11 +139,14 @@ class LiveGame:
         # A row seen without a card laid in it that is still followed was arranged wrong in this
         # frame (a lone card nearer the player taken for the row, the cards laid left out): the
         # cards new in it may be a card in a hand or a pool card, or stand in the wrong place.
-        # They wait for the row to be seen whole again, or for ``GLITCH_WAIT_S``.
-        if held and laid and t - self._glitch_t.setdefault(player, t) < GLITCH_WAIT_S:
-            new = [entry for entry in new if entry not in laid]
-            laid = []
-        if not held:
+        # They wait for the row to be seen whole again, up to ``GLITCH_WAIT_S`` after it was first
+        # seen so (a row that goes on glitching, one of its cards nudged off its line, holds none up long).
+        if held:
+            since = self._glitch_t.setdefault(player, t)
+            if laid and t - since < GLITCH_WAIT_S:
+                new = [entry for entry in new if entry not in laid]
+                laid = []
+        else:
             self._glitch_t.pop(player, None)
         for entry in sorted(waiting + held, key=old.index):
             new.insert(min(old.index(entry), len(new)), entry)

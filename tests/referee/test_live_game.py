@@ -122,6 +122,17 @@ def test_a_row_that_goes_on_glitching_has_its_new_card_laid_after_a_while() -> N
     assert game.row_ids() == {"Anna": (0, 1, 7), "Ben": ()}
 
 
+def test_a_card_new_in_a_row_glitching_for_a_while_already_is_laid_at_once() -> None:
+    # One laid card of hers has been left out of her row for long (nudged off its line): a card
+    # laid at the row's end now is laid at once.
+    game = LiveGame(["Anna", "Ben"])
+    game.start(0, 0.0)
+    game.observe({"Anna": seen(CLEAN[:3])}, 1, 0.1, tracked={0, 1, 2})
+    assert game.observe({"Anna": seen(CLEAN[1:3], 1)}, 2, 0.2, tracked={0, 1, 2}) == []
+    events = game.observe({"Anna": [*seen(CLEAN[1:3], 1), SeenCard(7, CLEAN[3])]}, 40, 0.2 + GLITCH_WAIT_S, tracked={0, 1, 2, 7})
+    assert [(e.type, e.data["position"]) for e in events] == [("card_laid", 3)]
+
+
 def test_five_rounds_make_a_game_with_standings() -> None:
     game = LiveGame(["Anna", "Ben"], {0: (1, 7)})
     events = game.start(0, 0.0)
