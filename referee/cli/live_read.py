@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from calibration.areas import TableAreas, row_candidates, scaled_areas, search_box
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
-from vision.find import CardQuad, find_cards
+from vision.find import CardQuad, cards_too_small, find_cards
 from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, enlarged_for, enlarged_frame, read_quad, scaled_card,
                              without_odd_papers)
 from vision.track import TrackedCard
@@ -113,12 +113,15 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     factor = before.enlarged if before is not None else 1.0
     cards = _search(frame_bgr, factor, settled, frame_index, profile, areas)
-    if factor == 1.0 and len(cards) < 2:
+    if factor == 1.0 and (len(cards) < 2 or full_t == t):
         # (a camera too far or of too low a resolution shows the cards too small to find: they are
-        # looked for in the frame enlarged, from then on. Where cards are found, small ones are not
-        # enlarged for, as check does: every frame would cost twice, and the tracker gathers a card
-        # missed in one frame from the others)
-        enlarged = enlarged_for(cards_seen_small(frame_bgr, cards))
+        # looked for in the frame enlarged, from then on. Where cards are found, the frame is looked
+        # at for cards too small to find beside them once a second (a near row found, the far one
+        # not): not, as check does, wherever a quarter of the cards found are small, for every
+        # frame would then cost twice though all its cards are found)
+        small = cards_seen_small(frame_bgr, cards) if len(cards) < 2 else cards_too_small(
+            frame_bgr, found_xy=[card.corners_xy for card in cards])
+        enlarged = enlarged_for(small)
         if enlarged is not None:
             bigger = _search(frame_bgr, enlarged, settled, frame_index, profile, areas)
             if len(bigger) > len(cards):

@@ -74,3 +74,21 @@ def test_cards_too_small_to_find_are_searched_for_in_the_frame_enlarged_from_the
     monkeypatch.setattr(live_read, "cards_seen_small", lambda *args: probed.append(args))
     again = sight_cards(frame, 1.5, 45, first, ())  # (the once-a-second search)
     assert again.searched and again.enlarged == first.enlarged and len(again.cards) == len(cards) and not probed
+
+
+def test_far_cards_too_small_to_find_beside_near_ones_found_are_searched_for_enlarged() -> None:
+    # A near row found as it is, a far one of cards too small to find: the frame is looked at for
+    # them too, and searched enlarged from then on (a 640x360 camera over a table).
+    import cv2
+
+    from tests.vision.test_find import small_cards_scene
+
+    small, cards = small_cards_scene(45)
+    frame = np.concatenate([small, np.broadcast_to(small[:1, :1], (small.shape[0], 220, 3))], axis=1).copy()
+    for x in (small.shape[1] + 30, small.shape[1] + 120):  # (near cards of 70 px: half as large again)
+        corners = np.array([[x, 140], [x + 70, 140], [x + 70, 242], [x, 242]], np.int32)
+        cv2.fillConvexPoly(frame, corners, (235, 242, 245), lineType=cv2.LINE_AA)
+        for dy in (-30, 0, 30):
+            cv2.circle(frame, (x + 35, 191 + dy), 8, (40, 40, 160), -1, cv2.LINE_AA)
+    first = sight_cards(frame, 0.0, 0, None, ())
+    assert first.enlarged > 1.5 and len(first.cards) == len(cards) + 2
