@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from calibration.areas import TableAreas, row_candidates, scaled_areas, search_box
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
 from vision.find import CardQuad, cards_too_small, find_cards
+from vision.quads import order_corners, sides
 from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, enlarged_for, enlarged_frame, read_quad, scaled_card,
                              without_odd_papers)
 from vision.track import TrackedCard
@@ -35,6 +36,7 @@ _SEARCH_EVERY_S = 1.0  # search at least this often, changes or not
 _REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frames
 _MOVING_EVERY_S = 0.25  # while all that changed is still moving, search only this often
 _MIN_REST_CELLS = 4  # changed cells come to rest that are worth a search when no card is known yet
+_SMALL_FOUND_PX = 90.0  # a card found this small on its short side may have smaller ones beside it, too small to find
 SEARCH_INTERVAL_S = 1 / 15  # at most this often: a faster camera's extra frames reuse the latest search
 
 CHECK_EVERY_S = 0.5  # how often the light is checked (source time)
@@ -113,11 +115,11 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     factor = before.enlarged if before is not None else 1.0
     cards = _search(frame_bgr, factor, settled, frame_index, profile, areas)
-    if factor == 1.0 and (len(cards) < 2 or full_t == t):
+    if factor == 1.0 and (len(cards) < 2 or full_t == t and _smallest_px(cards) < _SMALL_FOUND_PX):
         # (a camera too far or of too low a resolution shows the cards too small to find: they are
-        # looked for in the frame enlarged, from then on. Where cards are found, the frame is looked
-        # at for cards too small to find beside them once a second (a near row found, the far one
-        # not): not, as check does, wherever a quarter of the cards found are small, for every
+        # looked for in the frame enlarged, from then on. Where small cards are found, the frame is
+        # looked at for cards too small to find beside them once a second (a near row found, the far
+        # one not): not, as check does, wherever a quarter of the cards found are small, for every
         # frame would then cost twice though all its cards are found)
         small = cards_seen_small(frame_bgr, cards) if len(cards) < 2 else cards_too_small(
             frame_bgr, found_xy=[card.corners_xy for card in cards])
@@ -142,6 +144,11 @@ def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[Track
     cards = without_odd_papers(_read_quads(image, factor, quads, settled, frame_index, profile), by_tint=False)
     # (a card with another laid over part of it may show that card's symbols as its own: doubted)
     return doubted_beneath(frame_bgr, tuple(cards))
+
+
+def _smallest_px(cards: Sequence[DetectedCard]) -> float:
+    """The shortest short side of the cards, in pixels."""
+    return min(min(sides(order_corners(card.corners_xy))) for card in cards)
 
 
 def _rest_cells(known: Sequence[TrackedCard]) -> int:
