@@ -28,7 +28,7 @@ from typing import Iterator, Sequence
 from fixtures.timeline import check_outcome, check_timeline
 from referee.cli import live_source
 
-__all__ = ["main", "looked_at", "failure"]
+__all__ = ["main", "looked_at", "failure", "refereed_events"]
 
 CLIPS = Path(__file__).resolve().parents[2] / "fixtures" / "video"
 
@@ -47,25 +47,30 @@ def looked_at(frames: Iterator, fps: float, seed: int) -> Iterator:
             ready = t + rng.uniform(0.6, 1.4) / fps
 
 
-def _referee(clip: Path, fps: float, seed: int) -> list[dict]:
+def refereed_events(clip: Path, calibration: Path) -> list[dict]:
+    """``referee live``'s event log of the video ``clip`` with ``calibration`` (a fresh database, no window)."""
     from referee.cli import main as referee_main
 
+    out = io.StringIO()
+    with tempfile.TemporaryDirectory(prefix="live-") as folder, contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(io.StringIO()):
+        referee_main(["live", "--video", str(clip), "--calibration", str(calibration), "--events", "-",
+                      "--db", str(Path(folder) / "g.db"), "--headless"])
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def _referee(clip: Path, fps: float, seed: int) -> list[dict]:
     whole = live_source.file_frames
 
     def dropping(path, realtime=False, stop=None):
         rate, frames = whole(path, False, stop)
         return rate, looked_at(frames, fps, seed)
 
-    out = io.StringIO()
     live_source.file_frames = dropping
     try:
-        with tempfile.TemporaryDirectory(prefix="live-drops-") as folder, contextlib.redirect_stdout(out), \
-                contextlib.redirect_stderr(io.StringIO()):
-            referee_main(["live", "--video", str(clip), "--calibration", str(clip.with_suffix(".seats.yaml")),
-                          "--events", "-", "--db", str(Path(folder) / "g.db"), "--headless"])
+        return refereed_events(clip, clip.with_suffix(".seats.yaml"))
     finally:
         live_source.file_frames = whole
-    return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
 def failure(check, *args) -> str | None:

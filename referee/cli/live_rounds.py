@@ -19,8 +19,6 @@ Seeds 100-199 are for looking into failures; seeds 500-599 are for reporting and
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
@@ -34,7 +32,7 @@ import cv2
 import yaml
 
 from fixtures.timeline import check_outcome, check_scored, check_timeline
-from referee.cli.live_drops import failure
+from referee.cli.live_drops import failure, refereed_events
 
 __all__ = ["RoundResult", "main", "referee_round", "held_to_truth", "shrunk_clip"]
 
@@ -96,17 +94,11 @@ def shrunk_clip(clip: Path, scale: float, out: Path) -> Path:
 
 def referee_round(clip: Path, seed: int) -> RoundResult:
     """``referee live`` on ``clip`` (its truth and seats beside it, ``.json``), held to the truth."""
-    from referee.cli import main as referee_main
-
     truth = json.loads(clip.with_suffix(".json").read_text())
-    out = io.StringIO()
     with tempfile.TemporaryDirectory(prefix="live-rounds-") as folder:
         seats = Path(folder) / "seats.yaml"
         seats.write_text(yaml.safe_dump({"seats": truth["seats"]}, sort_keys=False), encoding="utf-8")
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            referee_main(["live", "--video", str(clip), "--calibration", str(seats), "--events", "-",
-                          "--db", str(Path(folder) / "g.db"), "--headless"])
-    return held_to_truth(seed, [json.loads(line) for line in out.getvalue().splitlines()], truth)
+        return held_to_truth(seed, refereed_events(clip, seats), truth)
 
 
 def held_to_truth(seed: int, events: list[dict], truth: dict) -> RoundResult:
