@@ -52,6 +52,7 @@ _PARTIAL_HOLD_S = 1.0  # a smaller outline of a card not yet laid passes for a h
 _TRUSTED = 0.5  # a reading this confident may decide a card's criteria; below it only when no better one came
 _SLID_ON = 1.5  # a card waiting under a hand is the card laid read alike within this many short sides of it
 _DOUBTFUL_SETTLE_S = 1.0  # a card read only doubtfully is laid once it has lain still, found in every frame, this long
+_LOST_KEEP_S = 2.0  # a card not laid yet, lost where it lay still (a hand over it), is the card found there again this long after
 _EMPTY_SHARE = 0.8  # share of a place's samples that must look like the bare table
 _TABLE_TOL = 35.0  # colour distance to the bare table of a clean ring round a card
 _TABLE_SHARE = 0.75  # share of that ring showing one colour for it to be surely the table
@@ -73,7 +74,9 @@ class TrackedCard:
     time it was first seen lying still, None while it has not settled. ``waiting``: not
     laid yet, but seen whole lying still twice: in view (read doubtfully, it is laid after
     a second), or read surely before a hand covered it (it is laid when it shows again in
-    its place); the cards after it in its row wait for it (see ``rows_of``).
+    its place); the cards after it in its row wait for it (see ``rows_of``). ``lying_since``:
+    since when it has lain where it lies now, a hand over it or not (a card not laid yet, lost
+    there under a hand and found again, counts from when it first lay there).
     """
 
     id: int
@@ -85,6 +88,7 @@ class TrackedCard:
     hidden: bool
     reading: CardReading | None = field(default=None, compare=False, repr=False)
     waiting: bool = False
+    lying_since: float = math.inf
 
     @property
     def is_settled(self) -> bool:
@@ -129,6 +133,7 @@ class _Track:
     ring_bgr: NDArray[np.float64] | None = None  # ... and their colours
     place_bgr: NDArray[np.float64] | None = None  # the colours of its place when last looked at while it was missing
     still_since: float = 0.0  # when the card's latest still stretch began
+    lain_since: float = math.inf  # ... or earlier, when a card lost at its place lay still there (see ``_lost``)
     missed_t: float = -math.inf  # when the card, not laid yet, was last missing from a frame's cards
     reason: str = ""  # why the latest reading failed
     warned: bool = False
@@ -175,6 +180,7 @@ class CardTracker:
         """Forget every card (identities start again from 0)."""
         self._tracks: dict[int, _Track] = {}
         self._next_id = 0
+        self._lost: list[tuple[NDArray[np.float64], float, float, float]] = []  # (centre, short side, lying since, lost at)
         self._times: deque = deque(maxlen=9)  # the latest frames' times, for the frame time
         self._frame_s = 0.0  # the time between frames of late (0 before the second frame)
         self._light_bgr = np.zeros(3)  # the change of light since the first frame, added to every colour
@@ -203,6 +209,8 @@ class CardTracker:
         """
         if self._times and t <= self._times[-1]:
             self._times.clear()  # time went back (a new source): the frame time is learned again
+            self._lost.clear()
+        self._lost = [lost for lost in self._lost if t - lost[3] <= _LOST_KEEP_S]
         self._times.append(t)
         self._frame_s = float(np.median(np.diff(np.asarray(self._times)))) if len(self._times) > 1 else 0.0
         if frame_bgr is not None:
@@ -216,6 +224,7 @@ class CardTracker:
                 track_id = self._next_id
                 self._next_id += 1
                 self._tracks[track_id] = _Track(track_id, card.corners_xy.copy(), t, t)
+                self._tracks[track_id].lain_since = self._lain_at(card.corners_xy)
             track = self._tracks[track_id]
             self._observe(track, card, frame_index, t, frame_bgr, fresh)
             seen.add(track_id)
@@ -234,6 +243,8 @@ class CardTracker:
                 lay_still = bool(track.votes) and bool(track.path)
                 if gone > (_COVERED_STILL_S if lay_still else self._gap_s(_DROP_TENTATIVE_S)):
                     del self._tracks[track.id]
+                    if track.whole_seen >= 2 and track.path:
+                        self._lost.append((track.centre, track.short, _lying_since(track), t))
             elif frame_bgr is not None:
                 # Missing: removed once its place has shown the bare table, unchanged from one
                 # look to the next (a hand or an arm over it moves), after ``remove_after_s``.
@@ -244,6 +255,15 @@ class CardTracker:
                     removed.append(track.id)
         snapshot = tuple(self._snapshot(track, track.id not in seen) for track in self._tracks.values())
         return TrackerUpdate(snapshot, tuple(removed), tuple(unreadable))
+
+    def _lain_at(self, corners_xy: NDArray[np.float32]) -> float:
+        """Since when a card not laid yet, lost lately where a card is now found (a hand over it), lay still there
+        (infinity: none did); that place is forgotten, the card found is the one that lay there."""
+        centre = corners_xy.mean(axis=0).astype(np.float64)
+        apart = [float(np.linalg.norm(lost[0] - centre)) / lost[1] for lost in self._lost]
+        if not apart or min(apart) > _MATCH_DISTANCE:
+            return math.inf
+        return self._lost.pop(int(np.argmin(apart)))[2]
 
     def _forget_slid_on(self, seen: set[int], t: float) -> None:
         """A card held still a moment, then slid on and laid a little further (read alike, within
@@ -328,6 +348,7 @@ class CardTracker:
             track.path.clear()
             track.whole_seen = 0
             track.looks = 0
+            track.lain_since = math.inf
         track.last_seen_t = t
         track.place_bgr = None
         if track.ref_sides is not None and not _same_shape(sides, track.ref_sides) and (
@@ -369,6 +390,8 @@ class CardTracker:
             track.still_since = track.path[0][0] if track.path else t
             track.whole_seen = len(track.path)
             track.looks = len(track.path)
+            if moved:
+                track.lain_since = math.inf
             if track.settled_t is None:
                 track.ref_sides = sides
                 if moved:  # readings taken in a moving hand (blur, fingers) do not vote once it lies still
@@ -530,7 +553,12 @@ class CardTracker:
         seen_still = track.settled_t is None and track.whole_seen >= 2  # not laid, but seen whole lying still twice
         waiting = seen_still and (bool(track.votes) if hidden else bool(track.path) and criteria is not None)
         return TrackedCard(track.id, track.corners_xy.copy(), criteria, float(votes), track.settled_t,
-                           track.settled_frame, hidden, track.reading, waiting)
+                           track.settled_frame, hidden, track.reading, waiting, _lying_since(track))
+
+
+def _lying_since(track: _Track) -> float:
+    """Since when the card has lain where it lies now (under a hand part of that time, maybe lost and found again)."""
+    return min(track.still_since, track.lain_since)
 
 
 def _voted(track: _Track) -> tuple[Criteria | None, float]:

@@ -270,6 +270,21 @@ def test_a_card_held_still_a_moment_then_slid_on_and_laid_no_longer_waits_where_
     assert [(c.is_settled, c.waiting, c.criteria) for c in update.cards] == [(True, False, CRITS[3])]
 
 
+def test_a_card_lost_under_a_hand_where_it_lay_counts_as_lying_there_since_it_first_did() -> None:
+    # Read doubtfully (fingers on it) lying at the row's end, then hidden whole by the hand for
+    # longer than an unsure card is kept, then found again in its place as the hand lets go:
+    # it lies there since before the hand came (a "Stopp!" meanwhile does not send it back).
+    tracker = CardTracker()
+    _, (t, f) = run(tracker, 0.3, 15, [detected(SLOTS[0], CRITS[1], confidence=0.4)])
+    hidden, (t, f) = run(tracker, 1.0, 15, [], t, f, hands=[SLOTS[0]])
+    assert hidden.cards == ()
+    back, (t, f) = run(tracker, 0.5, 15, [detected(SLOTS[0], CRITS[1])], t, f)
+    assert [(c.is_settled, c.lying_since) for c in back.cards] == [(True, 0.0)]
+    # A card laid elsewhere since lies there only since it came.
+    both, _ = run(tracker, 0.5, 15, [detected(SLOTS[0], CRITS[1]), detected(SLOTS[1], CRITS[2])], t, f)
+    assert [c.lying_since for c in both.cards] == [0.0, t]
+
+
 def test_a_card_partly_covered_by_the_hand_laying_it_is_not_laid_until_the_hand_lets_go() -> None:
     # Seen whole once as the hand slides it in, then with the fingers over its far end (a
     # shorter outline, read doubtfully, as the reader does where something overlaps a card).
