@@ -309,7 +309,7 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
     (a warning when it changes, and when it comes back) and cards off the table top or
     in the pool are left out of the rows. When a video file ends, a round still open is
     scored as it lies; a camera or stream that is quit or lost leaves the game open, to
-    be resumed.
+    be resumed (a round stopped, its score waiting, is scored as it lies when it is lost).
     """
     import cv2
 
@@ -393,7 +393,7 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         layout = row_layout(tracked.cards)
         if layout != last_layout:  # rows change only when settled (or waiting) cards do
             rows, last_layout = rows_of(tracked.cards, seats, size_wh), layout
-        seen = {player: [SeenCard(card.id, card.criteria) for card in row] for player, row in rows.items()}
+        seen = {player: [SeenCard(card.id, card.criteria, card.lying_since) for card in row] for player, row in rows.items()}
         emit(game.observe(seen, frame.index, frame.t, {card.id for card in tracked.cards}))
         processed += 1
         if web is not None:  # the scoreboard page: its actions, then the state it shows
@@ -433,7 +433,7 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
             report_at += 5.0
         if stop.is_set():
             return
-    if score_at_end:
+    if score_at_end or game.stopped_by is not None:  # a round stopped is over, though the stream went before its score
         emit(game.finish(frame.index, frame.t))
 
 

@@ -91,6 +91,8 @@ def _title(game: LiveGame, view: LiveView) -> str:
     if game.phase is Phase.OVER:
         return "Game over"
     state = {Phase.PLAYING: "", Phase.SCORED: " - scored", Phase.CLEARED: " - clear the table"}[game.phase]
+    if game.stopped_by is not None:
+        state = f" - Stopp! ({game.stopped_by})"
     return f"Round {max(game.round, 1)} of {game.rounds}{state} ({view.mode})"
 
 

@@ -179,7 +179,7 @@ class LiveWeb:
         from referee.live.game import round_scored_data
 
         game = self.game
-        key = (game.round, game.phase, self.mode, game.row_ids(), game.row_criteria(),
+        key = (game.round, game.phase, game.stopped_by, self.mode, game.row_ids(), game.row_criteria(),
                tuple((number, id(result)) for number, result in game.results.items()))
         if key == self._last_key:  # most frames change nothing the page shows
             return

@@ -3,7 +3,8 @@
 ``LiveGame.observe(rows, frame, t)`` takes each player's settled cards (ids and
 criteria, left to right) as the tracker sees them in a frame and returns the
 events that follow: ``card_laid`` and ``card_removed`` as rows change, ``stop``
-when a row reaches seven cards, ``round_scored`` right after, ``round_started``
+when a row reaches seven cards, ``round_scored`` ``STOP_WAIT_S`` after it (a card laid
+before the seventh counts, though a hand hid it at the stop), ``round_started``
 when new starting cards appear on a cleared table, ``game_over`` after five
 rounds. A game can be rebuilt from its own events (``LiveGame.replay``), which
 is how ``referee live --resume`` continues after a crash.
@@ -11,6 +12,7 @@ is how ``referee live --resume`` continues after a crash.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Collection, Mapping, Sequence
@@ -25,14 +27,17 @@ from referee.live.events import Event
 __all__ = ["SeenCard", "Phase", "LiveGame", "round_scored_data"]
 
 GLITCH_WAIT_S = 2.0  # while a row glitches (a card laid, still followed, missing from it), new cards in it wait this long
+STOP_WAIT_S = 2.0  # the round is scored this long after the stop: cards lying since before it, a hand over them, are laid meanwhile
 
 
 @dataclass(frozen=True)
 class SeenCard:
-    """A settled card as the tracker reports it: its identity and its (voted) criteria."""
+    """A settled card as the tracker reports it: its identity, its (voted) criteria and since when it has
+    lain at its place (a hand over it or not; after the stop, only a card lying since before it is laid)."""
 
     card_id: int
     criteria: Criteria
+    lying_since: float = -math.inf
 
 
 class Phase(str, Enum):
@@ -68,6 +73,7 @@ class LiveGame:
         self._stale: set[int] = set()
         self._tracked: set[int] | None = None
         self._glitch_t: dict[str, float] = {}  # since when each row has glitched
+        self._stop: tuple[str, float] | None = None  # who stopped the open round, and when (its score waits)
         self._placeholder = -1
 
     # --- what the camera sees -------------------------------------------------------------
@@ -105,9 +111,13 @@ class LiveGame:
         for player in self.players:
             events += self._update_row(player, fresh[player], frame, t)
         full = [p for p in self.players if len(self.rows[p]) >= MAX_LENGTH]
-        if full:
+        if full and self._stop is None:
             events.append(Event("stop", t, frame, {"player": full[0]}))
-            events += self._score(full[0], frame, t)
+            self._stop = (full[0], t)
+        # "Stopp!": a card laid before the seventh counts, though a hand still hid it then; the
+        # score waits for the hands to leave the rows. Cards laid after the stop go back to the middle.
+        if self._stop is not None and t - self._stop[1] >= STOP_WAIT_S - 1e-6:
+            events += self._score(self._stop[0], frame, t)
         return events
 
     def _update_row(self, player: str, seen: Sequence[SeenCard], frame: int, t: float) -> list[Event]:
@@ -123,6 +133,8 @@ class LiveGame:
         last = -1  # where in the old row the last card seen so far stands: order must be kept
         for card in seen:
             entry = by_id.get(card.card_id)
+            if entry is None and self._stop is not None and (card.lying_since > self._stop[1] or player == self._stop[0]):
+                continue  # laid after the stop (it goes back to the middle), or beyond the seventh card
             if entry is None:
                 # After a resume, a card known from the log that is seen again in its place is not laid again.
                 twin = next((e for e in waiting if e.criteria == card.criteria and old.index(e) > last), None)
@@ -148,6 +160,8 @@ class LiveGame:
                 laid = []
         else:
             self._glitch_t.pop(player, None)
+        if self._stop is not None:  # after the stop no card leaves a row (the players take them up to check them)
+            held = [e for e in old if e.card_id >= 0 and e.card_id not in seen_ids]
         for entry in sorted(waiting + held, key=old.index):
             new.insert(min(old.index(entry), len(new)), entry)
         events = []
@@ -170,7 +184,7 @@ class LiveGame:
         if self.phase is Phase.OVER:
             return events
         if self.phase is Phase.PLAYING:
-            events += self._score(None, frame, t)
+            events += self._score(self._stop[0] if self._stop else None, frame, t)
             if self.phase is Phase.OVER:
                 return events
         self._stale = {e.card_id for row in self.rows.values() for e in row if e.card_id >= 0}
@@ -187,9 +201,9 @@ class LiveGame:
         return []
 
     def finish(self, frame: int, t: float) -> list[Event]:
-        """The source has ended: a round still open is scored as it lies (no ``stop``)."""
+        """The source has ended: a round still open is scored as it lies (no ``stop``, unless one came)."""
         if self.phase is Phase.PLAYING and any(self.rows.values()):
-            return self._score(None, frame, t)
+            return self._score(self._stop[0] if self._stop else None, frame, t)
         return []
 
     # --- scoring ---------------------------------------------------------------------------
@@ -198,6 +212,7 @@ class LiveGame:
         self.phase = Phase.PLAYING
         self.rows = {p: [] for p in self.players}
         self._glitch_t.clear()
+        self._stop = None
         return [Event("round_started", t, frame, {"round": self.round})]
 
     def _score(self, stopped_by: str | None, frame: int, t: float,
@@ -209,6 +224,7 @@ class LiveGame:
         result = score_round(round_, new_seed() if points else None)
         self.results[self.round] = result
         self.phase = Phase.SCORED
+        self._stop = None
         events = [Event("round_scored", t, frame, round_scored_data(self.round, result))]
         if self.round >= self.rounds:
             self.phase = Phase.OVER
@@ -218,6 +234,11 @@ class LiveGame:
 
     def _points_for(self, number: int) -> tuple[int, ...]:
         return self._point_cards.get(number, self._point_cards.get(0, ()))
+
+    @property
+    def stopped_by(self) -> str | None:
+        """Who called the stop of the open round while its score waits for cards laid before it (else None)."""
+        return self._stop[0] if self._stop is not None and self.phase is Phase.PLAYING else None
 
     def standings(self) -> list[Standing]:
         """Totals over the rounds scored so far."""
@@ -249,6 +270,9 @@ class LiveGame:
             self.round = int(data["round"])
             self.phase = Phase.PLAYING
             self.rows = {p: [] for p in self.players}
+            self._stop = None
+        elif event.type == "stop":  # not scored before the crash: scored as it lies when refereeing goes on
+            self._stop = (str(data["player"]), -math.inf)
         elif event.type == "card_laid":
             row = self.rows[data["player"]]
             row.insert(min(int(data["position"]), len(row)), _Entry(self._placeholder, Criteria(**data["criteria"])))

@@ -28,7 +28,8 @@ def player_colours(players: Sequence[str], palette: Sequence[str]) -> dict[str, 
 def game_state(game: LiveGame, mode: str, palette: Sequence[str] = ()) -> dict[str, Any]:
     """The page's view of ``game`` in ``mode`` ("open" or "hidden"); see the module docstring.
 
-    Keys: ``round``, ``rounds``, ``phase``, ``mode``, ``players``, ``colours``, ``rows``
+    Keys: ``round``, ``rounds``, ``phase``, ``stopped_by`` (who called "Stopp!" while the round's
+    score waits; else null), ``mode``, ``players``, ``colours``, ``rows``
     (player, count, and when revealed cards, valid_length, first_error), ``ranking`` and
     ``round_points`` (when the round is scored), ``totals`` (standings), ``scores``
     (points per scored round).
@@ -58,6 +59,7 @@ def game_state(game: LiveGame, mode: str, palette: Sequence[str] = ()) -> dict[s
         "round": max(game.round, 1),
         "rounds": game.rounds,
         "phase": game.phase.value,
+        "stopped_by": game.stopped_by,
         "mode": mode,
         "players": list(game.players),
         "colours": player_colours(game.players, palette),

@@ -6,7 +6,7 @@ import pytest
 
 from referee.cards import Criteria
 from referee.live.events import Event
-from referee.live.game import GLITCH_WAIT_S, LiveGame, Phase, SeenCard
+from referee.live.game import GLITCH_WAIT_S, STOP_WAIT_S, LiveGame, Phase, SeenCard
 from referee.live.store import GameStore
 
 CLEAN = [Criteria(4, 3, 5), Criteria(3, 2, 8), Criteria(5, 3, 7), Criteria(1, 1, 1),
@@ -31,6 +31,8 @@ def lay_round(game, anna, ben, frame=0, id_base=0):
         frame += 1
         rows = {"Anna": seen(anna[: laid["Anna"]], id_base), "Ben": seen(ben[: laid["Ben"]], id_base + 100)}
         events += game.observe(rows, frame, frame / 10)
+        if game.stopped_by is not None:  # the hands leave the rows; the round is scored a moment later
+            events += game.observe(rows, frame + 1, frame / 10 + STOP_WAIT_S)
         if game.phase is not Phase.PLAYING:
             break
     return events
@@ -196,6 +198,7 @@ def test_a_replayed_game_goes_on_without_laying_known_cards_again() -> None:
     events = again.observe({"Anna": seen(CLEAN[:4], 10), "Ben": seen(BROKEN[:1], 20)}, 2, 0.2)
     assert [(e.type, e.data["player"], e.data["position"]) for e in events] == [("card_laid", "Anna", 3)]
     events = again.observe({"Anna": seen(CLEAN, 10), "Ben": seen(BROKEN[:1], 20)}, 3, 0.3)
+    events += again.observe({"Anna": seen(CLEAN, 10), "Ben": seen(BROKEN[:1], 20)}, 4, 0.3 + STOP_WAIT_S)
     assert types(events)[-2:] == ["stop", "round_scored"]
     assert [s.points for s in again.standings()] == [18, 6]
 
@@ -236,3 +239,54 @@ def test_the_store_keeps_every_event_and_finds_the_unfinished_game(tmp_path) -> 
 def test_an_event_type_outside_the_contract_is_refused() -> None:
     with pytest.raises(ValueError, match="event type must be one of"):
         Event("card_dropped", 0.0, 0, {})
+
+
+def test_after_the_stop_a_card_lying_since_before_it_counts_and_one_laid_after_it_does_not() -> None:
+    # Anna lays her seventh card; Ben's third lay there already under his hand, his fourth comes
+    # after the "Stopp!" (back to the middle), and nothing is laid after Anna's seventh.
+    game = LiveGame(["Anna", "Ben"])
+    game.start(0, 0.0)
+    anna = [SeenCard(k, c, lying_since=0.1 * k) for k, c in enumerate(CLEAN)]
+    ben = [SeenCard(100 + k, c, lying_since=0.1 * k) for k, c in enumerate(BROKEN[:2])]
+    game.observe({"Anna": anna[:6], "Ben": ben}, 10, 1.0)
+    events = game.observe({"Anna": anna, "Ben": ben}, 20, 2.0)
+    assert types(events) == ["card_laid", "stop"] and game.stopped_by == "Anna"
+    late = [SeenCard(102, BROKEN[2], lying_since=1.5), SeenCard(103, BROKEN[3], lying_since=2.2)]
+    beyond = SeenCard(7, Criteria(2, 2, 2), lying_since=0.5)
+    events = game.observe({"Anna": anna + [beyond], "Ben": ben + late}, 30, 3.0)
+    assert [(e.type, e.data["player"], e.data["position"]) for e in events] == [("card_laid", "Ben", 2)]
+    assert game.observe({"Anna": anna + [beyond], "Ben": ben + late}, 39, 2.0 + STOP_WAIT_S - 0.1) == []
+    events = game.observe({"Anna": anna + [beyond], "Ben": ben + late}, 40, 2.0 + STOP_WAIT_S)
+    assert types(events) == ["round_scored"] and game.phase is Phase.SCORED and game.stopped_by is None
+    rows = {r["player"]: r for r in events[0].data["rows"]}
+    assert events[0].data["stopped_by"] == "Anna"
+    assert len(rows["Anna"]["cards"]) == 7 and len(rows["Ben"]["cards"]) == 3 and rows["Ben"]["valid_length"] == 2
+
+
+def test_a_source_ending_while_the_score_waits_scores_the_round_with_its_stop() -> None:
+    game = LiveGame(["Anna", "Ben"])
+    game.start(0, 0.0)
+    assert types(game.observe({"Anna": seen(CLEAN), "Ben": seen(BROKEN, 100)}, 10, 1.0))[-1] == "stop"
+    events = game.finish(11, 1.1)
+    assert types(events) == ["round_scored"] and events[0].data["stopped_by"] == "Anna"
+
+
+def test_a_game_resumed_after_a_stop_not_yet_scored_is_scored_at_once_with_that_stop() -> None:
+    game = LiveGame(["Anna", "Ben"])
+    log = game.start(0, 0.0) + game.observe({"Anna": seen(CLEAN), "Ben": seen(BROKEN, 100)}, 10, 1.0)
+    assert types(log)[-1] == "stop"  # the process dies here, before the score
+    again = LiveGame.replay(["Anna", "Ben"], [Event.from_dict(json.loads(e.to_json())) for e in log])
+    events = again.observe({"Anna": seen(CLEAN, 10), "Ben": seen(BROKEN, 20)}, 1, 0.1)
+    assert types(events) == ["round_scored"] and events[0].data["stopped_by"] == "Anna"
+    assert {r["player"]: r["valid_length"] for r in events[0].data["rows"]} == {"Anna": 7, "Ben": 2}
+
+
+def test_after_the_stop_no_card_leaves_a_row_while_the_score_waits() -> None:
+    # The players take their cards up to check them right after the "Stopp!".
+    game = LiveGame(["Anna", "Ben"])
+    game.start(0, 0.0)
+    game.observe({"Anna": seen(CLEAN), "Ben": seen(BROKEN, 100)}, 10, 1.0)
+    assert game.observe({"Anna": seen(CLEAN[:2]), "Ben": []}, 11, 1.5) == []
+    events = game.observe({}, 12, 1.0 + STOP_WAIT_S)
+    assert types(events) == ["round_scored"]
+    assert {r["player"]: len(r["cards"]) for r in events[0].data["rows"]} == {"Anna": 7, "Ben": 4}

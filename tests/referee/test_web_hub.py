@@ -10,7 +10,7 @@ import pytest
 from referee.cards import Criteria
 from referee.cli.serve import LiveWeb, palette
 from referee.live.events import Event
-from referee.live.game import LiveGame, SeenCard
+from referee.live.game import STOP_WAIT_S, LiveGame, SeenCard
 from referee.live.store import GameStore
 from referee.web import Action, Hub, ScoreboardServer, game_state, parse_address
 from referee.web.history import read_games
@@ -179,10 +179,15 @@ def test_hidden_mode_shows_counts_open_mode_and_a_scored_round_show_errors() -> 
 def test_a_scored_round_shows_its_ranking_and_points() -> None:
     game = LiveGame(["Anna", "Ben"], {0: (3, 9)})
     game.start(0, 0.0)
-    events = game.observe({"Anna": seen(ONE, TWO, THREE, TWO, THREE, TWO, THREE), "Ben": seen(THREE, start=10)}, 1, 0.1)
+    rows = {"Anna": seen(ONE, TWO, THREE, TWO, THREE, TWO, THREE), "Ben": seen(THREE, start=10)}
+    events = game.observe(rows, 1, 0.1)
+    assert [e.type for e in events][-1] == "stop"
+    state = game_state(game, "hidden")
+    assert state["phase"] == "playing" and state["stopped_by"] == "Anna"  # the score waits for the hands to leave
+    events = game.observe(rows, 2, 0.1 + STOP_WAIT_S)
     assert "round_scored" in [e.type for e in events]
     state = game_state(game, "hidden")
-    assert state["phase"] == "scored"
+    assert state["phase"] == "scored" and state["stopped_by"] is None
     assert [r["player"] for r in state["ranking"]] == ["Anna", "Ben"]
     assert state["round_points"] == {"Anna": 9, "Ben": 3}
     assert state["rows"][0]["valid_length"] == 7 and state["rows"][0]["count"] == 7

@@ -16,7 +16,8 @@ function ordinal(n) {
 }
 
 function drawTitle(state) {
-  const title = state.phase === "over" ? "Game over" : `Round ${state.round} of ${state.rounds}${PHASES[state.phase] || ""}`;
+  const phase = state.stopped_by ? ` - Stopp! (${state.stopped_by})` : PHASES[state.phase] || "";
+  const title = state.phase === "over" ? "Game over" : `Round ${state.round} of ${state.rounds}${phase}`;
   document.getElementById("title").textContent = title;
   document.title = `${title} - Table referee`;
   const mode = document.getElementById("mode");
