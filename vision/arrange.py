@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.seats import Seat, facing, left_to_right, table_centre
+from referee.rows import MAX_LENGTH
 from vision.card_sizes import SQUARISH
 
 __all__ = ["PlacedRow", "arrange_rows", "find_chains", "CardGeometry", "card_geometry", "off_line", "separation", "separations", "neighbour_gaps", "room_for_a_card", "row_gaps", "gap_places", "nearest_seats", "ends_continued"]
@@ -26,7 +27,9 @@ _MAX_BRIDGE = 3.2  # centre to centre across one missing card, in short sides
 _MAX_BRIDGE_ROW = 4.4  # a player's row (two cards or more) is continued across two, by two cards or more
 _ACROSS_MISFIT = 2.0  # a neighbour off the line weighs this much more than one further along
 _PIECE_FARTHER = 1.5  # a piece cut from a chain counts as this much further than a whole chain
-_SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides
+_SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides ...
+_ALONG_EDGE = 0.5  # which of a player's candidate rows is nearest: a step along the table's edge counts this much
+_ROW_STEP = 1.3  # ... and beyond its right end, half the cards still to come further, each this many short sides
 # A row runs along its player's edge: its player sits off its line, in front of it (0.57 long sides at
 # least on 4,500 dev layouts). A chain whose line passes nearer its player points at them: their lone
 # card and a pool card beyond it, two nearly square quads seen at a slant taken as side by side.
@@ -338,7 +341,7 @@ def _rows_for_seats(
                 piece = [min(piece, key=lambda k: float(np.linalg.norm(geo.centres[k] - positions[seat])))]
                 seen_as = _turned(geo, piece)
             if _faces_seat(seen_as, piece, positions[seat], centre):
-                distance = float(np.min(np.linalg.norm(geo.centres[piece] - positions[seat], axis=1)))
+                distance = _seat_distance(geo, piece, positions[seat], centre)
                 if len(piece) < len(chain):
                     distance *= _PIECE_FARTHER
                 candidates.setdefault(seat, []).append((distance, chain_id, piece))
@@ -564,6 +567,16 @@ def _seat_offset(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float6
     extent = float(along.max() - along.min() + np.mean(geo.shorts[cards]))
     middle = (along.max() + along.min()) / 2 if spanned else along.mean()
     return abs(float(middle - seat_xy @ axis)) / extent
+
+
+def _seat_distance(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64], centre: NDArray[np.float64]) -> float:
+    """How far cards lie from their player: the nearest card's distance, a step along the table's edge
+    counting half a step into the table (a row runs along the edge, the pool lies further in)."""
+    f = np.array(facing(tuple(seat_xy), tuple(centre)))
+    offsets = geo.centres[cards] - seat_xy
+    into = offsets @ f
+    along = offsets @ np.array([-f[1], f[0]])
+    return float(np.min(np.hypot(into, _ALONG_EDGE * along)))
 
 
 def nearest_seats(positions: NDArray[np.float64], points: NDArray[np.float64]) -> list[int]:
@@ -792,14 +805,18 @@ def _faces_seat(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64
 
     A row runs along its player's edge: the player sits alongside it, in front of its
     cards, not off beyond one end (where a pool card near the edge could be), and the
-    row lies on the player's side of the middle of the table.
+    row lies on the player's side of the middle of the table. A row grows to its player's
+    right: early in a round its first cards may lie well to the left of a player who sits
+    before the middle of the whole row to come.
     """
     middle = geo.centres[cards].mean(axis=0)
     axis = _direction(geo, cards)
     along = (geo.centres[cards] - middle) @ axis
     half_extent = float(np.max(np.abs(along))) if len(cards) > 1 else 0.0
-    reach = half_extent + _SEAT_REACH * float(np.mean(geo.shorts[cards]))
-    if abs(float((seat_xy - middle) @ axis)) > reach:
+    offset = float((seat_xy - middle) @ axis)
+    right = np.array(left_to_right(facing(tuple(seat_xy), tuple(centre))))
+    to_come = max(0, MAX_LENGTH - len(cards)) / 2 * _ROW_STEP if offset * float(right @ axis) > 0 else 0.0
+    if abs(offset) > half_extent + (_SEAT_REACH + to_come) * float(np.mean(geo.shorts[cards])):
         return False
     f = np.array(facing(tuple(seat_xy), tuple(centre)))
     return float((middle - seat_xy) @ f) < float((centre - seat_xy) @ f)

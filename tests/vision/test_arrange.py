@@ -577,3 +577,19 @@ def test_a_card_on_a_rows_line_beyond_room_for_a_card_or_two_continues_it(other,
     assert ends_continued(ANNA, [other]) == expected
     assert ends_continued(ANNA[::-1], [other]) == tuple(sorted(5 - end for end in expected))  # the row's own order
     assert ends_continued(ANNA[:1], [other]) == ()  # a lone card's line is too uncertain
+
+
+def test_a_rows_first_cards_far_to_its_players_left_are_their_row_not_a_pool_card_nearer_in_front() -> None:
+    # Early in a round (as live dev rounds hard 124, 125, 128): Anna's first two cards lie where
+    # her whole row of seven will begin, five short sides to her left; a card thrown back to the
+    # pool lies straight in front of her, nearer as the crow flies but twice as deep into the table.
+    first_two = row((460, 1000), (SHORT + 10, 0), 2, 0)
+    pool = [card((780, 880), 20)]
+    seats = [Seat("Anna", (800, 1180)), Seat("Ben", (800, 20))]
+    rows = {r.player: r.cards for r in arrange_rows(first_two + BEN + pool, seats, (W, H))}
+    assert rows["Anna"] == (0, 1)
+    assert rows["Ben"] == tuple(range(2, 2 + len(BEN)))
+    # Beyond the row's other end (its left, where it does not grow), a player sits no further off than before.
+    mirrored = row((1140, 1000), (-(SHORT + 10), 0), 2, 0)
+    rows = {r.player: r.cards for r in arrange_rows(mirrored + BEN + pool, seats, (W, H))}
+    assert not {0, 1} & set(rows.get("Anna", ()))
