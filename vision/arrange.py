@@ -28,8 +28,8 @@ _MAX_BRIDGE_ROW = 4.4  # a player's row (two cards or more) is continued across 
 _ACROSS_MISFIT = 2.0  # a neighbour off the line weighs this much more than one further along
 _PIECE_FARTHER = 1.5  # a piece cut from a chain counts as this much further than a whole chain
 _SEAT_REACH = 2.5  # how far beyond a row's end its player may sit, in short sides ...
-_ALONG_EDGE = 0.5  # which of a player's candidate rows is nearest: a step along the table's edge counts this much
 _ROW_STEP = 1.3  # ... and beyond its right end, half the cards still to come further, each this many short sides
+_ALONG_EDGE = 0.5  # which of a player's candidate rows is nearest: a step along the table's edge counts this much
 # A row runs along its player's edge: its player sits off its line, in front of it (0.57 long sides at
 # least on 4,500 dev layouts). A chain whose line passes nearer its player points at them: their lone
 # card and a pool card beyond it, two nearly square quads seen at a slant taken as side by side.
@@ -572,10 +572,10 @@ def _seat_offset(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float6
 def _seat_distance(geo: CardGeometry, cards: list[int], seat_xy: NDArray[np.float64], centre: NDArray[np.float64]) -> float:
     """How far cards lie from their player: the nearest card's distance, a step along the table's edge
     counting half a step into the table (a row runs along the edge, the pool lies further in)."""
-    f = np.array(facing(tuple(seat_xy), tuple(centre)))
+    f = facing(tuple(seat_xy), tuple(centre))
     offsets = geo.centres[cards] - seat_xy
-    into = offsets @ f
-    along = offsets @ np.array([-f[1], f[0]])
+    into = offsets @ np.array(f)
+    along = offsets @ np.array(left_to_right(f))
     return float(np.min(np.hypot(into, _ALONG_EDGE * along)))
 
 
