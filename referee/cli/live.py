@@ -394,7 +394,12 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         if layout != last_layout:  # rows change only when settled (or waiting) cards do
             rows, last_layout = rows_of(tracked.cards, seats, size_wh), layout
         seen = {player: [SeenCard(card.id, card.criteria, card.lying_since) for card in row] for player, row in rows.items()}
-        emit(game.observe(seen, frame.index, frame.t, {card.id for card in tracked.cards}))
+        events = game.observe(seen, frame.index, frame.t, {card.id for card in tracked.cards})
+        for event in events:
+            if event.type == "warning":  # a card seen in a row only after the stop
+                notice = event.data["message"]
+                print(f"referee live: warning: {notice}", file=sys.stderr)
+        emit(events)
         processed += 1
         if web is not None:  # the scoreboard page: its actions, then the state it shows
             mode = web.step(emit, frame.index, frame.t, mode)

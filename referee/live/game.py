@@ -74,6 +74,7 @@ class LiveGame:
         self._tracked: set[int] | None = None
         self._glitch_t: dict[str, float] = {}  # since when each row has glitched
         self._stop: tuple[str, float] | None = None  # who stopped the open round, and when (its score waits)
+        self._late: set[int] = set()  # cards seen in a row only after the stop, said once
         self._placeholder = -1
 
     # --- what the camera sees -------------------------------------------------------------
@@ -131,9 +132,12 @@ class LiveGame:
         new: list[_Entry] = []
         laid: list[_Entry] = []
         last = -1  # where in the old row the last card seen so far stands: order must be kept
+        late: list[SeenCard] = []
         for card in seen:
             entry = by_id.get(card.card_id)
             if entry is None and self._stop is not None and (card.lying_since > self._stop[1] or player == self._stop[0]):
+                if player != self._stop[0] and card.card_id not in self._late:
+                    late.append(card)
                 continue  # laid after the stop (it goes back to the middle), or beyond the seventh card
             if entry is None:
                 # After a resume, a card known from the log that is seen again in its place is not laid again.
@@ -175,6 +179,14 @@ class LiveGame:
             events.append(Event("card_laid", t, frame, {
                 "player": player, "position": position, "criteria": entry.criteria.as_dict(),
             }))
+        for card in late:  # the camera cannot tell when it was put down under a hand: a person may
+            self._late.add(card.card_id)
+            c = card.criteria
+            events.append(Event("warning", t, frame, {
+                "message": f"a card read {c.colours}/{c.shapes}/{c.symbols} showed in {player}'s row only after the stop and "
+                           "is not counted: if it was laid before the stop, it counts (look and decide)",
+                "player": player, "criteria": c.as_dict(),
+            }))
         return events
 
     # --- key actions ------------------------------------------------------------------------
@@ -213,6 +225,7 @@ class LiveGame:
         self.rows = {p: [] for p in self.players}
         self._glitch_t.clear()
         self._stop = None
+        self._late.clear()
         return [Event("round_started", t, frame, {"round": self.round})]
 
     def _score(self, stopped_by: str | None, frame: int, t: float,

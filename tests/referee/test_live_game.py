@@ -254,7 +254,8 @@ def test_after_the_stop_a_card_lying_since_before_it_counts_and_one_laid_after_i
     late = [SeenCard(102, BROKEN[2], lying_since=1.5), SeenCard(103, BROKEN[3], lying_since=2.2)]
     beyond = SeenCard(7, Criteria(2, 2, 2), lying_since=0.5)
     events = game.observe({"Anna": anna + [beyond], "Ben": ben + late}, 30, 3.0)
-    assert [(e.type, e.data["player"], e.data["position"]) for e in events] == [("card_laid", "Ben", 2)]
+    assert [(e.type, e.data["player"], e.data.get("position")) for e in events] == [("card_laid", "Ben", 2), ("warning", "Ben", None)]
+    assert "read 2/2/5 showed in Ben's row only after the stop and is not counted" in events[1].data["message"]
     assert game.observe({"Anna": anna + [beyond], "Ben": ben + late}, 39, 2.0 + STOP_WAIT_S - 0.1) == []
     events = game.observe({"Anna": anna + [beyond], "Ben": ben + late}, 40, 2.0 + STOP_WAIT_S)
     assert types(events) == ["round_scored"] and game.phase is Phase.SCORED and game.stopped_by is None
