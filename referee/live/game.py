@@ -136,7 +136,7 @@ class LiveGame:
         for card in seen:
             entry = by_id.get(card.card_id)
             if entry is None and self._stop is not None and (card.lying_since > self._stop[1] or player == self._stop[0]):
-                if player != self._stop[0] and card.card_id not in self._late:
+                if player != self._stop[0] and card.card_id not in self._late and math.isfinite(self._stop[1]):
                     late.append(card)
                 continue  # laid after the stop (it goes back to the middle), or beyond the seventh card
             if entry is None:
@@ -284,7 +284,7 @@ class LiveGame:
             self.phase = Phase.PLAYING
             self.rows = {p: [] for p in self.players}
             self._stop = None
-        elif event.type == "stop":  # not scored before the crash: scored as it lies when refereeing goes on
+        elif event.type == "stop":  # not scored before the crash: scored as it lies when refereeing goes on (no card laid, none said late)
             self._stop = (str(data["player"]), -math.inf)
         elif event.type == "card_laid":
             row = self.rows[data["player"]]

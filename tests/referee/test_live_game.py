@@ -277,7 +277,8 @@ def test_a_game_resumed_after_a_stop_not_yet_scored_is_scored_at_once_with_that_
     log = game.start(0, 0.0) + game.observe({"Anna": seen(CLEAN), "Ben": seen(BROKEN, 100)}, 10, 1.0)
     assert types(log)[-1] == "stop"  # the process dies here, before the score
     again = LiveGame.replay(["Anna", "Ben"], [Event.from_dict(json.loads(e.to_json())) for e in log])
-    events = again.observe({"Anna": seen(CLEAN, 10), "Ben": seen(BROKEN, 20)}, 1, 0.1)
+    ben = [SeenCard(20 + k, c, lying_since=0.05) for k, c in enumerate(BROKEN)]  # seen afresh since the restart
+    events = again.observe({"Anna": seen(CLEAN, 10), "Ben": ben}, 1, 0.1)
     assert types(events) == ["round_scored"] and events[0].data["stopped_by"] == "Anna"
     assert {r["player"]: r["valid_length"] for r in events[0].data["rows"]} == {"Anna": 7, "Ben": 2}
 
