@@ -196,7 +196,7 @@ class LiveGame:
         if self.phase is Phase.OVER:
             return events
         if self.phase is Phase.PLAYING:
-            events += self._score(self._stop[0] if self._stop else None, frame, t)
+            events += self._score(self.stopped_by, frame, t)
             if self.phase is Phase.OVER:
                 return events
         self._stale = {e.card_id for row in self.rows.values() for e in row if e.card_id >= 0}
@@ -215,7 +215,7 @@ class LiveGame:
     def finish(self, frame: int, t: float) -> list[Event]:
         """The source has ended: a round still open is scored as it lies (no ``stop``, unless one came)."""
         if self.phase is Phase.PLAYING and any(self.rows.values()):
-            return self._score(self._stop[0] if self._stop else None, frame, t)
+            return self._score(self.stopped_by, frame, t)
         return []
 
     # --- scoring ---------------------------------------------------------------------------
