@@ -16,7 +16,7 @@ from vision.quads import (CardQuad, are_twins, fit_quad, frame_level, grow, orde
                           warp_card)
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, cut_along_edges, points_inside,
                             printed_in, sweep_span)
-from vision.second_look import add_new, are_apart, blank_squares, cloth_squares, look_again, of_paper_tint
+from vision.second_look import add_new, are_apart, blank_squares, cloth_squares, look_again, of_paper_tint, steps_across
 from vision.widen import like_a_card_beside, measure_in_neighbours, refit_off_cards, widen_cut_quads
 
 __all__ = ["CardQuad", "SmallCards", "find_cards", "find_closer", "cards_too_small", "paper_mask", "warp_card", "order_corners",
@@ -37,6 +37,10 @@ _SHADOW_CAST = 10.0  # a lamp's cast this strong (a, b) leaves paper in a shadow
 _CAST_OFF = 8.0  # the faces' cast this far (a, b) from the frame's: the frame's brightest tenth was a pale table
 _PALE_TABLE_SHARE = 0.02  # the brightest fiftieth of a frame with a pale table in it is paper
 _CLOSER_LEVELS = 12  # a box looked at closer is swept at the second look's finer steps: a card in a shadow stands out at fewer levels
+# A card found only by a sweep not kept steps down in whiteness by more than this (of the
+# sweep's 0-255) from its paper to what lies beside it, along three sides at least (the median
+# along each side): on 280 dev renders, the third steepest side of the cards 11 to 92, of pale cloth 2 at most.
+_SIDE_STEP = 8.0
 _FEW_FACES = 4  # fewer cards with symbols printed in them found than this: the paper may be the brightest's second colour
 # Paper under the lights of the renders shows a (Lab, less neutral grey) from -5 to 12 (fresh and
 # tune22 hard, 750 frames); the brightest tenth of a frame greener or redder than this is a
@@ -224,6 +228,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     white, cast_ab = lab_whiteness(lab, _light_cast(small, lab) if cast_ab is None else cast_ab)
     levels = _CLOSER_LEVELS if once else LEVELS
     span, regions, chosen = _sweep(white, scale, max_area, levels)
+    swept = [(white, chosen)]  # each sweep's whiteness and regions chosen
     # On a pale table (cream, pale wood) the brightest tenth is mostly table, and paper of
     # another tint is no whiter than it: hardly a card stands out. Paper is still the
     # brightest thing on the table; the frame is swept again under the cast of its
@@ -235,6 +240,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     if paler_ab is not None and (len(chosen) < 2 or np.hypot(paler_ab[0] - cast_ab[0], paler_ab[1] - cast_ab[1]) > _PALER_OFF):
         paler = lab_whiteness(lab, paler_ab)
         again = _sweep(paler[0], scale, max_area)
+        swept.append((paler[0], again[2]))
         if len(chosen) < 2:
             better = len(again[2]) > len(chosen)
         else:
@@ -250,6 +256,7 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
     if other is not None:
         under_other = lab_whiteness(lab, other)
         again = _sweep(under_other[0], scale, max_area)
+        swept.append((under_other[0], again[2]))
         if _inked(again[2], under_other[0]) >= inked + _PALER_MORE:
             (white, cast_ab), (span, regions, chosen) = under_other, again
     # The light's cast is read off the frame's brightest tenth; on a pale wood or cloth much
@@ -263,11 +270,13 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
         if np.hypot(faces[0] - cast_ab[0], faces[1] - cast_ab[1]) > _CAST_OFF:
             under = lab_whiteness(lab, faces)[0]
             again = _sweep(under, scale, max_area)
+            swept.append((under, again[2]))
             if _inked(again[2], under) >= _inked(chosen, white):
                 white, (span, regions, chosen) = under, again
     # A checked cloth's pale squares are chosen as regions too: no cards (the reader would find no
     # symbol on them), and parting, sizing and moving hundreds of them onto outlines took seconds at
     # 4K. The second look still leaves them dark as paper explained.
+    swept = [(w, c) for w, c in swept if c is not chosen]  # (the sweeps not kept)
     cloth = cloth_squares([CardQuad(r.corners_xy, r.fill) for r in chosen], white)
     squares = [r for r, is_square in zip(chosen, cloth) if is_square]
     chosen = [r for r, is_square in zip(chosen, cloth) if not is_square]
@@ -305,6 +314,8 @@ def _find(frame_bgr: NDArray[np.uint8], scale: float, max_area: float,
             shadowed = [r for r, is_apart in zip(shadowed, are_apart(shapes, np.array([r.corners_xy for r in again + tinted], np.float32)))
                         if is_apart]
     by_tint = tinted + shadowed
+    if swept:
+        by_tint += _from_sweeps_not_kept(swept, chosen + squares + again + by_tint)
     if squares:  # (the paper's tint finds the cloth's squares again: they are left out as above)
         blank = blank_squares([CardQuad(r.corners_xy, r.fill) for r in by_tint], white)
         by_tint = [r for r, is_blank in zip(by_tint, blank) if not is_blank]
@@ -448,6 +459,29 @@ def _paper_at_level(white: NDArray[np.float32], region: Region, span: tuple[floa
     inside = np.zeros(cut.shape, np.uint8)
     cv2.fillConvexPoly(inside, np.round(grow(region.corners_xy, 1.0) - (x0, y0)).astype(np.int32), 255)
     return cv2.bitwise_and(cv2.threshold(cut, level, 255, cv2.THRESH_BINARY)[1], inside), (x0, y0)
+
+
+def _from_sweeps_not_kept(swept: list[tuple[NDArray[np.float32], list[Region]]], known: list[Region]) -> list[Region]:
+    """The cards the sweeps not kept (``swept``: each one's whiteness and regions chosen) found
+    apart from the regions ``known`` and from each other: regions with symbols printed in them
+    whose whiteness steps down to what lies beside them along three sides at least (the fourth
+    may touch another card).
+
+    Under mixed light, a card in daylight is as dull as a pale cloth under the warm lamp's cast,
+    and is found only under a paler one; a sweep under it is kept only where it finds plainly
+    more cards (``_find``), and those it finds alone are taken from it here. A stretch of pale
+    cloth between cards, paper under that paler cast, steps down to nothing where the cloth goes on.
+    """
+    found: list[Region] = []
+    for white, chosen in swept:
+        inked = _with_symbols(chosen, white)
+        if not inked:
+            continue
+        shapes = np.array([r.corners_xy for r in inked], np.float32)
+        apart = are_apart(shapes, np.array([r.corners_xy for r in known + found], np.float32).reshape(-1, 4, 2))
+        outlined = (np.median(steps_across(white, shapes), axis=2) > _SIDE_STEP).sum(axis=1) >= 3
+        found += [r for r, keep in zip(inked, apart & outlined) if keep]
+    return found
 
 
 def _with_symbols(regions: list[Region], white: NDArray[np.float32]) -> list[Region]:

@@ -20,7 +20,7 @@ from vision.quads import CardQuad, grow, meet_lines, order_corners, sides, sides
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles,
                             points_inside, printed_in, sweep_span)
 
-__all__ = ["cloth_squares", "blank_squares", "look_again", "of_paper_tint", "are_apart", "add_new"]
+__all__ = ["cloth_squares", "blank_squares", "look_again", "of_paper_tint", "are_apart", "add_new", "steps_across"]
 
 _AGAIN_EDGES = (20, 40)  # the second look cuts along fainter edges (a card on a pale stripe, a card overlapping another)
 _AGAIN_LEVELS = 12  # at finer steps
@@ -151,7 +151,7 @@ def _onto_tint_outline(regions: list[Region], like: NDArray[np.float32], span: f
     if not len(shy):
         return regions
     grown = [grow(quads[shy], float(g)) for g in range(_TINT_GROWTH + 1)]
-    steepest = np.argmax([_steps_across(like, q).mean(axis=(1, 2)) for q in grown], axis=0)  # (growths, N) -> (N,)
+    steepest = np.argmax([steps_across(like, q).mean(axis=(1, 2)) for q in grown], axis=0)  # (growths, N) -> (N,)
     regions = list(regions)
     for i, (k, g) in enumerate(zip(shy.tolist(), steepest.tolist())):
         if g:  # (as many pixels of the region in a larger quad: its fill falls with the area)
@@ -762,11 +762,11 @@ def _outline_seen(white: NDArray[np.float32], quads: NDArray[np.float32], span: 
     """Along each side of each quadrilateral (N, 4, 2), the share of the points where the
     whiteness ``offset`` pixels inside is above that outside by 0.15 of ``span``
     (the table-to-paper sweep, one for all or (N,)) or 8, whichever is more: (N, 4)."""
-    steps = _steps_across(white, quads, offset, samples)
+    steps = steps_across(white, quads, offset, samples)
     return (steps > np.maximum(8.0, 0.15 * np.reshape(span, (-1, 1, 1)))).mean(axis=2)
 
 
-def _steps_across(white: NDArray[np.float32], quads: NDArray[np.float32], offset: float = 2.5,
+def steps_across(white: NDArray[np.float32], quads: NDArray[np.float32], offset: float = 2.5,
                   samples: int = 12) -> NDArray[np.float32]:
     """At ``samples`` points along each side of each quadrilateral (N, 4, 2), the whiteness
     ``offset`` pixels inside less that outside: (N, 4, samples)."""

@@ -1283,3 +1283,28 @@ def test_pieces_of_cards_the_frames_edge_cuts_are_no_cards_too_small() -> None:
     assert cards_too_small(image) is not None
     top = round(float(np.mean([c[:, 1].mean() for c in cards[4:]])))  # (through the middle of the lower row)
     assert cards_too_small(image[top:]) is None  # (the upper row's cards are gone, the lower row's cut in half)
+
+
+def test_a_card_only_another_sweep_found_is_taken_where_its_paper_steps_down_to_the_table_on_three_sides() -> None:
+    # The whiteness under a sweep not kept: a dark table, a card of paper (its outline clear all
+    # round), and a pale stripe of cloth as white as paper, whose region between two cards steps
+    # down to the table on two sides only; all three with dark symbols printed in them.
+    from vision.find import _from_sweeps_not_kept
+    from vision.regions import Region
+
+    white = np.full((300, 420), 60.0, np.float32)
+    white[200:280, :] = 190.0  # the stripe of cloth
+    card = card_corners((90, 100), (80, 120), 0)
+    cv2.fillConvexPoly(white, card.astype(np.int32), 200.0)
+    cloth = np.float32([[200, 200], [300, 200], [300, 280], [200, 280]])
+    for corners in (card, cloth):
+        for dx in (-18, 18):
+            cv2.circle(white, tuple((corners.mean(axis=0) + (dx, 0)).astype(int)), 9, 40.0, -1)
+    known = Region(card_corners((320, 100), (80, 120), 0), 1.0, 0)
+    regions = [Region(card, 1.0, 0), Region(cloth, 1.0, 0), Region(known.corners_xy + 1.0, 1.0, 0)]
+    cv2.fillConvexPoly(white, known.corners_xy.astype(np.int32), 200.0)
+    cv2.circle(white, (320, 100), 9, 40.0, -1)
+
+    found = _from_sweeps_not_kept([(white, regions)], [known])
+
+    assert [r.corners_xy.tolist() for r in found] == [card.tolist()]  # the cloth steps down on two sides; the third is known
