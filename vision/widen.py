@@ -306,7 +306,8 @@ def _outline_out(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int, g
     """How much the sides beside side ``k`` of quad ``c`` grow with ``k`` moved out onto the
     nearest outline beyond it (a light step across ``_OUTLINE_SEEN`` of the normals), searched
     out to ``_OUTLINE_BEYOND`` times ``growth``; None where none is seen."""
-    reach = _STEP_REACH * min(sides(c.astype(np.float32)))
+    # (two pixels at least: a step is looked for within two, also across a sliver of a quad)
+    reach = max(_STEP_REACH * min(sides(c.astype(np.float32))), 2.0)
     length = (np.linalg.norm(c[k] - c[k - 1]) + np.linalg.norm(c[(k + 1) % 4] - c[(k + 2) % 4])) / 2
     moves = np.arange(reach, length * _OUTLINE_BEYOND * (growth - 1), max(reach, 1.0))
     if not len(moves):
@@ -346,7 +347,8 @@ def _sharp_share(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -
     """The share of 12 normals across side ``k`` of quad ``c`` along which the light steps by
     ``_STEP_LIGHT`` within two pixels, within ``_STEP_REACH`` of the short side of the side."""
     starts, ends, _, normals = sides_outwards(c.astype(np.float32)[None])
-    reach = _STEP_REACH * min(sides(c.astype(np.float32)))
+    # (two pixels at least: a step is looked for within two, also across a sliver of a quad)
+    reach = max(_STEP_REACH * min(sides(c.astype(np.float32))), 2.0)
     along = starts[0, k] + np.linspace(0.15, 0.85, 12, dtype=np.float32)[:, None] * (ends[0, k] - starts[0, k])
     offsets = np.arange(-reach, reach + 0.01, 1.0, dtype=np.float32)
     grid = along[:, None, :] + offsets[None, :, None] * normals[0, k]

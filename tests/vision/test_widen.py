@@ -166,6 +166,15 @@ def test_a_skewed_quad_with_a_corner_pulled_off_its_card_is_completed_from_the_o
     assert np.abs(fixed[3] - CARDS[3]).max() < 3
 
 
+def test_a_sliver_of_a_quad_two_pixels_wide_is_measured_not_failed_on() -> None:
+    # A skewed sliver over a card (as a live hard frame gave): its short side, 2.4 px, left no room
+    # to look for a step across its sides, and the whole frame was skipped.
+    frame = _table_of_cards()
+    sliver = order_corners(np.float32([[236, 246], [248, 249], [232, 354], [229.5, 353.4]]))
+    fixed = widen_cut_quads(frame, CARDS[:3] + [sliver])
+    assert len(fixed) == 4 and np.isfinite(fixed[3]).all()
+
+
 def test_a_skewed_paper_outlined_all_round_is_left_alone() -> None:
     # Paper of that skewed shape: every side is an outline, nothing says which corner is off.
     frame = _table_of_cards()
