@@ -50,6 +50,7 @@ _DROP_TENTATIVE_S = 0.5  # a card never settled and unseen this long was only pa
 _COVERED_STILL_S = 5.0  # ... unless read surely: a hand over it this long keeps its stillness clock
 _PARTIAL_HOLD_S = 1.0  # a smaller outline of a card not yet laid passes for a hand over it this long after its last whole sighting
 _TRUSTED = 0.5  # a reading this confident may decide a card's criteria; below it only when no better one came
+_UNLIKE = 0.3  # a sure reading's distance to a card read otherwise counts this much more, in short sides
 _SLID_ON = 1.5  # a card waiting under a hand is the card laid read alike within this many short sides of it
 _DOUBTFUL_SETTLE_S = 1.0  # a card read only doubtfully is laid once it has lain still, found in every frame, this long
 _LOST_KEEP_S = 2.0  # a card not laid yet, lost where it lay still (a hand over it), is the card found there again this long after
@@ -312,9 +313,14 @@ class CardTracker:
         shorts = np.maximum(shorts, 1.0)
         found = np.stack([c.corners_xy for c in cards]).astype(np.float64).mean(axis=1)
         distance = np.linalg.norm(found[:, None, :] - centres[None, :, :], axis=2) / shorts[None, :]
-        # Settled cards first: a card being laid next to them must not steal them.
+        # Settled cards first: a card being laid next to them must not steal them. A card read
+        # surely goes to a card read alike before one read otherwise: a hand over a settled card
+        # may hold another just off it, whose track would take the settled card's own sightings.
         settled = np.array([t.settled_t is not None for t in tracks])
-        cost = distance - 0.2 * settled[None, :]
+        voted = [_voted(t)[0] for t in tracks]
+        unlike = np.array([[c.reading.criteria is not None and c.reading.confidence >= _TRUSTED
+                            and v is not None and v != c.reading.criteria for v in voted] for c in cards])
+        cost = distance - 0.2 * settled[None, :] + _UNLIKE * unlike
         out: dict[int, int] = {}
         used: set[int] = set()
         for k, j in zip(*np.unravel_index(np.argsort(cost, axis=None), cost.shape)):

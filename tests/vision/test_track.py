@@ -560,3 +560,22 @@ def test_another_card_laid_where_one_lay_briefly_is_read_afresh() -> None:
     assert not [c for c in first.cards if c.is_settled]
     later, _ = run(tracker, 0.5, 30, [other], t + 1 / 30, f + 1)
     assert [(c.is_settled, c.criteria) for c in later.cards] == [(True, CRITS[3])]
+
+
+def test_a_settled_card_taken_off_its_place_under_a_hand_is_the_card_read_alike_back_there() -> None:
+    # A hand over a settled card holds another card just off it, found read doubtfully (the
+    # settled card's track follows it: as a nudge would), then a doubtful look back at the card's
+    # place, then the card read surely there again: it is the settled card, not a second one (a
+    # ghost of it left lying off its place would break its row: live_rounds hard 153).
+    tracker = CardTracker()
+    a = np.array(SLOTS[4], np.float64)
+    before, (t, f) = run(tracker, 1.0, 15, [detected(a, CRITS[0])])
+    (card_id,) = [c.id for c in before.cards if c.is_settled]
+    _, (t, f) = run(tracker, 2 / 15, 15, [], t, f, hands=[a])
+    _, (t, f) = run(tracker, 0.5, 15, [detected(a + (0, 22), CRITS[1], confidence=0.35)], t, f, hands=[a])
+    _, (t, f) = run(tracker, 0.4, 15, [], t, f, hands=[a])
+    _, (t, f) = run(tracker, 2 / 15, 15, [detected(a + (0, -6), CRITS[2], confidence=0.4)], t, f, hands=[a])
+    after, _ = run(tracker, 1.0, 15, [detected(a, CRITS[0])], t, f)
+    settled = [c for c in after.cards if c.is_settled]
+    assert [c.id for c in settled] == [card_id] and settled[0].criteria == CRITS[0]
+    assert np.allclose(settled[0].corners_xy.mean(axis=0), a)
