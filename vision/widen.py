@@ -260,7 +260,7 @@ def widen_cut(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pai
     no side is plainly the cut one
     """
     c = order_corners(corners_xy).astype(np.float64)
-    sharp = [_sharp_share(frame_bgr, c, k) for k in (pair, pair + 2)]
+    sharp = _sharp_shares(frame_bgr, c)[[pair, pair + 2]].tolist()
     soft_cut = min(sharp) <= _SOFT and max(sharp) >= _CLEAN
     if soft_only and not soft_cut:
         return corners_xy
@@ -306,8 +306,7 @@ def _outline_out(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int, g
     """How much the sides beside side ``k`` of quad ``c`` grow with ``k`` moved out onto the
     nearest outline beyond it (a light step across ``_OUTLINE_SEEN`` of the normals), searched
     out to ``_OUTLINE_BEYOND`` times ``growth``; None where none is seen."""
-    # (two pixels at least: a step is looked for within two, also across a sliver of a quad)
-    reach = max(_STEP_REACH * min(sides(c.astype(np.float32))), 2.0)
+    reach = _step_reach(c)
     length = (np.linalg.norm(c[k] - c[k - 1]) + np.linalg.norm(c[(k + 1) % 4] - c[(k + 2) % 4])) / 2
     moves = np.arange(reach, length * _OUTLINE_BEYOND * (growth - 1), max(reach, 1.0))
     if not len(moves):
@@ -324,12 +323,12 @@ def _complete_corner(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float3
     or cut across), that corner moved to complete a parallelogram with the other three.
 
     The corner is the one between the two sides least sharp beyond those of the sides
-    opposite them (by ``_CORNER_MARGIN`` of normals, :func:`_sharp_share`); the completed
+    opposite them (by ``_CORNER_MARGIN`` of normals, :func:`_sharp_shares`); the completed
     quad must measure as a card on its neighbours' ``planes`` (K, 3, 3) under the deck's
     ``aspect``, within ``_CARD_SIZE``, and nearer one than the quad did.
     """
     c = order_corners(corners_xy).astype(np.float64)
-    sharp = [_sharp_share(frame_bgr, c, k) for k in range(4)]
+    sharp = _sharp_shares(frame_bgr, c).tolist()
     score = np.array([sharp[(k + 1) % 4] + sharp[(k + 2) % 4] - sharp[k - 1] - sharp[k] for k in range(4)])
     first, second = np.argsort(score)[::-1][:2]
     if score[first] - score[second] < _CORNER_MARGIN:
@@ -343,19 +342,16 @@ def _complete_corner(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float3
     return order_corners(completed.astype(np.float32))
 
 
-def _sharp_share(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64], k: int) -> float:
-    """The share of 12 normals across side ``k`` of quad ``c`` along which the light steps by
-    ``_STEP_LIGHT`` within two pixels, within ``_STEP_REACH`` of the short side of the side."""
-    starts, ends, _, normals = sides_outwards(c.astype(np.float32)[None])
-    # (two pixels at least: a step is looked for within two, also across a sliver of a quad)
-    reach = max(_STEP_REACH * min(sides(c.astype(np.float32))), 2.0)
-    along = starts[0, k] + np.linspace(0.15, 0.85, 12, dtype=np.float32)[:, None] * (ends[0, k] - starts[0, k])
-    offsets = np.arange(-reach, reach + 0.01, 1.0, dtype=np.float32)
-    grid = along[:, None, :] + offsets[None, :, None] * normals[0, k]
-    profile = cv2.remap(frame_bgr, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    light = profile.astype(np.float32).mean(axis=2)
-    inner, outer = (light[:, :-3] + light[:, 1:-2]) / 2, (light[:, 2:-1] + light[:, 3:]) / 2
-    return float((np.abs(inner - outer).max(axis=1) >= _STEP_LIGHT).mean())
+def _sharp_shares(frame_bgr: NDArray[np.uint8], c: NDArray[np.float64]) -> NDArray[np.float64]:
+    """For each side of quad ``c``, the share of 12 normals across it along which the light steps
+    by ``_STEP_LIGHT`` within two pixels, within ``_step_reach`` of it: (4,)."""
+    return _outline_shares(frame_bgr, c[None], _step_reach(c))[0]
+
+
+def _step_reach(c: NDArray[np.float64]) -> float:
+    """How far across a side of quad ``c`` a step is looked for: ``_STEP_REACH`` of its short side,
+    two pixels at least (a step is looked for within two, also across a sliver of a quad)."""
+    return max(_STEP_REACH * min(sides(c.astype(np.float32))), 2.0)
 
 
 def refit_off_cards(frame_bgr: NDArray[np.uint8], quads_xy: list[NDArray[np.float32]]) -> list[NDArray[np.float32]]:
