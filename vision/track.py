@@ -318,8 +318,8 @@ class CardTracker:
         # may hold another just off it, whose track would take the settled card's own sightings.
         settled = np.array([t.settled_t is not None for t in tracks])
         voted = [_voted(t)[0] for t in tracks]
-        unlike = np.array([[c.reading.criteria is not None and c.reading.confidence >= _TRUSTED
-                            and v is not None and v != c.reading.criteria for v in voted] for c in cards])
+        sure = [c.reading.criteria if c.reading.confidence >= _TRUSTED else None for c in cards]
+        unlike = np.array([[s is not None and v is not None and v != s for v in voted] for s in sure])
         cost = distance - 0.2 * settled[None, :] + _UNLIKE * unlike
         out: dict[int, int] = {}
         used: set[int] = set()
