@@ -11,7 +11,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from referee.cards import Shape
 from vision.card_sizes import sizes_in_view
+from vision.cloth import like_cloth_dots
 from vision.find import CardQuad, SmallCards, cards_too_small, find_cards, warp_card
 from vision.partial import PAPER_IN
 from vision.quads import order_corners, sides
@@ -20,7 +22,7 @@ from vision.records import CardReading, SymbolReading
 from vision.stacked import lying_beneath
 
 __all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "read_partly_hidden", "without_odd_papers",
-           "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath", "cards_seen_small", "enlarged_for", "enlarged_frame",
+           "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath", "doubted_on_cloth", "cards_seen_small", "enlarged_for", "enlarged_frame",
            "scaled_card"]
 
 # A face's paper keeps at least this share of the lightness (Lab L) of the other faces' paper
@@ -49,6 +51,9 @@ PARTLY_HIDDEN_CONFIDENCE = 0.2
 # A card with another card over part of its printed area may read that card's symbols as its
 # own: dev medium 409 card 15, found whole, read a yellow bar of the card over its corner surely.
 _BENEATH = "another card lies over part of the card", 0.4
+# A card read as circles of one colour, with marks like them on the table around it, may be a
+# patch of a dotted cloth (``vision.cloth``): dev medium 4070 and 4032, dev hard 4076, read surely.
+_CLOTH = "its circles are like the dots on the cloth around it (it may be the cloth)", 0.3
 # A face read doubtfully (confidence below this) whose quadrilateral runs within _EDGE_PX of the
 # frame's edge is cut by it: on eleven dev sets (100 photos each) 5 of 6 such were no card (a strip
 # of a pale or patterned table between a card and the frame's edge, its pattern read as symbols;
@@ -235,6 +240,26 @@ def doubted_beneath(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ...
     return tuple(replace(card, reading=replace(card.reading, confidence=min(card.reading.confidence, confidence),
                                                reason="; ".join(filter(None, (card.reading.reason, reason)))))
                  if under and card.reading.criteria is not None else card for card, under in zip(cards, beneath))
+
+
+def doubted_on_cloth(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ...]) -> tuple[DetectedCard, ...]:
+    """The cards, those read as circles of one colour with marks like them on the table around
+    (``vision.cloth.like_cloth_dots``) read with doubt."""
+    reason, confidence = _CLOTH
+    circles = [np.array([s.center_xy for s in card.reading.symbols], np.float32).reshape(-1, 2)
+               if _all_circles_alike(card.reading, confidence) else np.zeros((0, 2), np.float32) for card in cards]
+    if not any(len(c) for c in circles):
+        return cards
+    like = like_cloth_dots(frame_bgr, [card.corners_xy for card in cards], circles)
+    return tuple(replace(card, reading=replace(card.reading, confidence=confidence,
+                                               reason="; ".join(filter(None, (card.reading.reason, reason)))))
+                 if is_like else card for card, is_like in zip(cards, like))
+
+
+def _all_circles_alike(reading: CardReading, doubt: float) -> bool:
+    """Whether a reading surer than ``doubt`` is of circles of one colour only."""
+    return (reading.criteria is not None and reading.confidence > doubt and bool(reading.symbols)
+            and all(s.shape is Shape.CIRCLE for s in reading.symbols) and len({s.colour for s in reading.symbols}) == 1)
 
 
 def _whole(quads_xy: list[NDArray[np.float32]], faces: list[CardQuad]) -> list[NDArray[np.float32]]:

@@ -24,8 +24,8 @@ from calibration.areas import TableAreas, row_candidates, scaled_areas, search_b
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
 from vision.find import CardQuad, cards_too_small, find_cards
 from vision.quads import order_corners, sides
-from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, enlarged_for, enlarged_frame, read_quad, scaled_card,
-                             without_odd_papers)
+from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, doubted_on_cloth, enlarged_for, enlarged_frame,
+                             read_quad, scaled_card, without_odd_papers)
 from vision.track import TrackedCard
 
 __all__ = ["Sighting", "sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
@@ -143,7 +143,7 @@ def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[Track
     # (the readings kept from earlier frames keep those frames' light: tints are not compared)
     cards = without_odd_papers(_read_quads(image, factor, quads, settled, frame_index, profile), by_tint=False)
     # (a card with another laid over part of it may show that card's symbols as its own: doubted)
-    return doubted_beneath(frame_bgr, tuple(cards))
+    return doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, tuple(cards)))
 
 
 def _smallest_px(cards: Sequence[DetectedCard]) -> float:
