@@ -141,6 +141,7 @@ class Tally:
     found: int = 0
     false_found: int = 0
     false_by: Counter = field(default_factory=Counter)  # what lies under the cards found that match no true card
+    false_sure: int = 0  # of those, read surely: a card no person is asked to look at
     triples_right: int = 0
     symbols_in_view: int = 0  # cards found whose every symbol is in view
     symbols_in_view_right: int = 0
@@ -185,6 +186,7 @@ class Tally:
                                                  for _, band in _IN_VIEW_BANDS},
             "cards_due_by_share_in_view": {band: self.due_in_view[band] for _, band in _IN_VIEW_BANDS},
             "false_cards_by_what_lies_under": dict(self.false_by.most_common()),
+            "false_cards_read_surely": self.false_sure,
             "exact_triple_pct": pct(self.triples_right, self.found_true),
             # (found and read exactly, of all the cards due: a change that finds hard cards and
             # misreads some of them lowers the exact share of those found, not this one)
@@ -250,8 +252,11 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
     tally.found_in_view.update(band_of[j] for j in matched.values() if j in countable)
     tally.found += len(found_quads)
     tally.false_found += len(found_quads) - len(matched)
+    false_sure = sum(1 for i, card in enumerate(result.cards) if i not in matched and card.reading.confidence >= UNCERTAIN_BELOW)
+    tally.false_sure += false_sure
     if len(found_quads) > len(matched):
-        tally.failures.append(f"{name}: {len(found_quads) - len(matched)} false card(s)")
+        sure = f" ({false_sure} read surely)" if false_sure else ""
+        tally.failures.append(f"{name}: {len(found_quads) - len(matched)} false card(s){sure}")
     tally.false_by.update(what_lies_under(quad, truth) for i, quad in enumerate(found_quads) if i not in matched)
     for i, j in matched.items():
         if j in countable:
@@ -494,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
     acc.add_argument("--count", type=int, default=50)
     acc.add_argument("--start", type=int, default=0)
     acc.add_argument("--failures", action="store_true",
-                     help="list what went wrong, photo by photo; the worst is tagged: a misreading read surely, "
+                     help="list what went wrong, photo by photo; the worst is tagged: a misreading or a false card read surely, "
                           "a wrong verdict not flagged (grep 'surely' or 'not flagged')")
     rows = sub.add_parser("rows", help="rows, verdicts and ranking from the true cards: the arrangement alone")
     rows.add_argument("folders", nargs="*", type=Path, help="folders of NAME.json (+ NAME.seats.yaml)")

@@ -110,6 +110,7 @@ def test_a_false_card_is_told_by_what_lies_under_it(quad, kind) -> None:
 
 
 def test_false_cards_are_counted_by_what_lies_under_them() -> None:
-    summary = Tally(found=10, false_found=3, false_by=Counter({HELD_CARD: 2, FACE_DOWN: 1})).summary()
+    summary = Tally(found=10, false_found=3, false_by=Counter({HELD_CARD: 2, FACE_DOWN: 1}), false_sure=1).summary()
     assert summary["false_cards_by_what_lies_under"] == {HELD_CARD: 2, FACE_DOWN: 1}
     assert summary["card_precision_pct"] == 70.0
+    assert summary["false_cards_read_surely"] == 1
