@@ -79,12 +79,15 @@ class DetectedCard:
     ``corners_xy`` is (4, 2) float32, clockwise on screen, in frame pixels; the
     symbols' ``center_xy`` in ``reading`` are in frame pixels too. A card ``partly_hidden``
     lies partly under something (a hand): its corners are where the card would lie, and its
-    reading is of the part in view (see ``vision.partial``).
+    reading is of the part in view (see ``vision.partial``). A card that ``may_be_cloth`` is
+    read as circles like the dots of the cloth around it: it may be no card at all (see
+    ``doubted_on_cloth``).
     """
 
     corners_xy: NDArray[np.float32]
     reading: CardReading
     partly_hidden: bool = False
+    may_be_cloth: bool = False
 
     def __post_init__(self) -> None:
         if self.corners_xy.shape != (4, 2):
@@ -244,7 +247,7 @@ def doubted_beneath(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ...
 
 def doubted_on_cloth(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ...]) -> tuple[DetectedCard, ...]:
     """The cards, those read as circles of one colour with marks like them on the table around
-    (``vision.cloth.like_cloth_dots``) read with doubt."""
+    (``vision.cloth.like_cloth_dots``) read with doubt: they ``may_be_cloth``."""
     reason, confidence = _CLOTH
     circles = [np.array([s.center_xy for s in card.reading.symbols], np.float32).reshape(-1, 2)
                if _all_circles_alike(card.reading, confidence) else np.zeros((0, 2), np.float32) for card in cards]
@@ -252,7 +255,8 @@ def doubted_on_cloth(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ..
         return cards
     like = like_cloth_dots(frame_bgr, [card.corners_xy for card in cards], circles)
     return tuple(replace(card, reading=replace(card.reading, confidence=confidence,
-                                               reason="; ".join(filter(None, (card.reading.reason, reason)))))
+                                               reason="; ".join(filter(None, (card.reading.reason, reason)))),
+                         may_be_cloth=True)
                  if is_like else card for card, is_like in zip(cards, like))
 
 

@@ -211,9 +211,11 @@ def _referee_frame(
         # A doubtful card counts when a near misreading would change the verdict; a lone card
         # read with doubt always does: no reading changes a one-card verdict, but such a card
         # mostly lies half under a hand, where the rest of its row may be hidden too.
-        # A card partly hidden always does: the hand may hide any number of its symbols.
+        # A card partly hidden always does: the hand may hide any number of its symbols. A card
+        # that may be a patch of dotted cloth counts, too, when the row without it has another verdict.
         doubtful = tuple(k for i, k in enumerate(deciding) if cards[k].reading.confidence < UNCERTAIN_BELOW
-                         and (len(readable) == 1 or cards[k].partly_hidden or misread_may_change(criteria, i, verdict)))
+                         and (len(readable) == 1 or cards[k].partly_hidden or misread_may_change(criteria, i, verdict)
+                              or cards[k].may_be_cloth and _absent_may_change(criteria, i, verdict)))
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
         covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
@@ -364,6 +366,11 @@ def misread_may_change(criteria: Sequence[Criteria], position: int, verdict: Ver
     return False
 
 
+def _absent_may_change(criteria: Sequence[Criteria], position: int, verdict: Verdict) -> bool:
+    """Whether the row without card ``position`` (no card at all, a patch of the table) has another verdict."""
+    return _decided(check_row([*criteria[:position], *criteria[position + 1:]])) != _decided(verdict)
+
+
 def _decided(verdict: Verdict) -> tuple[int, int | None]:
     """What a verdict decides for the player: the cards kept, and where the first error lies."""
     return verdict.valid_length, None if verdict.first_error is None else verdict.first_error.position
@@ -434,11 +441,19 @@ def _card_json(card: DetectedCard, card_id: int) -> dict[str, Any]:
         ],
         "confidence": round(float(reading.confidence), 3),
         "partly_hidden": card.partly_hidden,
+        "may_be_cloth": card.may_be_cloth,
     }
 
 
 def _points(corners_xy: Any) -> list[list[float]]:
     return [[round(float(x), 1), round(float(y), 1)] for x, y in corners_xy]
+
+
+def _why_look(card: DetectedCard) -> str:
+    """Why a card deciding a verdict is to be looked at, in words."""
+    if card.partly_hidden:
+        return "partly hidden"
+    return "perhaps no card but the cloth's dots" if card.may_be_cloth else "read with doubt"
 
 
 def result_lines(result: TableResult, path: str) -> list[str]:
@@ -448,8 +463,8 @@ def result_lines(result: TableResult, path: str) -> list[str]:
     for row in result.rows:
         verdict = row.verdict
         words = error_words(result, row) if verdict.first_error else "no error"
-        for why, looks in (("read with doubt", False), ("partly hidden", True)):
-            positions = ", ".join(str(row.cards.index(k) + 1) for k in row.uncertain_cards if result.cards[k].partly_hidden == looks)
+        for why in ("read with doubt", "partly hidden", "perhaps no card but the cloth's dots"):
+            positions = ", ".join(str(row.cards.index(k) + 1) for k in row.uncertain_cards if _why_look(result.cards[k]) == why)
             if positions:
                 words += f" (please look at card {positions}: {why})"
         if row.unread_cards:

@@ -154,6 +154,28 @@ def test_a_doubtful_card_counts_only_when_a_near_misreading_would_change_the_ver
     assert misread_may_change(fewer, 1, check_row(fewer))
 
 
+def test_a_card_that_may_be_cloth_counts_when_the_row_without_it_has_another_verdict() -> None:
+    import numpy as np
+
+    from referee.cards import Colour, Criteria, Shape
+    from referee.cli.table import TableResult, TableRow, _absent_may_change, misread_may_change, result_lines
+    from referee.rows import check_row
+    from vision.pipeline import DetectedCard
+    from vision.records import CardReading, SymbolReading
+
+    # (dev hard 4031: a patch of dotted cloth read as one green circle at a row's end)
+    row = [Criteria(3, 1, 6), Criteria(4, 4, 4), Criteria(1, 1, 1)]
+    assert not misread_may_change(row, 2, check_row(row))  # read a little otherwise, it still differs from the 2nd
+    assert _absent_may_change(row, 2, check_row(row))  # no card there, the row is two long
+    erring = [Criteria(1, 1, 2), Criteria(1, 2, 3), Criteria(3, 3, 4)]  # the 2nd breaks the row before it
+    assert not _absent_may_change(erring, 2, check_row(erring))
+    circle = CardReading((SymbolReading(Shape.CIRCLE, Colour.GREEN, (0.0, 0.0), 1.0),), Criteria(1, 1, 1), 0.3, True)
+    corners = np.array([(0, 0), (60, 0), (60, 90), (0, 90)], np.float32)
+    card = DetectedCard(corners, circle, may_be_cloth=True)
+    result = TableResult((640, 400), (card,), (), (TableRow("Dora", (0,), check_row([Criteria(1, 1, 1)]), (0,)),), ())
+    assert "(please look at card 1: perhaps no card but the cloth's dots)" in " ".join(result_lines(result, "table.png"))
+
+
 def test_a_misread_is_seldom_more_than_the_card_shows() -> None:
     """The truth lies mostly above a misreading (a symbol washed out or cut off, a colour missed):
     a card whose match with its neighbour needs one colour or two symbols fewer than read needs no look."""
