@@ -250,19 +250,19 @@ def doubted_on_cloth(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ..
     (``vision.cloth.like_cloth_dots``) read with doubt: they ``may_be_cloth``."""
     reason, confidence = _CLOTH
     circles = [np.array([s.center_xy for s in card.reading.symbols], np.float32).reshape(-1, 2)
-               if _all_circles_alike(card.reading, confidence) else np.zeros((0, 2), np.float32) for card in cards]
+               if _all_circles_alike(card.reading) else np.zeros((0, 2), np.float32) for card in cards]
     if not any(len(c) for c in circles):
         return cards
     like = like_cloth_dots(frame_bgr, [card.corners_xy for card in cards], circles)
-    return tuple(replace(card, reading=replace(card.reading, confidence=confidence,
+    return tuple(replace(card, reading=replace(card.reading, confidence=min(card.reading.confidence, confidence),
                                                reason="; ".join(filter(None, (card.reading.reason, reason)))),
                          may_be_cloth=True)
                  if is_like else card for card, is_like in zip(cards, like))
 
 
-def _all_circles_alike(reading: CardReading, doubt: float) -> bool:
-    """Whether a reading surer than ``doubt`` is of circles of one colour only."""
-    return (reading.criteria is not None and reading.confidence > doubt and bool(reading.symbols)
+def _all_circles_alike(reading: CardReading) -> bool:
+    """Whether a reading is of circles of one colour only."""
+    return (reading.criteria is not None and bool(reading.symbols)
             and all(s.shape is Shape.CIRCLE for s in reading.symbols) and len({s.colour for s in reading.symbols}) == 1)
 
 

@@ -62,9 +62,9 @@ def test_a_card_on_a_plain_cloth_or_one_dotted_otherwise_has_none() -> None:
 
 
 def test_only_cards_read_as_circles_of_one_colour_like_the_dots_around_are_doubted() -> None:
-    def card(*symbols):
+    def card(*symbols, confidence=1.0):
         reading = CardReading(tuple(SymbolReading(shape, colour, (315.0, 245.0), 1.0) for shape, colour in symbols),
-                              Criteria(len({c for _, c in symbols}), len({s for s, _ in symbols}), len(symbols)), 1.0, True)
+                              Criteria(len({c for _, c in symbols}), len({s for s, _ in symbols}), len(symbols)), confidence, True)
         return DetectedCard(PATCH, reading)
 
     circle, triangle = card((Shape.CIRCLE, Colour.GREEN)), card((Shape.TRIANGLE, Colour.GREEN))
@@ -72,6 +72,8 @@ def test_only_cards_read_as_circles_of_one_colour_like_the_dots_around_are_doubt
     doubted, *rest = doubted_on_cloth(cloth(), (circle, triangle, mixed))
     assert doubted.reading.confidence == pytest.approx(0.3)
     assert doubted.reading.criteria == circle.reading.criteria
-    assert "dots on the cloth" in doubted.reading.reason
+    assert "dots on the cloth" in doubted.reading.reason and doubted.may_be_cloth
     assert rest == [triangle, mixed]
+    (doubtful,) = doubted_on_cloth(cloth(), (card((Shape.CIRCLE, Colour.GREEN), confidence=0.2),))
+    assert doubtful.may_be_cloth and doubtful.reading.confidence == pytest.approx(0.2)  # (no surer for it)
     assert doubted_on_cloth(laid(cloth(BLUE), PATCH), (circle,)) == (circle,)
