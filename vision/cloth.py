@@ -30,9 +30,11 @@ _LIKE_LAB, _COLOUR_SHARE = 18.0, 0.06
 _AREAS = (0.4, 2.5)
 _ROUND = 0.6
 # This many such marks around a card's circle are a cloth's dots going on. On dev renders
-# (hard and medium 4000-4199) 7 of 3,150 circles on true cards had two or more (none on a
-# card of circles alone); the patches of dotted cloth read surely as cards had 3 to 19 (out
-# to twice a card's size about it, one had one: a hand and the floor took the rest).
+# (hard and medium 4000-4199, measured at full size) 7 of 3,150 circles on true cards had two
+# or more; the patches of dotted cloth read surely as cards had 3 to 19 (out to twice a card's
+# size about it, one had one: a hand and the floor took the rest). The renders' deck has no card
+# of circles of one colour alone, the only cards looked at: such a card on a cloth dotted in
+# its colour and size would be doubted too.
 _DOTS = 2
 # Looked at with the card's short side at most this many pixels (a circle some 15 across).
 _WORK_SHORT_PX = 60.0
