@@ -191,6 +191,19 @@ def test_a_first_card_just_too_far_to_be_a_neighbour_is_still_its_rows() -> None
     assert rows == {"Olga": (0, 1, 2, 3)}
 
 
+def test_a_lone_pool_card_far_deeper_than_the_other_rows_is_no_row_of_a_player_whose_row_is_not_seen() -> None:
+    # (dev medium 4114: Kira's cards lay under a hand and at her neighbour's row's end; the pool
+    # card nearest her seat, in the table's middle, was taken for her row, its verdict unflagged)
+    pool = [card((1200, 600), 85)]  # facing Dora, 380 px (6.3 short sides) from her seat; the rows lie 3 from theirs
+    rows = {r.player: r.cards for r in arrange_rows(ANNA + BEN + pool, SEATS, (W, H))}
+    assert set(rows) == {"Anna", "Ben"}
+    # Her own lone card, as deep as the rows, is hers; with one row of two cards or more to
+    # compare with, nothing tells how deep rows lie, and the pool card is hers too.
+    rows = {r.player: r.cards for r in arrange_rows(ANNA + BEN + DORA + pool, SEATS, (W, H))}
+    assert rows["Dora"] == (len(ANNA) + len(BEN),)
+    assert {r.player: r.cards for r in arrange_rows(ANNA + pool, SEATS, (W, H))}["Dora"] == (len(ANNA),)
+
+
 def test_a_lone_card_two_cards_room_beyond_a_row_is_not_joined_to_it_where_its_player_sits_at_the_rows_middle() -> None:
     # A lone card that far may be a pool card, or something read as a card: one card's room
     # only, unless its player sits off the row seen and at the middle of the two together.
