@@ -72,7 +72,7 @@ _ROOM_FOR_A_CARD = 0.8  # in short sides: a gap in a row this wide may hold a ca
 # players' rows of two cards or more lie from theirs (each row's card nearest its player; their
 # median) is no row: a pool card nearest a player whose own row was not found (under a hand, or
 # cut into a neighbour's). Rows lie along the table's edge, where their players sit.
-# On the truth of 700 dev layouts (hard, medium and easy) rows of one card lay 0.84 deeper at most,
+# On the truth of 700 dev layouts (hard, medium and easy) rows of one card lay 0.84 further at most,
 # pool cards 1.17 at least; 2 leaves room for seats marked unevenly.
 _LONE_DEEPER = 2.0
 

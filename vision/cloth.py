@@ -58,13 +58,14 @@ def like_cloth_dots(frame_bgr: NDArray[np.uint8], cards_xy: Sequence[NDArray], c
     for k, (quad, circles) in enumerate(zip(quads, circles_xy)):
         circles = np.asarray(circles, np.float32).reshape(-1, 2)
         if len(circles):
-            like[k] = _dots_around(frame_bgr, quad, circles, quads[:k] + quads[k + 1:])
+            like[k] = _dots_around(frame_bgr, quad, circles, quads)
     return like
 
 
 def _dots_around(frame_bgr: NDArray[np.uint8], quad: NDArray[np.float32], circles: NDArray[np.float32],
-                 others: list[NDArray[np.float32]]) -> bool:
-    """Whether ``_DOTS`` marks or more like one of the circles lie around the card ``quad``."""
+                 cards: list[NDArray[np.float32]]) -> bool:
+    """Whether ``_DOTS`` marks or more like one of the circles lie around the card ``quad`` (one
+    of ``cards``, every card found)."""
     h, w = frame_bgr.shape[:2]
     centre = quad.mean(axis=0)
     around = centre + _AROUND * (quad - centre)
@@ -86,7 +87,7 @@ def _dots_around(frame_bgr: NDArray[np.uint8], quad: NDArray[np.float32], circle
     cv2.fillConvexPoly(inside, local(quad), 1)
     table = np.zeros_like(inside)
     cv2.fillConvexPoly(table, local(around), 1)
-    for card in [quad, *others]:
+    for card in cards:
         middle = card.mean(axis=0)
         cv2.fillConvexPoly(table, local(middle + _CLEAR * (card - middle)), 0)
     half = max(1, round(_COLOUR_SHARE / 2 * short * scale))

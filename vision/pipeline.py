@@ -239,25 +239,27 @@ def doubted_beneath(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ...
     """The cards, those read that lie partly beneath another (``vision.stacked.lying_beneath``)
     read with doubt."""
     beneath = lying_beneath(frame_bgr, [card.corners_xy for card in cards])
-    reason, confidence = _BENEATH
-    return tuple(replace(card, reading=replace(card.reading, confidence=min(card.reading.confidence, confidence),
-                                               reason="; ".join(filter(None, (card.reading.reason, reason)))))
-                 if under and card.reading.criteria is not None else card for card, under in zip(cards, beneath))
+    return tuple(_doubted(card, _BENEATH) if under and card.reading.criteria is not None else card
+                 for card, under in zip(cards, beneath))
 
 
 def doubted_on_cloth(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ...]) -> tuple[DetectedCard, ...]:
     """The cards, those read as circles of one colour with marks like them on the table around
     (``vision.cloth.like_cloth_dots``) read with doubt: they ``may_be_cloth``."""
-    reason, confidence = _CLOTH
     circles = [np.array([s.center_xy for s in card.reading.symbols], np.float32).reshape(-1, 2)
                if _all_circles_alike(card.reading) else np.zeros((0, 2), np.float32) for card in cards]
     if not any(len(c) for c in circles):
         return cards
     like = like_cloth_dots(frame_bgr, [card.corners_xy for card in cards], circles)
-    return tuple(replace(card, reading=replace(card.reading, confidence=min(card.reading.confidence, confidence),
-                                               reason="; ".join(filter(None, (card.reading.reason, reason)))),
-                         may_be_cloth=True)
-                 if is_like else card for card, is_like in zip(cards, like))
+    return tuple(_doubted(card, _CLOTH, may_be_cloth=True) if is_like else card for card, is_like in zip(cards, like))
+
+
+def _doubted(card: DetectedCard, doubt: tuple[str, float], **changes: Any) -> DetectedCard:
+    """The card read with a doubt (its reason, and the confidence it is held to at most), and ``changes``."""
+    reason, confidence = doubt
+    reading = replace(card.reading, confidence=min(card.reading.confidence, confidence),
+                      reason="; ".join(filter(None, (card.reading.reason, reason))))
+    return replace(card, reading=reading, **changes)
 
 
 def _all_circles_alike(reading: CardReading) -> bool:
