@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from vision.card_sizes import Typical, sizes_in_view, typical_near
 from vision.paper import pixel_runs, shade
-from vision.quads import CardQuad, grow, meet_lines, order_corners, sides, sides_outwards
+from vision.quads import CardQuad, fit_quad, grow, meet_lines, order_corners, sides, sides_outwards
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles,
                             points_inside, printed_in, sweep_span)
 
@@ -59,6 +59,13 @@ _TRACED_FILL = 0.85  # paper, its symbols counted in, fills the card traced (a c
 _TRACED_PAPER = 0.5  # plain paper at least half of it, where symbols may fill the rest (see _traced_cards)
 _TRACED_WHITE = 0.1  # where that paper is as white as the cards found, within this share of the span
 _TRACED_FRESH = 0.5  # half of it paper no card found explains
+# The steps may enclose a card all round (a card over others, its outline unbroken): the region
+# they enclose fills its quadrilateral, less the bites of symbols printed near its sides, by
+# _ENCLOSED_FILL at least, and its convex hull by _ENCLOSED_HULL. The steps are looked at once more
+# thickened by a square of this many pixels, closing a break of up to two pixels in the outline.
+_ENCLOSED_FILL = 0.75
+_ENCLOSED_HULL = 0.92
+_ENCLOSED_THICKER = 3
 _SQUARE = 1.2  # a quad whose long side is less than this many times its short side is square (no card is)
 _SYMBOL_AREA = 0.1  # a hole in paper no bigger than this share of a card is a symbol printed on it
 _TINT_REACH = 0.08  # chromaticity this far from the cards' paper's is no longer like it at all
@@ -531,20 +538,22 @@ def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
 def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
                   unlit: NDArray[np.float32], span: float, lightness: NDArray[np.uint8],
                   sized_by: list[CardQuad]) -> list[_Seen]:
-    """Cards of the paper left over traced by the steps of their outline from a corner.
+    """Cards of the paper left over traced by the steps of their outline: from a corner, or all round.
 
     A card lying over another face-up card makes one region of paper with it at every
     level: its outline over the card beneath is only a faint step in lightness (and a thin
     shadow), lost where the whiteness is clipped. Where the paper left over shows a corner
     (two straight sides meeting at about a right angle), the sides opposite are looked for
     as the lines parallel to them, within ``_TRACED_REACH`` of a card's sides as they show
-    there (``sizes_in_view``), along which the lightness steps most. A card so traced
-    counts where an edge runs along ``_TRACED_SEEN`` of each of its four sides, paper (its
-    symbols counted in) fills it, symbols are printed in it and half of it at least is
-    paper no card found explains. ``left``: the paper the cards found leave over
-    (``pieces``: its outlines); ``bright``: all that is as bright as paper; ``span``: the
-    sweep's span of ``unlit``; ``lightness``: Lab L (H, W) uint8; ``sized_by``: the cards
-    (found) whose size the cards' is.
+    there (``sizes_in_view``), along which the lightness steps most. Where the steps close
+    a loop all round a card (``_enclosed``), the card is the loop, whatever its corners show.
+    A card so traced counts where it is of a card's size and shape there, an edge runs
+    along ``_TRACED_SEEN`` of each of its four sides (a loop's run all round), paper (its
+    symbols counted in) fills it, symbols are printed in it and half of it at least is paper
+    no card found explains.
+    ``left``: the paper the cards found leave over (``pieces``: its outlines); ``bright``:
+    all that is as bright as paper; ``span``: the sweep's span of ``unlit``; ``lightness``:
+    Lab L (H, W) uint8; ``sized_by``: the cards (found) whose size the cards' is.
     """
     if len(sized_by) < 2:
         return []
@@ -553,43 +562,81 @@ def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
     if not large:
         return []
     stepped = np.zeros(left.shape, np.uint8)
-    for x0, y0, x1, y1 in _boxes_around(tuple(large), left.shape, 0.0, int(0.5 * long)):
+    boxes = _boxes_around(tuple(large), left.shape, 0.0, int(0.5 * long))
+    for x0, y0, x1, y1 in boxes:
         edges = cv2.Canny(cv2.GaussianBlur(lightness[y0:y1, x0:x1], (3, 3), 0), *_TRACED_EDGES)
         stepped[y0:y1, x0:x1] = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    views = sizes_in_view(sized_by, np.array([c.reshape(-1, 2).mean(axis=0) for c in large], np.float64))
     masks = None  # the paper, its symbols counted in, and the paper no card found explains: made when first asked for
     cards_paper = None  # the whiteness of the cards' paper: read when first asked for
-    traced: list[_Seen] = []
+
+    def traced(quad: NDArray[np.float32], view: NDArray[np.float64], enclosed: bool = False) -> _Seen | None:
+        """The card ``quad`` (4, 2) as traced, where it counts (``view``: a card's sides there;
+        ``enclosed``: a loop of the steps, its outline seen all round)."""
+        nonlocal masks, cards_paper
+        size = np.array(sides(quad))
+        if not (_TRACED_AREAS[0] < size[0] * size[1] / (view[0] * view[1]) < _TRACED_AREAS[1]
+                and _TRACED_ASPECT[0] < size[1] / size[0] < _TRACED_ASPECT[1]):
+            return None
+        seen = 1.0 if enclosed else float(_edge_along(stepped, quad).min())
+        if seen < _TRACED_SEEN:
+            return None
+        if masks is None:
+            masks = _paper_of(bright, _SYMBOL_AREA * short * long), _paper_of(left, _SYMBOL_AREA * short * long)
+        fill = _filled(quad, masks[0])
+        # Large symbols close together and to its sides: opening off thin things took the paper
+        # between them, and no hole is left. Enclosed by its paper they are its symbols, where
+        # that paper is as white as the cards' (a pale cloth's dots are enclosed by the cloth).
+        if _TRACED_PAPER <= fill < _TRACED_FILL:
+            if cards_paper is None:
+                cards_paper = _paper_whiteness([q.corners_xy for q in sized_by], unlit, bright)
+            if _paper_whiteness([quad], unlit, bright) >= cards_paper - _TRACED_WHITE * span:
+                fill = _filled(quad, bright, enclosed=True)
+        if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not printed_in(unlit, quad[None])[0]:
+            return None
+        return _Seen(seen + fill, quad, fill, True)
+
+    found: list[_Seen] = []
+    views = sizes_in_view(sized_by, np.array([c.reshape(-1, 2).mean(axis=0) for c in large], np.float64))
     for contour, view in zip(large, views):
         for corner, arm_a, arm_b in _corners_of(contour, view[0]):
-            best = None
-            for sa, sb in (view, view[::-1]):
-                quad = _traced_from(stepped, corner, arm_a, arm_b, sa, sb)
-                size = np.array(sides(quad))
-                if not (_TRACED_AREAS[0] < size[0] * size[1] / (view[0] * view[1]) < _TRACED_AREAS[1]
-                        and _TRACED_ASPECT[0] < size[1] / size[0] < _TRACED_ASPECT[1]):
-                    continue
-                seen = float(_edge_along(stepped, quad).min())
-                if seen < _TRACED_SEEN:
-                    continue
-                if masks is None:
-                    masks = _paper_of(bright, _SYMBOL_AREA * short * long), _paper_of(left, _SYMBOL_AREA * short * long)
-                fill = _filled(quad, masks[0])
-                # Large symbols close together and to its sides: opening off thin things took the paper
-                # between them, and no hole is left. Enclosed by its paper they are its symbols, where
-                # that paper is as white as the cards' (a pale cloth's dots are enclosed by the cloth).
-                if _TRACED_PAPER <= fill < _TRACED_FILL:
-                    if cards_paper is None:
-                        cards_paper = _paper_whiteness([q.corners_xy for q in sized_by], unlit, bright)
-                    if _paper_whiteness([quad], unlit, bright) >= cards_paper - _TRACED_WHITE * span:
-                        fill = _filled(quad, bright, enclosed=True)
-                if fill < _TRACED_FILL or _filled(quad, masks[1]) < _TRACED_FRESH or not printed_in(unlit, quad[None])[0]:
-                    continue
-                if best is None or seen + fill > best.score:
-                    best = _Seen(seen + fill, quad, fill, True)
+            cards = [traced(_traced_from(stepped, corner, arm_a, arm_b, sa, sb), view) for sa, sb in (view, view[::-1])]
+            best = max((card for card in cards if card is not None), key=lambda card: card.score, default=None)
             if best is not None:
-                traced.append(best)
-    return traced
+                found.append(best)
+    loops = [quad for box in boxes for quad in _enclosed(stepped, box, _TRACED_AREA * short * long)]
+    if loops:
+        views = sizes_in_view(sized_by, np.array([quad.mean(axis=0) for quad in loops], np.float64))
+        found += [card for card in (traced(quad, view, enclosed=True) for quad, view in zip(loops, views)) if card is not None]
+    return found
+
+
+def _enclosed(stepped: NDArray[np.uint8], box: tuple[int, int, int, int], min_area: float) -> list[NDArray[np.float32]]:
+    """The card-shaped quadrilaterals (4, 2) of the loops the steps ``stepped`` close in a box
+    (x0, y0, x1, y1) of the frame: each region of ``min_area`` pixels or more they enclose (not
+    the box's edge) that fills its quadrilateral, its outline (less the bites of symbols printed
+    near its sides) at least ``_ENCLOSED_FILL`` of it and its convex hull ``_ENCLOSED_HULL``,
+    the quadrilateral grown back out onto the steps. The steps are taken as they are and
+    thickened once more (``_ENCLOSED_THICKER``), which closes a break of up to two pixels."""
+    x0, y0, x1, y1 = box
+    steps = stepped[y0:y1, x0:x1]
+    quads = []
+    thicker = cv2.dilate(steps, np.ones((_ENCLOSED_THICKER, _ENCLOSED_THICKER), np.uint8))
+    # (a region stops where the steps start: half their thickness, 3 pixels as found, 5 thickened, short of the step)
+    for thick, back in ((steps, 1.5), (thicker, 2.5)):
+        loops, hierarchy = cv2.findContours(cv2.bitwise_not(thick), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        for loop, link in zip(loops, hierarchy[0] if hierarchy is not None else ()):
+            if link[3] >= 0 or cv2.contourArea(loop) < min_area:  # (a region's outer outline, not a symbol's hole in it)
+                continue
+            x, y, w, h = cv2.boundingRect(loop)
+            if x == 0 or y == 0 or x + w == x1 - x0 or y + h == y1 - y0:  # (the box's edge closes it, not the steps)
+                continue
+            quad, fill = fit_quad(loop)
+            if quad is None or fill < _ENCLOSED_FILL:
+                continue
+            if cv2.contourArea(cv2.convexHull(loop)) < _ENCLOSED_HULL * cv2.contourArea(quad):
+                continue
+            quads.append(grow(quad[None], back)[0] + np.array([x0, y0], np.float32))
+    return quads
 
 
 def _best_first(quads: list[CardQuad], scored: list[_Seen]) -> list[Region]:

@@ -766,6 +766,47 @@ def test_a_card_with_big_symbols_near_its_sides_lying_over_another_is_traced(see
     assert len(found) == 5
 
 
+@pytest.mark.parametrize("seed", [15, 16, 17])
+def test_a_card_lying_over_the_middle_of_a_patch_of_cards_is_traced_by_the_loop_of_its_outline(seed) -> None:
+    # A card lying over four face-up cards, each corner of it over one of them: all five make one
+    # patch of paper, and no corner of the top card lies on the patch's outline, where a card is
+    # traced from; its thin shadow is too faint to cut the patch's whiteness apart. Its outline,
+    # a faint step all round, still closes a loop of a card's size (dev medium 4197).
+    under = [card_corners((x, y), (80, 120), a) for x, y, a in ((380, 170, 5), (470, 165, -4), (385, 300, -6), (475, 295, 3))]
+    over = card_corners((428, 232), (80, 120), 28)
+    image = lay(scene([], table_bgr=(127, 84, 43)).astype(np.float32), THREE_CLEAR).astype(np.float32)
+    for corners in under:
+        paint_four_dots(image, corners, (250, 252, 253))
+    shadow = card_corners((428, 232), (84, 124), 28)  # (the thin, faint shadow round its edge)
+    cv2.polylines(image, [np.round(shadow).astype(np.int32)], True, (235, 240, 242), 1, cv2.LINE_AA)
+    paint_four_dots(image, over, (255, 255, 255))
+    image = grained(image, seed)
+    found = find_cards(image)
+    assert min(match(found, THREE_CLEAR, image.shape[:2])) > 0.9
+    assert match(found, [over], image.shape[:2])[0] > 0.9
+
+
+def test_a_loop_of_steps_of_a_cards_shape_is_a_card_and_a_loop_broken_wide_open_or_of_no_cards_shape_is_not() -> None:
+    from vision.second_look import _enclosed
+
+    def loops(*outlines, gap=0):
+        steps = np.zeros((300, 400), np.uint8)
+        for corners in outlines:
+            cv2.polylines(steps, [np.round(corners).astype(np.int32)], True, 255, 3)
+        steps[80:100, 200 - gap // 2:200 + gap - gap // 2] = 0  # (a break in the top side of the card at (200, 150))
+        return _enclosed(steps, (0, 0, 400, 300), 0.3 * 80 * 120)
+
+    card, upright = card_corners((200, 150), (80, 120), 12), card_corners((200, 150), (80, 120), 0)
+    found = loops(card)
+    assert len(found) == 2 and min(iou(quad, card, (300, 400)) for quad in found) > 0.9  # (as the steps are, and thickened)
+    assert len(loops(upright, gap=2)) == 1  # (thickened, the steps close a break of two pixels)
+    assert loops(upright, gap=6) == []
+    ell = np.array([[160, 90], [240, 90], [240, 150], [200, 150], [200, 210], [160, 210]], np.float32)
+    assert loops(ell) == []  # (a card and a card beneath it, a corner of the loop cut off: fills no quadrilateral)
+    # A symbol printed close to a side bites into the region its outline encloses, not into its hull.
+    assert len(loops(card, card_corners((196, 105), (20, 20), 12))) == 2
+
+
 def test_what_paper_encloses_in_a_quad_counts_as_paper_what_reaches_its_sides_does_not() -> None:
     from vision.second_look import _filled
 
