@@ -14,7 +14,8 @@ from numpy.typing import NDArray
 from referee.cards import Shape
 from vision.card_sizes import sizes_in_view
 from vision.cloth import like_cloth_dots
-from vision.find import CardQuad, SmallCards, cards_too_small, find_cards, warp_card
+from vision.find import CardQuad, SmallCards, cards_too_small, find_cards, warp_card, working_copy
+from vision.looped import looped_cards
 from vision.partial import PAPER_IN
 from vision.quads import order_corners, sides
 from vision.read import PRINTED_NUMBER, WORK_SHORT_SIDE, read_card
@@ -204,7 +205,9 @@ def scaled_card(card: DetectedCard, factor: float) -> DetectedCard:
 def read_frame(frame_bgr: NDArray[np.uint8], profile: Any = None,
                within: tuple[int, int, int, int] | None = None,
                small_bgr: NDArray[np.uint8] | None = None) -> list[DetectedCard]:
-    """Every face-up symbol card in the frame (or in the box ``within``), read.
+    """Every face-up symbol card in the frame (or in the box ``within``), read: the cards
+    ``vision.find.find_cards`` finds, and those its sweeps missed whose outline closes a loop
+    (``vision.looped.looped_cards``: a card half in an arm's shadow).
 
     Parameters
     ----------
@@ -231,6 +234,9 @@ def read_table(frame_bgr: NDArray[np.uint8], profile: Any = None,
     cards = without_odd_papers([_placed(quad, reading, card_wh) for quad, reading, card_wh in read
                                 if _is_face(frame_bgr, quad, reading)])
     numbers = _whole([quad.corners_xy for quad, reading, _ in read if reading.reason == PRINTED_NUMBER], faces)
+    small = working_copy(frame_bgr) if small_bgr is None else small_bgr
+    cards += looped_cards(frame_bgr, small, faces, [quad.corners_xy for quad in quads],
+                          lambda quad: read_quad(frame_bgr, quad, profile), within)
     # (y, x): top to bottom, then left to right
     return TableReading(tuple(sorted(cards, key=lambda card: card.center_xy[::-1])), tuple(numbers))
 

@@ -20,7 +20,8 @@ from vision.quads import CardQuad, fit_quad, grow, meet_lines, order_corners, si
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, histogram_percentiles,
                             points_inside, printed_in, sweep_span)
 
-__all__ = ["cloth_squares", "blank_squares", "look_again", "of_paper_tint", "are_apart", "add_new", "steps_across"]
+__all__ = ["cloth_squares", "blank_squares", "look_again", "of_paper_tint", "are_apart", "add_new", "steps_across",
+           "enclosed_loops", "stands_out"]
 
 _AGAIN_EDGES = (20, 40)  # the second look cuts along fainter edges (a card on a pale stripe, a card overlapping another)
 _AGAIN_LEVELS = 12  # at finer steps
@@ -279,7 +280,7 @@ def look_again(small_bgr: NDArray[np.uint8], small_lab: NDArray[np.uint8], white
         # (a card in a shadow stands out from no pale cloth around it, but its symbols are printed clear of its sides)
         printed = printed_in(white, np.array([r.corners_xy for r in unnecked], np.float32).reshape(-1, 4, 2), clear_of_sides=True)
         kept += [r for r, inked in zip(unnecked, printed)
-                 if inked or _stands_out(white, r.corners_xy) >= _NECK_CONTRAST * (span[1] - span[0])]
+                 if inked or stands_out(white, r.corners_xy) >= _NECK_CONTRAST * (span[1] - span[0])]
     # What is still left may be a card merged with what touches it (a card it overlaps, a
     # finger, the frame printed on a card back): no card-shaped region at any level.
     more = [CardQuad(r.corners_xy, r.fill) for r in kept]
@@ -487,7 +488,7 @@ def _plainly_cards(white: NDArray[np.float32], outlines: NDArray[np.float32], se
     beside it, with no symbols printed in it. (N,)"""
     ordered = np.sort(seen, axis=1)
     three_sides, two_sides = ordered[:, 1] >= _VIEW_SEEN, ordered[:, 2] >= _VIEW_SEEN
-    return np.array([(bool(is_printed) and bool(two)) or (bool(is_seen) and _stands_out(white, quad) >= _VIEW_STANDS * span)
+    return np.array([(bool(is_printed) and bool(two)) or (bool(is_seen) and stands_out(white, quad) >= _VIEW_STANDS * span)
                      for quad, is_seen, two, span, is_printed in zip(outlines, three_sides, two_sides, spans, printed)], bool)
 
 
@@ -546,7 +547,7 @@ def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
     (two straight sides meeting at about a right angle), the sides opposite are looked for
     as the lines parallel to them, within ``_TRACED_REACH`` of a card's sides as they show
     there (``sizes_in_view``), along which the lightness steps most. Where the steps close
-    a loop all round a card (``_enclosed``), the card is the loop, whatever its corners show.
+    a loop all round a card (``enclosed_loops``), the card is the loop, whatever its corners show.
     A card so traced counts where it is of a card's size and shape there, an edge runs
     along ``_TRACED_SEEN`` of each of its four sides (a loop's run all round), paper (its
     symbols counted in) fills it, symbols are printed in it and half of it at least is paper
@@ -603,14 +604,14 @@ def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
             best = max((card for card in cards if card is not None), key=lambda card: card.score, default=None)
             if best is not None:
                 found.append(best)
-    loops = [quad for box in boxes for quad in _enclosed(stepped, box, _TRACED_AREA * short * long)]
+    loops = [quad for box in boxes for quad in enclosed_loops(stepped, box, _TRACED_AREA * short * long)]
     if loops:
         views = sizes_in_view(sized_by, np.array([quad.mean(axis=0) for quad in loops], np.float64))
         found += [card for card in (traced(quad, view, enclosed=True) for quad, view in zip(loops, views)) if card is not None]
     return found
 
 
-def _enclosed(stepped: NDArray[np.uint8], box: tuple[int, int, int, int], min_area: float) -> list[NDArray[np.float32]]:
+def enclosed_loops(stepped: NDArray[np.uint8], box: tuple[int, int, int, int], min_area: float) -> list[NDArray[np.float32]]:
     """The card-shaped quadrilaterals (4, 2) of the loops the steps ``stepped`` close in a box
     (x0, y0, x1, y1) of the frame: each region of ``min_area`` pixels or more they enclose (not
     the box's edge) that fills its quadrilateral, its outline (less the bites of symbols printed
@@ -787,7 +788,7 @@ def _paper_whiteness(quads_xy: list[NDArray[np.float32]], white: NDArray[np.floa
     return float(np.median(paper)) if paper.size else 0.0
 
 
-def _stands_out(white: NDArray[np.float32], quad_xy: NDArray[np.float32]) -> float:
+def stands_out(white: NDArray[np.float32], quad_xy: NDArray[np.float32]) -> float:
     """How much whiter a quadrilateral (4, 2) is than what lies around it: the median
     whiteness of its middle (0.8 of it) less that of a ring from 1.08 to 1.3 times its size."""
     centre = quad_xy.mean(axis=0)

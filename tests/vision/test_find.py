@@ -787,14 +787,14 @@ def test_a_card_lying_over_the_middle_of_a_patch_of_cards_is_traced_by_the_loop_
 
 
 def test_a_loop_of_steps_of_a_cards_shape_is_a_card_and_a_loop_broken_wide_open_or_of_no_cards_shape_is_not() -> None:
-    from vision.second_look import _enclosed
+    from vision.second_look import enclosed_loops
 
     def loops(*outlines, gap=0):
         steps = np.zeros((300, 400), np.uint8)
         for corners in outlines:
             cv2.polylines(steps, [np.round(corners).astype(np.int32)], True, 255, 3)
         steps[80:100, 200 - gap // 2:200 + gap - gap // 2] = 0  # (a break in the top side of the card at (200, 150))
-        return _enclosed(steps, (0, 0, 400, 300), 0.3 * 80 * 120)
+        return enclosed_loops(steps, (0, 0, 400, 300), 0.3 * 80 * 120)
 
     card, upright = card_corners((200, 150), (80, 120), 12), card_corners((200, 150), (80, 120), 0)
     found = loops(card)
