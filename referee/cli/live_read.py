@@ -2,7 +2,8 @@
 
 ``sight_cards`` searches a frame for cards only when it has changed and, while
 everything that changed is still moving (a hand sliding a card in), only a few times a second: a card can settle only once its
-place has stopped changing. It reads them with the calibration's colour profile, and
+place has stopped changing. It finds them as ``referee check`` does (a card the finder's sweeps
+missed, by the loop its outline closes: ``vision.looped``), reads them with the calibration's colour profile, and
 leaves out cards whose centre lies off the table top or in the middle pool (they are
 never part of a row). ``LightWatch`` follows the light: about twice a second it
 compares the face white of the cards lying still and found whole in that very frame
@@ -22,7 +23,8 @@ from numpy.typing import NDArray
 
 from calibration.areas import TableAreas, row_candidates, scaled_areas, search_box
 from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_whites
-from vision.find import CardQuad, cards_too_small, find_cards
+from vision.find import CardQuad, cards_too_small, find_cards, working_copy
+from vision.looped import looped_cards
 from vision.quads import order_corners, sides
 from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, doubted_on_cloth, enlarged_for, enlarged_frame,
                              read_quad, scaled_card, without_odd_papers)
@@ -138,10 +140,17 @@ def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[Track
     the frame's pixels; a settled card found where it lay keeps its reading (see ``sight_cards``)."""
     image = frame_bgr if factor == 1.0 else enlarged_frame(frame_bgr, factor)
     box = search_box(scaled_areas(areas, factor) if areas else None, (image.shape[1], image.shape[0]))
-    quads = [CardQuad(quad.corners_xy / factor, quad.fill) for quad in find_cards(image, box)]
+    found = find_cards(image, box)
+    quads = [CardQuad(quad.corners_xy / factor, quad.fill) for quad in found]
     quads = [quads[k] for k in row_candidates([q.corners_xy.mean(axis=0) for q in quads], areas)]
     # (the readings kept from earlier frames keep those frames' light: tints are not compared)
     cards = without_odd_papers(_read_quads(image, factor, quads, settled, frame_index, profile), by_tint=False)
+    # A card the sweeps missed (half in an arm's or a mug's shadow) may close a loop with its outline.
+    faces = [CardQuad(card.corners_xy * factor, 1.0) for card in cards]
+    looped = [card if factor == 1.0 else scaled_card(card, 1 / factor)
+              for card in looped_cards(image, working_copy(image), faces, [quad.corners_xy for quad in found],
+                                       lambda quad: read_quad(image, quad, profile), box)]
+    cards += [looped[k] for k in row_candidates([card.center_xy for card in looped], areas)]
     # (a card with another laid over part of it may show that card's symbols as its own: doubted)
     return doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, tuple(cards)))
 

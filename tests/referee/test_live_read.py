@@ -92,3 +92,20 @@ def test_far_cards_too_small_to_find_beside_near_ones_found_are_searched_for_enl
             cv2.circle(frame, (x + 35, 191 + dy), 8, (40, 40, 160), -1, cv2.LINE_AA)
     first = sight_cards(frame, 0.0, 0, None, ())
     assert first.enlarged > 1.5 and len(first.cards) == len(cards) + 2
+
+
+def test_a_card_the_sweeps_missed_is_found_by_its_outlines_loop_in_live_too(monkeypatch) -> None:
+    import referee.cli.live_read
+    from tests.vision.test_find import iou
+    from tests.vision.test_looped import CARDS as ROW, table
+
+    image = table(1)  # (five cards in a row, the fourth half in an arm's shadow)
+    finder = referee.cli.live_read.find_cards
+
+    def missing_the_fourth(frame_bgr, within=None):
+        return [quad for quad in finder(frame_bgr, within) if iou(quad.corners_xy, ROW[3], image.shape[:2]) < 0.5]
+
+    monkeypatch.setattr(referee.cli.live_read, "find_cards", missing_the_fourth)
+    cards = sight_cards(image, 0.0, 0, None, ()).cards
+    assert len(cards) == 5
+    assert max(iou(card.corners_xy, ROW[3], image.shape[:2]) for card in cards) > 0.9
