@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from tests.vision.test_find import card_corners, iou
-from vision.looped import looped_cards
 from vision.find import working_copy
+from vision.looped import looped_cards
 from vision.pipeline import read_quad
 from vision.quads import CardQuad
 
