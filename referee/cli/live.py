@@ -308,7 +308,8 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
     With a calibration, cards are read with its colour profile while the light holds
     (a warning when it changes, and when it comes back) and cards off the table top or
     in the pool are left out of the rows. When a video file ends, a round still open is
-    scored as it lies; a camera or stream that is quit or lost leaves the game open, to
+    scored as it lies (in a window, its last frame stays in view with the result until the
+    window is closed, or q or Esc pressed); a camera or stream that is quit or lost leaves the game open, to
     be resumed (a round stopped, its score waiting, is scored as it lies when it is lost).
     """
     import cv2
@@ -440,6 +441,14 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
             return
     if score_at_end or game.stopped_by is not None:  # a round stopped is over, though the stream went before its score
         emit(game.finish(frame.index, frame.t))
+    if window and score_at_end and frame.image_bgr is not None:
+        # A video file has ended: its last frame and the result stay in view until the window is closed.
+        view = LiveView({c.id: c.corners_xy for c in tracked.cards}, mode, None, window,
+                        "the video has ended: q or Esc closes the window")
+        cv2.imshow("referee live", draw_live(frame.image_bgr, game, view))
+        while not stop.is_set() and cv2.waitKey(100) & 0xFF not in (ord("q"), 27):
+            if cv2.getWindowProperty("referee live", cv2.WND_PROP_VISIBLE) < 1:
+                break
 
 
 def _typed(prompt: str, key: int) -> tuple[str | None, tuple[int, ...] | None]:

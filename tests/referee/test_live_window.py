@@ -27,6 +27,10 @@ pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None or ctypes.util.find
                                 reason="needs Xvfb and libX11 (apt-get install xvfb)")
 
 
+def _text(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
 @pytest.fixture
 def display():
     with xvfb(SCREEN_WH) as name:
@@ -49,6 +53,7 @@ def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display,
     )
     near = lambda image, bgr: int((np.abs(image.astype(int) - bgr).sum(axis=2) < 40).sum())  # noqa: E731
     shot, shots, drawn, windows = None, 0, 0, "not asked"
+    held = False
     try:
         # Watch the screen until the scored round shows (in hidden mode the error appears only then).
         deadline = time.monotonic() + 120
@@ -63,8 +68,20 @@ def test_the_window_shows_the_rows_and_the_revealed_error_after_scoring(display,
                 windows = windows_on(display)
                 map_again(display, "referee live")
             time.sleep(0.05)
+        # The video has ended and the round is scored: the window stays, with the result, until q.
+        scored_by = time.monotonic() + 60
+        while time.monotonic() < scored_by and process.poll() is None and '"round_scored"' not in _text(events):
+            time.sleep(0.1)
+        time.sleep(1.0)
+        held = process.poll() is None
+        subprocess.run(["xdotool", "search", "--name", "referee live", "key", "q"], env=env, capture_output=True, timeout=20)
     finally:
-        _, err = process.communicate(timeout=120)
+        try:
+            _, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, err = process.communicate(timeout=10)
+    assert held, "the window closed by itself at the video's end"
     assert process.returncode == 0, err.decode()
     assert b"no window" not in err  # it really was a window, not the headless fallback
     assert shot is not None, f"the screen stayed black in {shots} screenshots (windows seen: {windows}); {err.decode()[-500:]}"
