@@ -443,8 +443,8 @@ def _referee(frames: Iterator[Any], game: Any, seats: Sequence[Any], size_wh: tu
         emit(game.finish(frame.index, frame.t))
     if window and score_at_end and frame.image_bgr is not None:
         # A video file has ended: its last frame and the result stay in view until the window is closed.
-        view = LiveView({c.id: c.corners_xy for c in tracked.cards}, mode, None, window,
-                        "the video has ended: q or Esc closes the window")
+        view = LiveView({c.id: c.corners_xy for c in tracked.cards}, mode, None, False,
+                        "the video has ended: q or Esc closes the window")  # (the other keys do nothing now)
         cv2.imshow("referee live", draw_live(frame.image_bgr, game, view))
         while not stop.is_set() and cv2.waitKey(100) & 0xFF not in (ord("q"), 27):
             if cv2.getWindowProperty("referee live", cv2.WND_PROP_VISIBLE) < 1:
