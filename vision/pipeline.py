@@ -228,13 +228,13 @@ def read_table(frame_bgr: NDArray[np.uint8], profile: Any = None,
                small_bgr: NDArray[np.uint8] | None = None) -> TableReading:
     """``read_frame``'s cards, and the whole point cards seen (``_WHOLE_CARD``; all those
     seen where no face is found to tell a card's size)."""
-    quads = find_cards(frame_bgr, within, small_bgr)
+    small = working_copy(frame_bgr) if small_bgr is None else small_bgr
+    quads = find_cards(frame_bgr, within, small)
     read = [(quad, *_read(frame_bgr, quad, profile)) for quad in quads]
     faces = [quad for quad, reading, _ in read if reading.is_face]
     cards = without_odd_papers([_placed(quad, reading, card_wh) for quad, reading, card_wh in read
                                 if _is_face(frame_bgr, quad, reading)])
     numbers = _whole([quad.corners_xy for quad, reading, _ in read if reading.reason == PRINTED_NUMBER], faces)
-    small = working_copy(frame_bgr) if small_bgr is None else small_bgr
     cards += looped_cards(frame_bgr, small, faces, [quad.corners_xy for quad in quads],
                           lambda quad: read_quad(frame_bgr, quad, profile), within)
     # (y, x): top to bottom, then left to right

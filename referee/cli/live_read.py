@@ -140,7 +140,8 @@ def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[Track
     the frame's pixels; a settled card found where it lay keeps its reading (see ``sight_cards``)."""
     image = frame_bgr if factor == 1.0 else enlarged_frame(frame_bgr, factor)
     box = search_box(scaled_areas(areas, factor) if areas else None, (image.shape[1], image.shape[0]))
-    found = find_cards(image, box)
+    small = working_copy(image)
+    found = find_cards(image, box, small)
     quads = [CardQuad(quad.corners_xy / factor, quad.fill) for quad in found]
     quads = [quads[k] for k in row_candidates([q.corners_xy.mean(axis=0) for q in quads], areas)]
     # (the readings kept from earlier frames keep those frames' light: tints are not compared)
@@ -148,7 +149,7 @@ def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[Track
     # A card the sweeps missed (half in an arm's or a mug's shadow) may close a loop with its outline.
     faces = [CardQuad(card.corners_xy * factor, 1.0) for card in cards]
     looped = [card if factor == 1.0 else scaled_card(card, 1 / factor)
-              for card in looped_cards(image, working_copy(image), faces, [quad.corners_xy for quad in found],
+              for card in looped_cards(image, small, faces, [quad.corners_xy for quad in found],
                                        lambda quad: read_quad(image, quad, profile), box)]
     cards += [looped[k] for k in row_candidates([card.center_xy for card in looped], areas)]
     # (a card with another laid over part of it may show that card's symbols as its own: doubted)

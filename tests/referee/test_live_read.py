@@ -102,8 +102,8 @@ def test_a_card_the_sweeps_missed_is_found_by_its_outlines_loop_in_live_too(monk
     image = table(1)  # (five cards in a row, the fourth half in an arm's shadow)
     finder = referee.cli.live_read.find_cards
 
-    def missing_the_fourth(frame_bgr, within=None):
-        return [quad for quad in finder(frame_bgr, within) if iou(quad.corners_xy, ROW[3], image.shape[:2]) < 0.5]
+    def missing_the_fourth(frame_bgr, within=None, small_bgr=None):
+        return [quad for quad in finder(frame_bgr, within, small_bgr) if iou(quad.corners_xy, ROW[3], image.shape[:2]) < 0.5]
 
     monkeypatch.setattr(referee.cli.live_read, "find_cards", missing_the_fourth)
     cards = sight_cards(image, 0.0, 0, None, ()).cards
