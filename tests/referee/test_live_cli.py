@@ -219,6 +219,16 @@ def test_a_missing_camera_is_one_clear_line_and_status_2(tmp_path, capsys) -> No
     assert len(err) == 1 and err[0].startswith("referee live: camera 9 cannot be opened (backend ")
 
 
+def test_a_missing_camera_says_nothing_but_that_line_on_the_console(tmp_path) -> None:
+    # OpenCV's own warnings go to the process's stderr, past Python's: only a process shows them.
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_LOG_LEVEL"}
+    done = subprocess.run([sys.executable, "-m", "referee", "live", "--camera", "9", "--db", str(tmp_path / "g.db"), "--headless"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2
+    assert len(lines) == 1 and lines[0].startswith("referee live: camera 9 cannot be opened"), lines
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [
