@@ -223,9 +223,9 @@ def _warn(slot: _Newest, message: str, index: int, start: float) -> None:
 
 def quiet_opencv() -> None:
     """Silence OpenCV's and FFmpeg's own console noise below errors (a camera that cannot be
-    opened is said in the referee's own words). OpenCV is imported by then, so its level is
-    set directly (its environment variable is read only once); FFmpeg reads its own when its
-    first video is opened."""
+    opened is said in the referee's own words). OpenCV is imported by then, and its environment
+    variable set after the import no longer counts: its level is set directly (unless the user
+    set that variable). FFmpeg reads its own when its first video is opened."""
     if "OPENCV_LOG_LEVEL" not in os.environ:
         cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
