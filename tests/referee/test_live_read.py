@@ -97,15 +97,10 @@ def test_far_cards_too_small_to_find_beside_near_ones_found_are_searched_for_enl
 def test_a_card_the_sweeps_missed_is_found_by_its_outlines_loop_in_live_too(monkeypatch) -> None:
     import referee.cli.live_read
     from tests.vision.test_find import iou
-    from tests.vision.test_looped import CARDS as ROW, table
+    from tests.vision.test_looped import CARDS as ROW, missing_the_fourth, table
 
     image = table(1)  # (five cards in a row, the fourth half in an arm's shadow)
-    finder = referee.cli.live_read.find_cards
-
-    def missing_the_fourth(frame_bgr, within=None, small_bgr=None):
-        return [quad for quad in finder(frame_bgr, within, small_bgr) if iou(quad.corners_xy, ROW[3], image.shape[:2]) < 0.5]
-
-    monkeypatch.setattr(referee.cli.live_read, "find_cards", missing_the_fourth)
+    monkeypatch.setattr(referee.cli.live_read, "find_cards", missing_the_fourth(referee.cli.live_read.find_cards, image.shape[:2]))
     cards = sight_cards(image, 0.0, 0, None, ()).cards
     assert len(cards) == 5
     assert max(iou(card.corners_xy, ROW[3], image.shape[:2]) for card in cards) > 0.9

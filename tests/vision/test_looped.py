@@ -15,6 +15,13 @@ from vision.quads import CardQuad
 CARDS = [card_corners((90 + 115 * k, 200), (80, 120), 2 - k) for k in range(5)]
 
 
+def missing_the_fourth(finder, shape_hw: tuple[int, ...]):
+    """``finder`` (``find_cards``) made to miss the fourth card of ``table``'s row (``CARDS[3]``)."""
+    def finds(frame_bgr, within=None, small_bgr=None):
+        return [quad for quad in finder(frame_bgr, within, small_bgr) if iou(quad.corners_xy, CARDS[3], shape_hw) < 0.5]
+    return finds
+
+
 def paint(image: np.ndarray, corners: np.ndarray) -> None:
     """A card with three dots down its middle: red, black and blue (colours 3, shapes 1, symbols 3)."""
     cv2.fillConvexPoly(image, corners.astype(np.int32), (228, 236, 240), lineType=cv2.LINE_AA)
@@ -84,12 +91,7 @@ def test_the_table_reading_takes_in_the_cards_found_by_their_loop(monkeypatch) -
     import vision.pipeline
 
     image = table(1)
-    finder = vision.pipeline.find_cards
-
-    def missing_the_fourth(frame_bgr, within=None, small_bgr=None):
-        return [quad for quad in finder(frame_bgr, within, small_bgr) if iou(quad.corners_xy, CARDS[3], image.shape[:2]) < 0.5]
-
-    monkeypatch.setattr(vision.pipeline, "find_cards", missing_the_fourth)
+    monkeypatch.setattr(vision.pipeline, "find_cards", missing_the_fourth(vision.pipeline.find_cards, image.shape[:2]))
     cards = vision.pipeline.read_table(image).cards
     assert len(cards) == 5
     assert max(iou(card.corners_xy, CARDS[3], image.shape[:2]) for card in cards) > 0.9
