@@ -12,8 +12,8 @@ from numpy.typing import NDArray
 from vision.card_sizes import SQUARISH, Typical, sizes_in_view, typical_near, typical_of
 from vision.outline import pull_in_outlines, reach_outlines
 from vision.paper import faces_cast, lab_whiteness, lab_whiteness_in_shade, light_cast, paper_mask, second_cast
-from vision.quads import (CardQuad, are_twins, fit_quad, frame_level, grow, order_corners, sides, snap_all_corners, square_up, unit,
-                          warp_card)
+from vision.quads import (CardQuad, are_twins, cut_across, fit_quad, frame_level, grow, order_corners, sides, snap_all_corners,
+                          square_up, unit, warp_card)
 from vision.regions import (CLEAN_FILL, LEVELS, Region, blurred_whiteness, card_regions, choose_cards, cut_along_edges, points_inside,
                             printed_in, sweep_span)
 from vision.second_look import add_new, are_apart, blank_squares, cloth_squares, look_again, of_paper_tint, steps_across
@@ -637,7 +637,8 @@ def _split_row(corners_xy: NDArray[np.float32], fill: float, typical: Typical | 
     """
     if typical is None or typical.long_axis is None:
         return []
-    a, b, c, d = order_corners(corners_xy)  # a-b is a short edge of the region; the cards follow one another from a-b to d-c
+    ordered = order_corners(corners_xy)
+    a, b, _, d = ordered  # a-b is a short edge of the region; the cards follow one another from a-b to d-c
     across, along = float(np.linalg.norm(b - a)), float(np.linalg.norm(d - a))
     count = int(round(along / typical.short))
     is_row = (
@@ -648,9 +649,4 @@ def _split_row(corners_xy: NDArray[np.float32], fill: float, typical: Typical | 
     )
     if not is_row:
         return []
-    parts = []
-    for k in range(count):
-        t0, t1 = k / count, (k + 1) / count
-        part = np.array([a + (d - a) * t0, b + (c - b) * t0, b + (c - b) * t1, a + (d - a) * t1], np.float32)
-        parts.append((order_corners(part), fill))
-    return parts
+    return [(part, fill) for part in cut_across(ordered, np.linspace(0.0, 1.0, count + 1).tolist())]

@@ -17,12 +17,12 @@ from vision.cloth import like_cloth_dots
 from vision.find import CardQuad, SmallCards, cards_too_small, find_cards, warp_card, working_copy
 from vision.looped import looped_cards
 from vision.partial import PAPER_IN
-from vision.quads import order_corners, sides
-from vision.read import PRINTED_NUMBER, WORK_SHORT_SIDE, read_card
+from vision.quads import ASPECT_RANGE, cut_across, order_corners, sides
+from vision.read import PRINTED_NUMBER, WORK_SHORT_SIDE, more_marks_than_a_card, read_card
 from vision.records import CardReading, SymbolReading
 from vision.stacked import lying_beneath
 
-__all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "read_partly_hidden", "without_odd_papers",
+__all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "read_apart", "read_partly_hidden", "without_odd_papers",
            "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath", "doubted_on_cloth", "cards_seen_small", "enlarged_for", "enlarged_frame",
            "scaled_card"]
 
@@ -49,6 +49,14 @@ _FRAMED, _FRAMED_ASPECT = 0.6, 0.12
 # A card lying partly under a hand is read from the part in view, with this confidence at most:
 # low enough that a person is asked to look where it decides a verdict.
 PARTLY_HIDDEN_CONFIDENCE = 0.2
+# A quad round cards of a row lying edge to edge is cut where a line across it, within
+# _CUT_REACH (a share of its length: the cards of a deck are of one size, the line between two
+# lies a narrow gap off the even cut) of an even cut, is at most _EDGE_DARK as light as its paper
+# (by the _LINE_LIGHT percentile along each line, on the quad warped _CUT_WIDTH pixels across):
+# on hard dev renders the line between two such cards showed 0.85 and 0.90, at the even cut;
+# where a cut would run across cards lying over one another in the middle, outlined as one,
+# 0.97 or lighter (and a pool card's edge 0.12 off it, dev hard 7148).
+_CUT_REACH, _EDGE_DARK, _LINE_LIGHT, _CUT_WIDTH = 0.06, 0.94, 90, 40
 # A card with another card over part of its printed area may read that card's symbols as its
 # own: dev medium 409 card 15, found whole, read a yellow bar of the card over its corner surely.
 _BENEATH = "another card lies over part of the card", 0.4
@@ -114,6 +122,14 @@ def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None)
     """Read the card inside one quadrilateral; ``None`` when it is no symbol card's face."""
     reading, card_wh = _read(frame_bgr, quad, profile)
     return _placed(quad, reading, card_wh) if _is_face(frame_bgr, quad, reading) else None
+
+
+def read_apart(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None) -> list[DetectedCard]:
+    """``read_quad`` of a quad, or of each card it holds where it is cards of a row lying edge to
+    edge, outlined as one (``_cards_apart``)."""
+    return [_placed(part, reading, card_wh)
+            for part, reading, card_wh in _cards_apart(frame_bgr, (quad, *_read(frame_bgr, quad, profile)), profile)
+            if _is_face(frame_bgr, part, reading)]
 
 
 def _is_face(frame_bgr: NDArray[np.uint8], quad: CardQuad, reading: CardReading) -> bool:
@@ -230,7 +246,7 @@ def read_table(frame_bgr: NDArray[np.uint8], profile: Any = None,
     seen where no face is found to tell a card's size)."""
     small = working_copy(frame_bgr) if small_bgr is None else small_bgr
     quads = find_cards(frame_bgr, within, small)
-    read = [(quad, *_read(frame_bgr, quad, profile)) for quad in quads]
+    read = [part for quad in quads for part in _cards_apart(frame_bgr, (quad, *_read(frame_bgr, quad, profile)), profile)]
     faces = [quad for quad, reading, _ in read if reading.is_face]
     cards = without_odd_papers([_placed(quad, reading, card_wh) for quad, reading, card_wh in read
                                 if _is_face(frame_bgr, quad, reading)])
@@ -239,6 +255,60 @@ def read_table(frame_bgr: NDArray[np.uint8], profile: Any = None,
                           lambda quad: read_quad(frame_bgr, quad, profile), within)
     # (y, x): top to bottom, then left to right
     return TableReading(tuple(sorted(cards, key=lambda card: card.center_xy[::-1])), tuple(numbers))
+
+
+def _cards_apart(frame_bgr: NDArray[np.uint8], read: tuple[CardQuad, CardReading, tuple[int, int]], profile: Any
+                 ) -> list[tuple[CardQuad, CardReading, tuple[int, int]]]:
+    """A quad read (with its reading and the size it was read at), or the cards it is when it
+    shows more marks than a card prints symbols (``more_marks_than_a_card``): two or three cards
+    of a row lying edge to edge, outlined as one. It is cut across either way where the cards'
+    edges show (``_edges_across``) into parts of a card's aspect (``ASPECT_RANGE``); the cut
+    whose every part reads as a face with criteria is kept, of several the one whose least
+    sure part is surest. (Cards lying over one another in the middle, outlined as one, show
+    no edge across where such a cut would run.)"""
+    quad, reading, _ = read
+    if not more_marks_than_a_card(reading):
+        return [read]
+    best, best_sure = [read], -1.0
+    for count in (2, 3):
+        for corners in (quad.corners_xy, np.roll(quad.corners_xy, 1, axis=0)):
+            at = _edges_across(frame_bgr, corners, count)
+            if at is None:
+                continue
+            parts = [CardQuad(part, quad.fill) for part in cut_across(corners, at)]
+            if not all(ASPECT_RANGE[0] <= part.size_wh[1] / max(part.size_wh[0], 1e-6) <= ASPECT_RANGE[1] for part in parts):
+                continue
+            readings = [(part, *_read(frame_bgr, part, profile)) for part in parts]
+            if all(reading.criteria is not None for _, reading, _ in readings):
+                sure = min(reading.confidence for _, reading, _ in readings)
+                if sure > best_sure:
+                    best, best_sure = readings, sure
+    return best
+
+
+def _edges_across(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], count: int) -> list[float] | None:
+    """Where a quad that is ``count`` cards lying edge to edge, from its first side to its
+    third, parts into them (shares of the way, 0 and 1 included): at each even cut, the line
+    across it darkest within ``_CUT_REACH`` (the cards' edges, or table between them), by its
+    lightest pixels (``_LINE_LIGHT``: a line through a card's symbols has paper between them,
+    one between two cards none); None where such a line is lighter than ``_EDGE_DARK`` of the
+    paper's (the median line's)."""
+    a, b, _, d = corners_xy
+    width = _CUT_WIDTH
+    height = max(int(round(width * float(np.linalg.norm(d - a)) / max(float(np.linalg.norm(b - a)), 1e-6))), 2 * count)
+    target = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32)
+    warped = cv2.warpPerspective(frame_bgr, cv2.getPerspectiveTransform(corners_xy.astype(np.float32), target), (width, height))
+    lightness = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)[:, width // 10: width - width // 10]
+    lines = np.percentile(lightness, _LINE_LIGHT, axis=1)
+    paper = float(np.median(lines))
+    at = [0.0]
+    for k in range(1, count):
+        low, high = int(round((k / count - _CUT_REACH) * height)), int(round((k / count + _CUT_REACH) * height)) + 1
+        darkest = low + int(np.argmin(lines[low:high]))
+        if lines[darkest] > _EDGE_DARK * paper:
+            return None
+        at.append((darkest + 0.5) / height)
+    return at + [1.0]
 
 
 def doubted_beneath(frame_bgr: NDArray[np.uint8], cards: tuple[DetectedCard, ...]) -> tuple[DetectedCard, ...]:

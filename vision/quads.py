@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CardQuad", "at_card_uv", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "frame_level", "ASPECT_RANGE",
+__all__ = ["CardQuad", "at_card_uv", "cut_across", "order_corners", "warp_card", "fit_quad", "snap_corners", "snap_all_corners", "sides", "grow", "unit", "fit_lines", "meet_lines", "sides_outwards", "square_up", "frame_level", "ASPECT_RANGE",
            "ADDED_TABLE", "across_side", "added_beyond", "colours_at", "like_table", "paper_alike", "paper_beyond", "skew_deg", "are_twins"]
 
 ASPECT_RANGE = (1.0, 2.2)  # a card's long:short side in the image: a 35-degree tilt squeezes or stretches it
@@ -238,6 +239,15 @@ def order_corners(corners_xy: NDArray[np.float32]) -> NDArray[np.float32]:
     if points[2][1] + points[3][1] < points[0][1] + points[1][1]:
         points = points[2:] + points[:2]
     return np.array(points, np.float32)
+
+
+def cut_across(corners_xy: NDArray[np.float32], at: Sequence[float]) -> list[NDArray[np.float32]]:
+    """A quad cut into parts from its first side to its third, along lines parallel to the
+    first side at ``at`` (shares of the way, from 0 to 1 in order, both ends included), each
+    part's corners in ``order_corners``' order."""
+    a, b, c, d = np.asarray(corners_xy, np.float32)
+    return [order_corners(np.array([a + (d - a) * t0, b + (c - b) * t0, b + (c - b) * t1, a + (d - a) * t1], np.float32))
+            for t0, t1 in zip(at[:-1], at[1:])]
 
 
 def warp_card(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], short_side: int = 120) -> NDArray[np.uint8]:

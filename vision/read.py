@@ -28,7 +28,7 @@ from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segm
 from vision.washed import UNGLARED, WASHED_NOISE, WIDE_GLARE, measured_unglared
 from vision.whitebalance import CELL_PX, CLIPPED_LEVEL, PAPER_LEVEL, BalancedCard, balance_card
 
-__all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size", "PRINTED_NUMBER", "PRINT_MARGIN"]
+__all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size", "PRINTED_NUMBER", "PRINT_MARGIN", "more_marks_than_a_card"]
 
 # Cards are read at this short side (pixels); the smallest symbol then spans 12 pixels.
 WORK_SHORT_SIDE = 80
@@ -49,6 +49,8 @@ _TEXTURE_SYMBOLS = 2
 # A face shows at least this share of plain paper (its symbols cover at most about half).
 _MIN_PAPER_SHARE = 0.35
 _MAX_MARKS = 14
+_MOST_SYMBOLS = 9  # a card prints 1 to 9 symbols (``referee.cards.Criteria``)
+_TOO_MANY_MARKS = f"a card has at most {_MOST_SYMBOLS} symbols"
 # A point card's printed number has a hole, or fits no shape better than _NUMBER_FIT while
 # being a stroke thinner than _STROKE or less solid than _NUMBER_SOLIDITY. A star is never
 # that solid, so a thick mark best read as a star needs only to fit at all (_POOR_FIT): on
@@ -366,8 +368,14 @@ def _marks_problem(seg: Segmentation) -> str:
     if not seg.blobs:
         return "no symbols found"
     if len(seg.blobs) > _MAX_MARKS:
-        return f"{len(seg.blobs)} marks found, a card has at most 9 symbols"
+        return f"{len(seg.blobs)} marks found, {_TOO_MANY_MARKS}"
     return ""
+
+
+def more_marks_than_a_card(reading: CardReading) -> bool:
+    """Whether a reading shows more marks than a card prints symbols: read as symbols (an
+    impossible reading) or as too many for a face."""
+    return reading.criteria is None and (len(reading.symbols) > _MOST_SYMBOLS or reading.reason.endswith(_TOO_MANY_MARKS))
 
 
 def _looks_like_number(seg: Segmentation, shapes: list[Shape], fit: NDArray[np.float64], card: BalancedCard) -> bool:

@@ -27,7 +27,7 @@ from vision.find import CardQuad, cards_too_small, find_cards, working_copy
 from vision.looped import looped_cards
 from vision.quads import order_corners, sides
 from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, doubted_on_cloth, enlarged_for, enlarged_frame,
-                             read_quad, scaled_card, without_odd_papers)
+                             read_apart, read_quad, scaled_card, without_odd_papers)
 from vision.track import TrackedCard
 
 __all__ = ["Sighting", "sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
@@ -180,12 +180,9 @@ def _read_quads(image_bgr: NDArray[np.uint8], factor: float, quads: Sequence[Car
             out.append(DetectedCard(quad.corners_xy, reuse.reading))
             continue
         if factor == 1.0:
-            card = read_quad(image_bgr, quad, profile)
+            out += read_apart(image_bgr, quad, profile)
         else:
-            card = read_quad(image_bgr, CardQuad(quad.corners_xy * factor, quad.fill), profile)
-            card = None if card is None else scaled_card(card, 1 / factor)
-        if card is not None:
-            out.append(card)
+            out += [scaled_card(card, 1 / factor) for card in read_apart(image_bgr, CardQuad(quad.corners_xy * factor, quad.fill), profile)]
     return out
 
 

@@ -291,3 +291,75 @@ def test_a_card_more_than_half_under_a_sleeve_is_read_from_the_part_in_view(card
     assert found is not None and found.partly_hidden
     assert found.reading.criteria == Criteria(colours=3, shapes=3, symbols=3), found.reading.reason
     assert found.reading.confidence <= PARTLY_HIDDEN_CONFIDENCE
+
+
+def _two_cards_edge_to_edge(card_art, edges: bool = True):
+    """A frame with two cards of a row lying edge to edge (6 symbols and 5; their edges a line
+    of table between them), and the quad round both."""
+    first = [card_art.Sym(shape, "red", x, y, 0.22) for shape, x, y in
+             (("circle", 0.3, 0.3), ("circle", 0.7, 0.3), ("square", 0.3, 0.72), ("square", 0.7, 0.72), ("star", 0.3, 1.15),
+              ("star", 0.7, 1.15))]
+    second = [card_art.Sym(shape, colour, 0.5, y, 0.2) for shape, colour, y in
+              (("triangle", "blue", 0.25), ("triangle", "green", 0.5), ("bar", "black", 0.73), ("circle", "yellow", 0.97),
+               ("circle", "blue", 1.2))]
+    left, right = card_art.draw(first, short_px=100), card_art.draw(second, short_px=100)
+    height, width = left.shape[:2]
+    frame = np.full((height + 120, 2 * width + 120, 3), (60, 110, 70), np.uint8)
+    frame[60:60 + height, 60:60 + width] = left
+    frame[60:60 + height, 60 + width:60 + 2 * width] = right
+    if edges:
+        frame[60:60 + height, 59 + width:61 + width] = (60, 110, 70)
+    frame = card_art.light(frame, noise=2.0, blur=0.5)
+    both = np.array([[60, 60], [60 + 2 * width, 60], [60 + 2 * width, 60 + height], [60, 60 + height]], np.float32)
+    return frame, both
+
+
+def test_a_quad_round_two_cards_of_a_row_edge_to_edge_is_read_as_the_two(card_art, monkeypatch) -> None:
+    # Two cards of a row laid edge to edge, outlined as one quad (dev hard 5003 and 7055), show
+    # more marks than a card prints symbols: cut in two, each half reads as its card.
+    from vision.find import CardQuad
+
+    frame, both = _two_cards_edge_to_edge(card_art)
+    quad = CardQuad(vision.pipeline.order_corners(both), 1.0)
+    assert read_quad(frame, quad).reading.criteria is None  # (11 symbols: no card's reading)
+    monkeypatch.setattr(vision.pipeline, "find_cards", lambda *args: [quad])
+    cards = read_table(frame).cards
+    assert [card.reading.criteria for card in sorted(cards, key=lambda card: card.center_xy[0])] == [
+        Criteria(colours=1, shapes=3, symbols=6), Criteria(colours=4, shapes=3, symbols=5)]
+    assert all(card.reading.confidence >= 0.9 for card in cards)
+    width = (both[1, 0] - both[0, 0]) / 2
+    assert [round(float(card.corners_xy[:, 0].min() - both[0, 0]) / width, 2) for card in cards] == [0.0, 1.0]
+    assert all(abs(np.ptp(card.corners_xy[:, 0]) - width) < 1 for card in cards)
+    # (``referee live`` reads each quad so too)
+    apart = sorted(vision.pipeline.read_apart(frame, quad), key=lambda card: card.center_xy[0])
+    assert [card.reading.criteria for card in apart] == [card.reading.criteria for card in sorted(cards, key=lambda card: card.center_xy[0])]
+
+
+def test_a_quad_round_one_card_and_some_table_is_not_cut_where_its_halves_read_no_face(card_art, monkeypatch) -> None:
+    # Cut only where every part reads as a face: the quad of two cards' size round one card
+    # and bare table stays one quad (a face cut in two leaves halves too, the table none).
+    from vision.find import CardQuad
+    from vision.pipeline import _cards_apart, _read
+
+    frame, both = _two_cards_edge_to_edge(card_art)
+    width = (both[1, 0] - both[0, 0]) / 2
+    frame[:, int(both[0, 0] + width):] = frame[5, 5]  # (the second card taken away: bare table)
+    quad = CardQuad(vision.pipeline.order_corners(both), 1.0)
+    reading = _read(frame, quad, None)
+    assert _cards_apart(frame, (quad, *reading), None) == [(quad, *reading)]
+
+
+def test_a_quad_with_more_marks_than_a_card_and_no_edge_across_is_not_cut(card_art) -> None:
+    # Cards lying over one another in the middle, outlined as one, show more marks than a card
+    # too, and cut in two would read as two cards each with the other's symbols: a quad is cut
+    # only where a line across it, near an even cut, is darker than its paper (the cards' edges).
+    from vision.find import CardQuad
+    from vision.pipeline import _cards_apart, _edges_across, _read
+
+    frame, both = _two_cards_edge_to_edge(card_art, edges=False)
+    quad = CardQuad(vision.pipeline.order_corners(both), 1.0)
+    assert _edges_across(frame, quad.corners_xy, 2) is None
+    reading = _read(frame, quad, None)
+    assert _cards_apart(frame, (quad, *reading), None) == [(quad, *reading)]
+    with_edges, _ = _two_cards_edge_to_edge(card_art)
+    assert _edges_across(with_edges, quad.corners_xy, 2) == pytest.approx([0.0, 0.5, 1.0], abs=0.02)
