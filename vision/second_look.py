@@ -48,6 +48,11 @@ _CORNER_COS = 0.42  # a corner's two sides meet at 65 to 115 degrees
 _CORNER_FILL = 0.85  # paper, its symbols counted in, fills the card completed from the corner
 _CORNER_FRESH = 0.75  # three quarters of it paper no card found explains: a card hidden more is not counted
 _CORNER_SEEN = 0.6  # and its outline is seen along both sides at the corner
+# The paper's outline is followed within 0.08 short sides; its sides shorter than _JAG short
+# sides are jags (noise, a symbol's bite at a corner, the edge of the card beneath) in a
+# corner, not sides of its own: on hard dev renders a card lying over another face showed its
+# corners each as two, 9 and 12 pixels apart at 50 pixels a short side, and was not found.
+_JAG = 0.3
 _TRACED_AREA = 0.3  # paper left over of at least this share of a card may hold a card traced by its steps
 _TRACED_EDGES = (10, 30)  # Canny's thresholds on the lightness: the faint step of a card's outline over another card
 _TRACED_COS = 0.17  # two sides meeting at 80 to 100 degrees make a corner
@@ -516,7 +521,7 @@ def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
             symbol = _SYMBOL_AREA * float(np.median([q.size_wh[0] * q.size_wh[1] for q in sized_by]))
             paper, fresh = _paper_of(bright, symbol), _paper_of(left, symbol)
         poly = cv2.approxPolyDP(contour, 0.08 * typical.short, True).reshape(-1, 2).astype(np.float32)
-        for k in range(len(poly)):
+        for poly, k in [(shown, k) for shown, ks in _with_jagged_corners(poly, _JAG * typical.short) for k in ks]:
             corner, a, b = poly[k], poly[k - 1] - poly[k], poly[(k + 1) % len(poly)] - poly[k]
             la, lb = float(np.hypot(*a)), float(np.hypot(*b))
             if min(la, lb) < 0.5 * typical.short or abs(float(a @ b)) > _CORNER_COS * la * lb:
@@ -534,6 +539,36 @@ def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
             if best is not None:
                 completed.append(best)
     return completed
+
+
+def _without_jags(poly: NDArray[np.float32], shortest: float) -> NDArray[np.float32]:
+    """A closed polygon (N, 2) with each side shorter than ``shortest`` taken out, the shortest
+    first: the sides beside it run on to meet in one corner (its ends' middle where they run
+    parallel, or would meet further than ``2 * shortest`` off it). A corner seen whole, its outline
+    jagged by noise, a symbol's bite or the card beneath, is then one corner, not two."""
+    points = [np.asarray(p, np.float64) for p in poly]
+    while len(points) > 4:
+        count = len(points)
+        lengths = [float(np.linalg.norm(points[(k + 1) % count] - points[k])) for k in range(count)]
+        k = int(np.argmin(lengths))
+        if lengths[k] >= shortest:
+            break
+        before, start, end, after = points[k - 1], points[k], points[(k + 1) % count], points[(k + 2) % count]
+        middle = (start + end) / 2
+        meet = meet_lines(before, start - before, after, end - after).astype(np.float64)
+        points[k] = meet if np.isfinite(meet).all() and float(np.linalg.norm(meet - middle)) <= 2 * shortest else middle
+        del points[(k + 1) % count]
+    return np.array(points, np.float32).reshape(-1, 2)
+
+
+def _with_jagged_corners(poly: NDArray[np.float32], shortest: float) -> list[tuple[NDArray[np.float32], list[int]]]:
+    """The vertices of a closed polygon (N, 2) to look at as corners, as (polygon, indices):
+    all of its own, then those its jags hid (``_without_jags``: in the polygon without them,
+    the corners met where jags were). Cards merged with what they touch show their corners
+    either way: the sides a card shows where it peeks out from under another are as short as jags."""
+    plain = _without_jags(poly, shortest)
+    met = [k for k, vertex in enumerate(plain) if not (np.abs(poly - vertex).max(axis=1) < 1e-3).any()]
+    return [(poly, list(range(len(poly)))), (plain, met)]
 
 
 def _traced_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8], bright: NDArray[np.uint8],
@@ -653,24 +688,26 @@ def _best_first(quads: list[CardQuad], scored: list[_Seen]) -> list[Region]:
 
 def _corners_of(contour: NDArray[np.int32], reach: float) -> list[tuple[NDArray[np.float64], ...]]:
     """The corners of a contour where its outline, simplified to a twelfth of ``reach``
-    pixels, has two sides at least a third of ``reach`` long meeting at 80 to 100 degrees:
+    pixels (and so with its jags taken out, ``_with_jagged_corners``), has two sides at least
+    a third of ``reach`` long meeting at 80 to 100 degrees:
     (corner, unit vector along one side, unit vector along the other) each. Each side's
     line is fitted to the contour within ``reach`` of the corner, past its rounding: a
     side may run on into another card's."""
     points = contour.reshape(-1, 2).astype(np.float32)
-    poly = cv2.approxPolyDP(contour, reach / 12, True).reshape(-1, 2).astype(np.float32)
-    if len(poly) < 3 or len(points) < 8:
+    simplified = cv2.approxPolyDP(contour, reach / 12, True).reshape(-1, 2).astype(np.float32)
+    if len(simplified) < 3 or len(points) < 8:
         return []
-    at = [int(np.argmin(np.abs(points - vertex).sum(axis=1))) for vertex in poly]  # approxPolyDP keeps contour points
     corners = []
-    for k in range(len(poly)):
+    for poly, k in [(shown, k) for shown, ks in _with_jagged_corners(simplified, _JAG * reach) for k in ks]:
         before, after = poly[k - 1] - poly[k], poly[(k + 1) % len(poly)] - poly[k]
         la, lb = float(np.hypot(*before)), float(np.hypot(*after))
         if min(la, lb) < reach / 3 or abs(float(before @ after)) > _TRACED_COS * la * lb:
             continue
+        # (approxPolyDP keeps contour points; a corner met where jags were taken out lies near one)
+        at = [int(np.argmin(np.abs(points - vertex).sum(axis=1))) for vertex in poly[[k - 1, k, (k + 1) % len(poly)]]]
         arms = []
-        for end, step in ((at[k - 1], -1), (at[(k + 1) % len(poly)], 1)):  # back along the contour to the vertex before, and on
-            run = points[np.arange(at[k], at[k] + step * ((end - at[k]) * step % len(points) + 1), step) % len(points)]
+        for end, step in ((at[0], -1), (at[2], 1)):  # back along the contour to the vertex before, and on
+            run = points[np.arange(at[1], at[1] + step * ((end - at[1]) * step % len(points) + 1), step) % len(points)]
             beyond = np.hypot(*(run - poly[k]).T) > reach
             run = run[: max(int(np.argmax(beyond)) if beyond.any() else len(run), 2)]
             cut = len(run) // 6

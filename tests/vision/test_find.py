@@ -916,26 +916,66 @@ def test_a_card_is_completed_from_its_corner_at_the_size_its_sides_show(seen, co
     assert len({(a, b) for a, b, _ in sizes}) == len(sizes)
 
 
-def test_a_card_over_another_is_completed_from_its_corner_at_the_size_of_the_cards_not_of_the_squares_round_it() -> None:
-    from vision.second_look import _best_first, _corner_cards
-
-    # The paper of a card lying over another, one patch with no edge between them; the cards
-    # found are three, with a checked cloth's pale squares all round the patch.
+def _card_over_another(bite_px: int = 0):
+    """The paper of a card lying over another, one patch with no edge between them, and three
+    cards found apart from it: (the card on top's corners, the paper left, its whiteness, the
+    patch's outlines, the cards found). ``bite_px``: the card on top bitten so deep at each of
+    its corners off the card beneath (symbols printed at its corners, lost in the paper)."""
     under, over = card_corners((400, 220), (80, 120), 35), card_corners((470, 180), (80, 120), -10)
     unlit = np.full((400, 640), 30.0, np.float32)
     left = np.zeros((400, 640), np.uint8)
     for corners in (under, over):
         cv2.fillConvexPoly(unlit, corners.astype(np.int32), 220.0)
         cv2.fillConvexPoly(left, corners.astype(np.int32), 255)
+    for corner in over if bite_px else ():
+        if cv2.pointPolygonTest(under.astype(np.float32), (float(corner[0]), float(corner[1])), False) < 0:
+            bite = corner + bite_px * (over.mean(axis=0) - corner) / np.linalg.norm(over.mean(axis=0) - corner)
+            cv2.circle(left, (int(bite[0]), int(bite[1])), bite_px, 0, -1)
+            cv2.circle(unlit, (int(bite[0]), int(bite[1])), bite_px, 30.0, -1)
     pieces, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cards = [CardQuad(card_corners(c, (80, 120), 0), 0.95) for c in ((80, 110), (190, 110), (80, 290))]
+    return over, left, unlit, tuple(pieces), cards
+
+
+def test_a_card_over_another_is_completed_from_its_corner_at_the_size_of_the_cards_not_of_the_squares_round_it() -> None:
+    from vision.second_look import _best_first, _corner_cards
+
+    # The cards found are three, with a checked cloth's pale squares all round the patch.
+    over, left, unlit, pieces, cards = _card_over_another()
     squares = [CardQuad(card_corners((x, y), (44, 48), 0), 0.97) for x in range(300, 620, 70) for y in (40, 340)]
 
-    by_squares = _best_first(cards + squares, _corner_cards(tuple(pieces), left, left.copy(), unlit, 190.0, cards + squares))
-    by_cards = _best_first(cards + squares, _corner_cards(tuple(pieces), left, left.copy(), unlit, 190.0, cards))
+    by_squares = _best_first(cards + squares, _corner_cards(pieces, left, left.copy(), unlit, 190.0, cards + squares))
+    by_cards = _best_first(cards + squares, _corner_cards(pieces, left, left.copy(), unlit, 190.0, cards))
 
     assert by_squares == []
     assert max(iou(region.corners_xy, over, left.shape) for region in by_cards) > 0.9
+
+
+def test_a_corner_split_in_two_by_a_jag_is_looked_at_as_one_corner_too() -> None:
+    # The paper's outline, simplified, may show a card's corner as two vertices a few pixels
+    # apart (noise, a symbol's bite, the edge of the card beneath): the corner where the sides
+    # beside that short side meet is looked at too, after the polygon's own vertices.
+    from vision.second_look import _with_jagged_corners
+
+    jagged = np.array([[0, 0], [92, 0], [100, 9], [100, 150], [0, 150]], np.float32)
+    (own, all_of_them), (plain, met) = _with_jagged_corners(jagged, 30.0)
+    assert own is jagged and all_of_them == [0, 1, 2, 3, 4]
+    assert len(met) == 1 and np.allclose(plain[met[0]], (100, 0), atol=0.01)
+    assert len(plain) == 4
+    square = np.array([[0, 0], [100, 0], [100, 150], [0, 150]], np.float32)
+    assert _with_jagged_corners(square, 30.0)[1][1] == []
+
+
+def test_a_card_over_another_with_bitten_corners_is_completed_from_a_corner_the_bites_split() -> None:
+    from vision.second_look import _best_first, _corner_cards
+
+    # As above, with the card on top bitten at each corner off the card beneath: no corner of
+    # the outline is whole.
+    over, left, unlit, pieces, cards = _card_over_another(bite_px=6)
+
+    found = _best_first(cards, _corner_cards(pieces, left, left.copy(), unlit, 190.0, cards))
+
+    assert max(iou(region.corners_xy, over, left.shape) for region in found) > 0.8
 
 
 def test_a_card_outlined_all_round_goes_before_one_seen_along_two_sides_at_its_corner() -> None:
