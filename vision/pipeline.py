@@ -22,9 +22,9 @@ from vision.read import PRINTED_NUMBER, WORK_SHORT_SIDE, more_marks_than_a_card,
 from vision.records import CardReading, SymbolReading
 from vision.stacked import lying_beneath
 
-__all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "read_apart", "read_partly_hidden", "without_odd_papers",
-           "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath", "doubted_on_cloth", "cards_seen_small", "enlarged_for", "enlarged_frame",
-           "scaled_card"]
+__all__ = ["DetectedCard", "TableReading", "read_frame", "read_table", "read_quad", "read_apart", "read_partly_hidden",
+           "without_odd_papers", "PARTLY_HIDDEN_CONFIDENCE", "doubted_beneath", "doubted_on_cloth", "cards_seen_small", "enlarged_for",
+           "enlarged_frame", "scaled_card"]
 
 # A face's paper keeps at least this share of the lightness (Lab L) of the other faces' paper
 # in the frame: on dev renders a card in the deepest shadow, where the light also falls off,

@@ -521,8 +521,8 @@ def _corner_cards(pieces: tuple[NDArray[np.int32], ...], left: NDArray[np.uint8]
             symbol = _SYMBOL_AREA * float(np.median([q.size_wh[0] * q.size_wh[1] for q in sized_by]))
             paper, fresh = _paper_of(bright, symbol), _paper_of(left, symbol)
         poly = cv2.approxPolyDP(contour, 0.08 * typical.short, True).reshape(-1, 2).astype(np.float32)
-        for poly, k in [(shown, k) for shown, ks in _with_jagged_corners(poly, _JAG * typical.short) for k in ks]:
-            corner, a, b = poly[k], poly[k - 1] - poly[k], poly[(k + 1) % len(poly)] - poly[k]
+        for shown, k in [(shown, k) for shown, ks in _with_jagged_corners(poly, _JAG * typical.short) for k in ks]:
+            corner, a, b = shown[k], shown[k - 1] - shown[k], shown[(k + 1) % len(shown)] - shown[k]
             la, lb = float(np.hypot(*a)), float(np.hypot(*b))
             if min(la, lb) < 0.5 * typical.short or abs(float(a @ b)) > _CORNER_COS * la * lb:
                 continue
@@ -688,8 +688,8 @@ def _best_first(quads: list[CardQuad], scored: list[_Seen]) -> list[Region]:
 
 def _corners_of(contour: NDArray[np.int32], reach: float) -> list[tuple[NDArray[np.float64], ...]]:
     """The corners of a contour where its outline, simplified to a twelfth of ``reach``
-    pixels (and so with its jags taken out, ``_with_jagged_corners``), has two sides at least
-    a third of ``reach`` long meeting at 80 to 100 degrees:
+    pixels (its vertices, and the corners its jags hid: ``_with_jagged_corners``), has two
+    sides at least a third of ``reach`` long meeting at 80 to 100 degrees:
     (corner, unit vector along one side, unit vector along the other) each. Each side's
     line is fitted to the contour within ``reach`` of the corner, past its rounding: a
     side may run on into another card's."""

@@ -182,7 +182,8 @@ def _read_quads(image_bgr: NDArray[np.uint8], factor: float, quads: Sequence[Car
         if factor == 1.0:
             out += read_apart(image_bgr, quad, profile)
         else:
-            out += [scaled_card(card, 1 / factor) for card in read_apart(image_bgr, CardQuad(quad.corners_xy * factor, quad.fill), profile)]
+            enlarged = CardQuad(quad.corners_xy * factor, quad.fill)
+            out += [scaled_card(card, 1 / factor) for card in read_apart(image_bgr, enlarged, profile)]
     return out
 
 

@@ -323,19 +323,19 @@ def test_a_quad_round_two_cards_of_a_row_edge_to_edge_is_read_as_the_two(card_ar
     quad = CardQuad(vision.pipeline.order_corners(both), 1.0)
     assert read_quad(frame, quad).reading.criteria is None  # (11 symbols: no card's reading)
     monkeypatch.setattr(vision.pipeline, "find_cards", lambda *args: [quad])
-    cards = read_table(frame).cards
-    assert [card.reading.criteria for card in sorted(cards, key=lambda card: card.center_xy[0])] == [
-        Criteria(colours=1, shapes=3, symbols=6), Criteria(colours=4, shapes=3, symbols=5)]
+    cards = sorted(read_table(frame).cards, key=lambda card: card.center_xy[0])
+    assert [card.reading.criteria for card in cards] == [Criteria(colours=1, shapes=3, symbols=6),
+                                                         Criteria(colours=4, shapes=3, symbols=5)]
     assert all(card.reading.confidence >= 0.9 for card in cards)
     width = (both[1, 0] - both[0, 0]) / 2
     assert [round(float(card.corners_xy[:, 0].min() - both[0, 0]) / width, 2) for card in cards] == [0.0, 1.0]
     assert all(abs(np.ptp(card.corners_xy[:, 0]) - width) < 1 for card in cards)
     # (``referee live`` reads each quad so too)
     apart = sorted(vision.pipeline.read_apart(frame, quad), key=lambda card: card.center_xy[0])
-    assert [card.reading.criteria for card in apart] == [card.reading.criteria for card in sorted(cards, key=lambda card: card.center_xy[0])]
+    assert [card.reading.criteria for card in apart] == [card.reading.criteria for card in cards]
 
 
-def test_a_quad_round_one_card_and_some_table_is_not_cut_where_its_halves_read_no_face(card_art, monkeypatch) -> None:
+def test_a_quad_round_one_card_and_some_table_is_not_cut_where_its_halves_read_no_face(card_art) -> None:
     # Cut only where every part reads as a face: the quad of two cards' size round one card
     # and bare table stays one quad (a face cut in two leaves halves too, the table none).
     from vision.find import CardQuad
