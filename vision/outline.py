@@ -75,6 +75,8 @@ class _Normals:
     profile: NDArray[np.float32]  # (N, 4, S, K) paperness: lightness less CHROMA_WEIGHT times chroma
     light: NDArray[np.float32]  # (N, 4, S, K) Lab lightness, 0-255
     chroma: NDArray[np.float32]  # (N, 4, S, K) distance from the card's paper colour in a, b
+    ab: NDArray[np.float32]  # (N, 4, S, K, 2) Lab a and b, 0-255 (128: no colour)
+    paper_ab: NDArray[np.float32]  # (N, 2) the card's paper colour in a, b
     lengths: NDArray[np.float32]  # (N, 4) the sides' lengths
     short: NDArray[np.float32]  # (N,) the mean short side
 
@@ -93,8 +95,10 @@ def _sample_normals(frame_bgr: NDArray[np.uint8], corners: NDArray[np.float32], 
     map_x, map_y = (points[..., k, None] + offsets[:, None, None, :] * normals[:, :, None, None, k] for k in (0, 1))
     bgr = cv2.remap(frame_bgr, map_x.reshape(-1, steps), map_y.reshape(-1, steps), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE)
-    light, chroma = (v.reshape(n, 4, _NORMALS, steps) for v in _light_and_chroma(bgr.reshape(n, 4 * _NORMALS, steps, 3), inside))
-    return _Normals(points, normals, offsets, light - CHROMA_WEIGHT * chroma, light, chroma, lengths, short)
+    light, chroma, ab, paper_ab = _light_and_chroma(bgr.reshape(n, 4 * _NORMALS, steps, 3), inside)
+    light, chroma = (v.reshape(n, 4, _NORMALS, steps) for v in (light, chroma))
+    return _Normals(points, normals, offsets, light - CHROMA_WEIGHT * chroma, light, chroma, ab.reshape(n, 4, _NORMALS, steps, 2),
+                    paper_ab, lengths, short)
 
 
 def _move_sides(corners: NDArray[np.float32], normals: _Normals, position: NDArray, found: NDArray[np.bool_],
@@ -196,11 +200,12 @@ def _first_run(low: NDArray[np.bool_], stay: int) -> tuple[NDArray, NDArray[np.b
     return np.argmax(run, axis=-1), run.any(axis=-1)
 
 
-def _light_and_chroma(profiles_bgr: NDArray[np.uint8], inside: int) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+def _light_and_chroma(profiles_bgr: NDArray[np.uint8], inside: int) -> tuple[NDArray[np.float32], ...]:
     """Lightness, and chroma away from the card's own paper colour (a white card under a
     coloured light on a cloth of that colour still differs from it): (N, P, K) each from
     (N, P, K, 3), the paper's colour from the brighter half of each card's first ``inside``
-    samples across its sides. Their paperness is lightness less ``CHROMA_WEIGHT`` times chroma."""
+    samples across its sides. Their paperness is lightness less ``CHROMA_WEIGHT`` times chroma.
+    Also the samples' a and b (N, P, K, 2) and the paper's (N, 2)."""
     lab = cv2.cvtColor(profiles_bgr.reshape(len(profiles_bgr), -1, 3), cv2.COLOR_BGR2LAB).reshape(profiles_bgr.shape)
     lab = lab.astype(np.float32)
     inner = lab[:, :, :inside].reshape(len(lab), -1, 3)
@@ -209,7 +214,7 @@ def _light_and_chroma(profiles_bgr: NDArray[np.uint8], inside: int) -> tuple[NDA
     # sums of whole Lab values are exact in either order)
     paper_ab = (bright[:, None, :] @ inner[..., 1:])[:, 0] / np.maximum(bright.sum(axis=1), 1)[:, None]  # (N, 2)
     chroma = np.hypot(lab[..., 1] - paper_ab[:, None, None, 0], lab[..., 2] - paper_ab[:, None, None, 1])
-    return lab[..., 0], chroma
+    return lab[..., 0], chroma, lab[..., 1:], paper_ab
 
 
 _PULL_DEPTH = 0.5  # a side may lie this share of the short side out past the card's outline
@@ -255,12 +260,18 @@ def pull_in_outlines(frame_bgr: NDArray[np.uint8], quads_xy: NDArray[np.float32]
     low = np.minimum(np.minimum(pad[..., 1:-2], pad[..., 2:-1]), pad[..., 3:])  # the lowest of the next three samples
     stays = np.flip(np.maximum.accumulate(np.flip(pad[..., 2:-1], -1), axis=-1), -1)  # the highest from two samples on
     # (a pale stripe stays within a drop of its own level: a table's pattern may wander a little)
-    # Paper in a shadow keeps its colour: a fall into it is a shadow's edge, not the outline.
+    # Paper in a shadow keeps its colour, or keeps of the light's cast as much as of its light
+    # (lit by the room more than by a warm lamp; as ``vision.paper.lab_whiteness_in_shade``
+    # takes it): a fall into it is a shadow's edge, not the outline.
     count = np.arange(_PULL_STEPS, 0, -1) - 3  # samples from three on to the side
-    beyond_light, beyond_chroma = ((np.flip(np.cumsum(np.flip(v, -1), -1), -1)[..., 3:] / count[:-3]) for v in (normals.light, normals.chroma))
+    beyond_light, beyond_chroma, beyond_a, beyond_b = (
+        (np.flip(np.cumsum(np.flip(v, -1), -1), -1)[..., 3:] / count[:-3])
+        for v in (normals.light, normals.chroma, normals.ab[..., 0], normals.ab[..., 1]))
     ratio = beyond_light / np.maximum(normals.light[..., :-3], 1.0)
-    shaded = np.concatenate([(beyond_chroma < _SHADE_CHROMA) & (ratio > _SHADE_LIGHT[0]) & (ratio < _SHADE_LIGHT[1]),
-                             np.zeros(profile.shape[:-1] + (3,), bool)], axis=-1)
+    cast = (normals.paper_ab - 128.0)[:, None, None, None, :]
+    off_cast = np.hypot(beyond_a - 128.0 - cast[..., 0] * ratio, beyond_b - 128.0 - cast[..., 1] * ratio)
+    shade = (np.minimum(beyond_chroma, off_cast) < _SHADE_CHROMA) & (ratio > _SHADE_LIGHT[0]) & (ratio < _SHADE_LIGHT[1])
+    shaded = np.concatenate([shade, np.zeros(profile.shape[:-1] + (3,), bool)], axis=-1)
     falls = ((profile >= paper - _PULL_DROP) & (profile - low >= _PULL_DROP)
              & (stays <= np.minimum(profile - _PULL_DROP / 2, low + _PULL_DROP)) & ~shaded & (reach < -_BORDER))
     last = _PULL_STEPS - 1 - np.argmax(np.flip(falls, -1), axis=-1)  # (N, 4, S)

@@ -139,17 +139,34 @@ def test_pulling_in_no_cards_gives_no_corners() -> None:
     assert pull_in_outlines(np.zeros((10, 10, 3), np.uint8), np.zeros((0, 4, 2), np.float32)).shape == (0, 4, 2)
 
 
-def test_a_side_is_not_pulled_onto_a_shadows_edge() -> None:
-    # A shadow over the card's right part, its edge along the right side a third of the short
-    # side inside it: paper in the shadow keeps its colour, so that edge is no outline.
+def shadow_light() -> np.ndarray:
+    """The light (H, W, 1) with a shadow over the card's right part that takes 0.45 of it, its
+    edge along the right side a third of the short side inside it."""
     a, b = TRUE[1], TRUE[2]
     inwards = np.array([a[1] - b[1], b[0] - a[0]], np.float32)
     inwards *= np.sign(inwards @ (TRUE.mean(axis=0) - a)) / np.linalg.norm(inwards)
     yy, xx = np.mgrid[0:320, 0:400].astype(np.float32)
     depth = (xx - a[0]) * inwards[0] + (yy - a[1]) * inwards[1]  # pixels inside the right side
-    frame = bordered_card().astype(np.float32)
-    frame *= (1 - 0.45 * np.clip((0.33 * min(BOX[1]) - depth) / 2, 0, 1))[..., None]
-    frame = np.clip(frame, 0, 255).astype(np.uint8)
+    return (1 - 0.45 * np.clip((0.33 * min(BOX[1]) - depth) / 2, 0, 1))[..., None]
+
+
+def test_a_side_is_not_pulled_onto_a_shadows_edge() -> None:
+    # Paper in the shadow keeps its colour, so that edge is no outline.
+    frame = np.clip(bordered_card().astype(np.float32) * shadow_light(), 0, 255).astype(np.uint8)
+    assert corner_error(pull_in_outlines(frame, TRUE[None])[0]) < 0.5
+
+
+def test_a_side_is_not_pulled_onto_the_edge_of_a_shadow_under_a_warm_lamp() -> None:
+    # Under a warm lamp the paper in a hand's shadow is lit by the room more than by the lamp:
+    # it keeps of the lamp's cast as much as of its light, and that edge is no outline either
+    # (dev hard 7170: a card's lower third in a sleeve's shadow was cut off it).
+    lab = cv2.cvtColor(bordered_card(), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 1] += 8.0 * lab[..., 0] / 255  # the lamp's warm cast, in proportion to the light
+    lab[..., 2] += 24.0 * lab[..., 0] / 255
+    light = shadow_light()
+    lab[..., 0:1] *= light
+    lab[..., 1:] = 128 + (lab[..., 1:] - 128) * light
+    frame = cv2.cvtColor(np.clip(np.round(lab), 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
     assert corner_error(pull_in_outlines(frame, TRUE[None])[0]) < 0.5
 
 
@@ -172,10 +189,12 @@ def test_chroma_is_measured_from_the_brighter_half_of_each_cards_inner_samples()
 
     rng = np.random.default_rng(4)
     profiles = (rng.random((3, 8, 10, 3)) * 255).astype(np.uint8)
-    light, chroma = _light_and_chroma(profiles, 4)
+    light, chroma, ab, paper_ab = _light_and_chroma(profiles, 4)
     lab = cv2.cvtColor(profiles.reshape(3, -1, 3), cv2.COLOR_BGR2LAB).reshape(profiles.shape).astype(np.float64)
     for k in range(3):
         inner = lab[k, :, :4].reshape(-1, 3)
         paper = inner[inner[:, 0] >= inner[:, 0].mean(), 1:].mean(axis=0)
+        assert np.allclose(paper_ab[k], paper, atol=1e-3)
         assert np.allclose(chroma[k], np.hypot(*(lab[k, ..., 1:] - paper).transpose(2, 0, 1)), atol=1e-3)
         assert np.array_equal(light[k], lab[k, ..., 0])
+        assert np.array_equal(ab[k], lab[k, ..., 1:])
