@@ -476,7 +476,8 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     whose outline is seen best: the shares of the normals across its four sides that cross a
     light step (:func:`_outline_shares`) and the share of it like the quad's paper, summed.
     The card's outline must be seen along ``_REFIT_SEEN`` of the normals across each side at
-    least, and the card seen within ``_REFIT_MARGIN`` of how well the quad is. Where the card
+    least, and the card seen within ``_REFIT_MARGIN`` of how well the quad is, and half the quad
+    at least (the neighbours' planes may be of pieces of cards). Where the card
     adds much to the quad, some of that must be its paper (``_REFIT_ADDED``; symbols, a
     shadow or a finger may lie over the rest), not all the hand or card back that cut the quad.
     With ``within``, for a quad that took in more than its card (a card over another), only
@@ -515,12 +516,14 @@ def refit_quad(frame_bgr: NDArray[np.uint8], corners_xy: NDArray[np.float32], pl
     added = ~points_inside(c[None].astype(np.float32), points.reshape(-1, 2).astype(np.float32))[0].reshape(points.shape[:2])
     count = added.sum(axis=1)
     covered = (count >= _REFIT_ADDED[0] * points.shape[1]) & ((papery & added).sum(axis=1) < _REFIT_ADDED[1] * count)
-    fitting = (seen.min(axis=1) >= _REFIT_SEEN) & (score > score[0] - _REFIT_MARGIN) & ~covered
+    # (the card refitted is half the quad at least: cards at its corners measured on neighbours'
+    # planes that are pieces of cards are pieces too)
+    halves = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads]) >= 0.5 * cv2.contourArea(c.astype(np.float32))
+    fitting = (seen.min(axis=1) >= _REFIT_SEEN) & (score > score[0] - _REFIT_MARGIN) & ~covered & halves
     if not within:  # (the card refitted shows its outline as well as the quad at least)
         fitting &= seen.sum(axis=1) >= seen[0].sum()
     if within:
-        halves = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads]) >= 0.5 * cv2.contourArea(c.astype(np.float32))
-        fitting &= (count <= (1.0 - _WITHIN) * points.shape[1]) & halves
+        fitting &= count <= (1.0 - _WITHIN) * points.shape[1]
     fitting[0] = False
     if taken is not None and len(taken) and fitting.any():
         fitting[1:] &= ~_on_taken(np.array(cards, np.float32), taken)

@@ -313,3 +313,20 @@ def test_a_card_outlined_all_round_is_not_refitted_to_a_part_of_it_among_squares
         cv2.line(frame, tuple(np.round(left + start * (right - left)).astype(int)),
                  tuple(np.round(left + end * (right - left)).astype(int)), (60, 60, 170), 5)
     assert np.array_equal(refit_off_cards(frame, squares + [card])[-1], card)
+
+
+def test_a_card_among_pieces_of_cards_is_not_refitted_to_a_piece_of_it() -> None:
+    # The quads beside it are pieces of cards (a quarter of one each): on their planes a whole
+    # card is unlike a card, and a card of their size at its corner, outlined by a shadow's edge
+    # and a printed line across it, would be a quarter of it. A card refitted is half the quad
+    # at least (dev hard 5066: a card half in a shadow, widened to the whole card, was refitted
+    # to a piece and lost).
+    pieces = [order_corners(cv2.boxPoints((c, (50, 75), 8.0)).astype(np.float32)) for c in ((80, 80), (180, 80), (280, 80), (380, 80))]
+    card = _card((250, 300))
+    frame = np.zeros((480, 520, 3), np.uint8) + np.uint8(TABLE)
+    for corners in pieces + [card]:
+        cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), PAPER)
+    a, b, c, d = card
+    for start, end in ((a + 0.5 * (b - a), d + 0.5 * (c - d)), (a + 0.5 * (d - a), b + 0.5 * (c - b))):
+        cv2.line(frame, tuple(np.round(start).astype(int)), tuple(np.round(end).astype(int)), tuple(int(v) - 60 for v in PAPER), 3)
+    assert np.array_equal(refit_off_cards(frame, pieces + [card])[-1], card)
