@@ -13,7 +13,7 @@ from typing import Iterator
 
 import numpy as np
 
-__all__ = ["xvfb", "screenshot", "windows_on", "window_env", "map_again", "painted"]
+__all__ = ["xvfb", "screenshot", "windows_on", "window_env", "map_again", "painted", "window_ids"]
 
 
 @contextmanager
@@ -68,6 +68,22 @@ def map_again(display: str, name: str) -> list[str]:
         for step in ("windowunmap", "windowmap"):
             subprocess.run(["xdotool", step, "--sync", window], env=env, capture_output=True, timeout=30)
     return found
+
+
+def window_ids(display: str, name: str, visible: bool = False, timeout_s: float = 60.0) -> list[str]:
+    """The ids of the windows called ``name`` (``visible``: shown ones only) as soon as there is one,
+    or none after ``timeout_s``. Asked again every 0.2 s rather than with xdotool's ``--sync``,
+    which once came back at once with no id during a full run of the suite on a busy machine
+    (its error unseen; the same test passed on its own and under load, eight times of eight)."""
+    env = {**os.environ, "DISPLAY": display}
+    flags = ["--onlyvisible"] if visible else []
+    deadline = time.monotonic() + timeout_s
+    while True:
+        found = subprocess.run(["xdotool", "search", *flags, "--name", name], env=env, capture_output=True, text=True,
+                               timeout=30).stdout.split()
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
 
 
 def painted(display: str, name: str, size_wh: tuple[int, int], timeout_s: float = 60.0, patience_s: float = 5.0) -> bool:

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.xscreen import painted, screenshot, window_env, windows_on, xvfb
+from tests.xscreen import painted, screenshot, window_env, window_ids, windows_on, xvfb
 
 from calibration.config import load_calibration
 
@@ -71,7 +71,9 @@ def test_dragging_a_seat_in_the_window_moves_it_and_typing_renames_one(display, 
     # Each step waits until the window shows its effect: on a busy machine the window may take a
     # while to draw, and OpenCV reports only the newest key pressed since it last looked.
     try:
-        window = xdotool(display, "search", "--sync", "--onlyvisible", "--name", "referee calibrate").split()[0]
+        shown = window_ids(display, "referee calibrate", visible=True)
+        assert shown, f"no 'referee calibrate' window within 60 s (windows: {windows_on(display)})"
+        window = shown[0]
         assert painted(display, "referee calibrate", SCREEN_WH), f"the screen stayed black (windows: {windows_on(display)})"
         start = before[0].position_xy
         corner = {}
@@ -134,7 +136,9 @@ def test_escape_in_the_window_cancels_and_writes_nothing(display, tmp_path) -> N
     process = subprocess.Popen([sys.executable, "-m", "referee", "calibrate", str(PHOTO), "--out", str(out)],
                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        window = xdotool(display, "search", "--sync", "--onlyvisible", "--name", "referee calibrate").split()[0]
+        shown = window_ids(display, "referee calibrate", visible=True)
+        assert shown, f"no 'referee calibrate' window within 60 s (windows: {windows_on(display)})"
+        window = shown[0]
         geometry = dict(line.split("=") for line in xdotool(display, "getwindowgeometry", "--shell", window).split())
         xdotool(display, "mousemove", str(int(geometry["X"]) + 5), str(int(geometry["Y"]) + 5))
         time.sleep(0.3)

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.xscreen import map_again, painted, screenshot, window_env, windows_on, xvfb
+from tests.xscreen import map_again, painted, screenshot, window_env, window_ids, windows_on, xvfb
 
 from referee.cli.live_synth import Script, script_round, seats_yaml, write_video
 
@@ -139,9 +139,8 @@ def test_the_window_keys_toggle_the_mode_take_point_cards_start_the_next_round_a
         subprocess.run(["xdotool", "key", "--delay", "400", *keys], env=env, check=True, timeout=20)
 
     try:
-        window = subprocess.run(["xdotool", "search", "--sync", "--name", "referee live"], env=env, capture_output=True,
-                                text=True, timeout=60).stdout.split()
-        assert window, "no 'referee live' window"
+        window = window_ids(display, "referee live")
+        assert window, f"no 'referee live' window within 60 s (windows: {windows_on(display)})"
         assert painted(display, "referee live", SCREEN_WH), f"the screen stayed black (windows: {windows_on(display)})"
         subprocess.run(["xdotool", "windowfocus", "--sync", window[-1]], env=env, check=True, timeout=20)
         wait_for("six cards laid", lambda: sum(e["type"] == "card_laid" for e in events()) == 6)
