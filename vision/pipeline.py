@@ -126,9 +126,8 @@ def read_quad(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None)
 
 def read_apart(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any = None) -> list[DetectedCard]:
     """``read_quad`` of a quad, or of each card it holds where it is cards of a row lying edge to
-    edge, outlined as one (``_cards_apart``)."""
-    return [_placed(part, reading, card_wh)
-            for part, reading, card_wh in _cards_apart(frame_bgr, (quad, *_read(frame_bgr, quad, profile)), profile)
+    edge, outlined as one (``_read_apart``)."""
+    return [_placed(part, reading, card_wh) for part, reading, card_wh in _read_apart(frame_bgr, quad, profile)
             if _is_face(frame_bgr, part, reading)]
 
 
@@ -246,7 +245,7 @@ def read_table(frame_bgr: NDArray[np.uint8], profile: Any = None,
     seen where no face is found to tell a card's size)."""
     small = working_copy(frame_bgr) if small_bgr is None else small_bgr
     quads = find_cards(frame_bgr, within, small)
-    read = [part for quad in quads for part in _cards_apart(frame_bgr, (quad, *_read(frame_bgr, quad, profile)), profile)]
+    read = [part for quad in quads for part in _read_apart(frame_bgr, quad, profile)]
     faces = [quad for quad, reading, _ in read if reading.is_face]
     cards = without_odd_papers([_placed(quad, reading, card_wh) for quad, reading, card_wh in read
                                 if _is_face(frame_bgr, quad, reading)])
@@ -257,17 +256,16 @@ def read_table(frame_bgr: NDArray[np.uint8], profile: Any = None,
     return TableReading(tuple(sorted(cards, key=lambda card: card.center_xy[::-1])), tuple(numbers))
 
 
-def _cards_apart(frame_bgr: NDArray[np.uint8], read: tuple[CardQuad, CardReading, tuple[int, int]], profile: Any
-                 ) -> list[tuple[CardQuad, CardReading, tuple[int, int]]]:
-    """A quad read (with its reading and the size it was read at), or the cards it is when it
-    shows more marks than a card prints symbols (``more_marks_than_a_card``): two or three cards
+def _read_apart(frame_bgr: NDArray[np.uint8], quad: CardQuad, profile: Any) -> list[tuple[CardQuad, CardReading, tuple[int, int]]]:
+    """A quad read (with its reading and the size it was read at, ``_read``), or the cards it
+    is when it shows more marks than a card prints symbols (``more_marks_than_a_card``): two or three cards
     of a row lying edge to edge, outlined as one. It is cut across either way where the cards'
     edges show (``_edges_across``) into parts of a card's aspect (``ASPECT_RANGE``); the cut
     whose every part reads as a face with criteria is kept, of several the one whose least
     sure part is surest. (Cards lying over one another in the middle, outlined as one, show
     no edge across where such a cut would run.)"""
-    quad, reading, _ = read
-    if not more_marks_than_a_card(reading):
+    read = (quad, *_read(frame_bgr, quad, profile))
+    if not more_marks_than_a_card(read[1]):
         return [read]
     best, best_sure = [read], -1.0
     for count in (2, 3):

@@ -339,14 +339,14 @@ def test_a_quad_round_one_card_and_some_table_is_not_cut_where_its_halves_read_n
     # Cut only where every part reads as a face: the quad of two cards' size round one card
     # and bare table stays one quad (a face cut in two leaves halves too, the table none).
     from vision.find import CardQuad
-    from vision.pipeline import _cards_apart, _read
+    from vision.pipeline import _read, _read_apart
 
     frame, both = _two_cards_edge_to_edge(card_art)
     width = (both[1, 0] - both[0, 0]) / 2
     frame[:, int(both[0, 0] + width):] = frame[5, 5]  # (the second card taken away: bare table)
     quad = CardQuad(vision.pipeline.order_corners(both), 1.0)
     reading = _read(frame, quad, None)
-    assert _cards_apart(frame, (quad, *reading), None) == [(quad, *reading)]
+    assert _read_apart(frame, quad, None) == [(quad, *reading)]
 
 
 def test_a_quad_with_more_marks_than_a_card_and_no_edge_across_is_not_cut(card_art) -> None:
@@ -354,12 +354,12 @@ def test_a_quad_with_more_marks_than_a_card_and_no_edge_across_is_not_cut(card_a
     # too, and cut in two would read as two cards each with the other's symbols: a quad is cut
     # only where a line across it, near an even cut, is darker than its paper (the cards' edges).
     from vision.find import CardQuad
-    from vision.pipeline import _cards_apart, _edges_across, _read
+    from vision.pipeline import _edges_across, _read, _read_apart
 
     frame, both = _two_cards_edge_to_edge(card_art, edges=False)
     quad = CardQuad(vision.pipeline.order_corners(both), 1.0)
     assert _edges_across(frame, quad.corners_xy, 2) is None
     reading = _read(frame, quad, None)
-    assert _cards_apart(frame, (quad, *reading), None) == [(quad, *reading)]
+    assert _read_apart(frame, quad, None) == [(quad, *reading)]
     with_edges, _ = _two_cards_edge_to_edge(card_art)
     assert _edges_across(with_edges, quad.corners_xy, 2) == pytest.approx([0.0, 0.5, 1.0], abs=0.02)
