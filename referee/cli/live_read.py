@@ -39,6 +39,7 @@ _REREAD_EVERY = 8  # a settled, unmoved card is read again every this many frame
 _MOVING_EVERY_S = 0.25  # while all that changed is still moving, search only this often
 _MIN_REST_CELLS = 4  # changed cells come to rest that are worth a search when no card is known yet
 _SMALL_FOUND_PX = 90.0  # a card found this small on its short side may have smaller ones beside it, too small to find
+_PARTS_COVER = 0.06  # cards read apart from one quad cover it within this share of its area
 SEARCH_INTERVAL_S = 1 / 15  # at most this often: a faster camera's extra frames reuse the latest search
 
 CHECK_EVERY_S = 0.5  # how often the light is checked (source time)
@@ -84,7 +85,8 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     ``interval_s``); while all that changed is still moving, every ``_MOVING_EVERY_S``; and
     at least once a second in any case. Otherwise the last search's cards stand. Decisions use the source's time
     ``t`` only, so a video file gives the same result on any machine. A settled card found
-    exactly where it lay keeps its last reading (read again every few frames).
+    exactly where it lay keeps its last reading (read again every few frames), as do settled cards
+    of a row laid edge to edge, found again as one quad round them all.
 
     Parameters
     ----------
@@ -179,6 +181,11 @@ def _read_quads(image_bgr: NDArray[np.uint8], factor: float, quads: Sequence[Car
         if reuse is not None and (frame_index + reuse.id) % _REREAD_EVERY:
             out.append(DetectedCard(quad.corners_xy, reuse.reading))
             continue
+        # (cards of a row edge to edge, outlined as one and read apart, are found so again)
+        parts = _unmoved_parts(quad, settled) if reuse is None else []
+        if parts and all((frame_index + card.id) % _REREAD_EVERY for card in parts):
+            out += [DetectedCard(card.corners_xy, card.reading) for card in parts]
+            continue
         if factor == 1.0:
             out += read_apart(image_bgr, quad, profile)
         else:
@@ -189,6 +196,22 @@ def _read_quads(image_bgr: NDArray[np.uint8], factor: float, quads: Sequence[Car
 
 def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard]) -> TrackedCard | None:
     return next((card for card in settled if _same_outline(card.corners_xy, quad.corners_xy, 1.5, 0.03)), None)
+
+
+def _unmoved_parts(quad: CardQuad, settled: Sequence[TrackedCard]) -> list[TrackedCard]:
+    """The settled cards a quad is the outline of, two or more (cards of a row laid edge to edge,
+    found as one quad and read apart, ``read_apart``): each lies within the quad, and together they
+    cover it but for the share ``_same_outline`` allows a corner (none: an empty list)."""
+    outline = quad.corners_xy.astype(np.float32).reshape(-1, 1, 2)
+    area = cv2.contourArea(outline)
+    inside = []
+    for card in settled:
+        short = float(np.linalg.norm(card.corners_xy[1] - card.corners_xy[0]))
+        least = -max(1.5, 0.03 * short)
+        if all(cv2.pointPolygonTest(outline, (float(x), float(y)), True) >= least for x, y in card.corners_xy):
+            inside.append(card)
+    covered = sum(cv2.contourArea(card.corners_xy.astype(np.float32)) for card in inside)
+    return inside if len(inside) >= 2 and abs(covered - area) <= _PARTS_COVER * area else []
 
 
 def _same_outline(known_xy: NDArray, found_xy: NDArray, least_px: float, share: float) -> bool:

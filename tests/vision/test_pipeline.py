@@ -335,6 +335,31 @@ def test_a_quad_round_two_cards_of_a_row_edge_to_edge_is_read_as_the_two(card_ar
     assert [card.reading.criteria for card in apart] == [card.reading.criteria for card in cards]
 
 
+def test_live_keeps_the_readings_of_settled_cards_found_again_as_one_quad_round_them(card_art, monkeypatch) -> None:
+    # ``referee live`` reads a settled card found where it lay again only every few frames; so too
+    # the cards of a row edge to edge outlined as one quad, not read apart in every frame.
+    import referee.cli.live_read as live_read
+    from vision.find import CardQuad
+    from vision.track import TrackedCard
+
+    frame, both = _two_cards_edge_to_edge(card_art)
+    quad = CardQuad(vision.pipeline.order_corners(both), 1.0)
+    apart = live_read._read_quads(frame, 1.0, [quad], [], 0, None)
+    assert len(apart) == 2
+    settled = [TrackedCard(k + 1, card.corners_xy, card.reading.criteria, 1.0, 0.0, 0, False, card.reading)
+               for k, card in enumerate(apart)]
+    read = []
+    monkeypatch.setattr(live_read, "read_apart", lambda *args: read.append(args) or apart)
+    kept = live_read._read_quads(frame, 1.0, [quad], settled, 1, None)
+    assert read == [] and [(card.reading, card.center_xy) for card in kept] == [(card.reading, card.center_xy) for card in apart]
+    assert live_read._read_quads(frame, 1.0, [quad], settled, live_read._REREAD_EVERY - 1, None) == apart
+    assert len(read) == 1  # (read again when one of them is due)
+    # A quad round them and a card's width of table more is no outline of theirs.
+    wider = CardQuad(vision.pipeline.order_corners(both + np.array([[0, 0], [1, 0], [1, 0], [0, 0]], np.float32)
+                                                   * (both[1, 0] - both[0, 0]) / 2), 1.0)
+    assert len(live_read._unmoved_parts(quad, settled)) == 2 and live_read._unmoved_parts(wider, settled) == []
+
+
 def test_a_quad_round_one_card_and_some_table_is_not_cut_where_its_halves_read_no_face(card_art) -> None:
     # Cut only where every part reads as a face: the quad of two cards' size round one card
     # and bare table stays one quad (a face cut in two leaves halves too, the table none).
