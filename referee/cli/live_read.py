@@ -200,8 +200,9 @@ def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard]) -> TrackedCard | No
 
 def _unmoved_parts(quad: CardQuad, settled: Sequence[TrackedCard]) -> list[TrackedCard]:
     """The settled cards a quad is the outline of, two or more (cards of a row laid edge to edge,
-    found as one quad and read apart, ``read_apart``): each lies within the quad, and together they
-    cover it but for the share ``_same_outline`` allows a corner (none: an empty list)."""
+    found as one quad and read apart, ``read_apart``): every corner of each lies within the quad
+    (or within ``_same_outline``'s allowance outside it), and together they cover its area within
+    ``_PARTS_COVER`` of it. None such: an empty list."""
     outline = quad.corners_xy.astype(np.float32).reshape(-1, 1, 2)
     area = cv2.contourArea(outline)
     inside = []
