@@ -145,13 +145,14 @@ class _Track:
 
     @property
     def short(self) -> float:
-        c = self.corners_xy
-        return float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2)
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = self.corners_xy.tolist()
+        return (math.hypot(x1 - x0, y1 - y0) + math.hypot(x2 - x3, y2 - y3)) / 2
 
 
 def _sides(corners_xy: NDArray) -> NDArray[np.float64]:
     c = corners_xy.astype(np.float64)
-    return np.hypot(*(np.roll(c, -1, axis=0) - c).T)
+    step = c[[1, 2, 3, 0]] - c
+    return np.hypot(step[:, 0], step[:, 1])
 
 
 def _smaller(sides: NDArray[np.float64], reference: NDArray[np.float64]) -> bool:
@@ -317,15 +318,18 @@ class CardTracker:
         # surely goes to a card read alike before one read otherwise: a hand over a settled card
         # may hold another just off it, whose track would take the settled card's own sightings.
         settled = np.array([t.settled_t is not None for t in tracks])
-        voted = [_voted(t)[0] for t in tracks]
-        sure = [c.reading.criteria if c.reading.confidence >= _TRUSTED else None for c in cards]
-        unlike = np.array([[s is not None and v is not None and v != s for v in voted] for s in sure])
+        # (each criteria as a number, -1 for none: compared all at once)
+        numbers: dict[Criteria, int] = {}
+        voted = np.array([-1 if v is None else numbers.setdefault(v, len(numbers)) for v in (_voted(t)[0] for t in tracks)])
+        sure = np.array([numbers.setdefault(c.reading.criteria, len(numbers)) if c.reading.confidence >= _TRUSTED
+                         and c.reading.criteria is not None else -1 for c in cards])
+        unlike = (sure[:, None] >= 0) & (voted[None, :] >= 0) & (sure[:, None] != voted[None, :])
         cost = distance - 0.2 * settled[None, :] + _UNLIKE * unlike
         out: dict[int, int] = {}
         used: set[int] = set()
-        for k, j in zip(*np.unravel_index(np.argsort(cost, axis=None), cost.shape)):
-            if distance[k, j] > _MATCH_DISTANCE:
-                continue
+        order = np.argsort(cost, axis=None)
+        order = order[distance.reshape(-1)[order] <= _MATCH_DISTANCE]  # (the pairs near enough, in that order)
+        for k, j in zip(*np.unravel_index(order, cost.shape)):
             if int(k) in out or int(j) in used:
                 continue
             out[int(k)] = tracks[j].id
