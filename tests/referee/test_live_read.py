@@ -94,6 +94,35 @@ def test_far_cards_too_small_to_find_beside_near_ones_found_are_searched_for_enl
     assert first.enlarged > 1.5 and len(first.cards) == len(cards) + 2
 
 
+def test_small_patches_a_look_enlarged_found_no_cards_in_are_not_looked_at_enlarged_every_second(monkeypatch) -> None:
+    # Two cards of 70 px found as they are, and patches too small to find beside them (pieces of
+    # cards, say) that the frame enlarged shows to be no more cards: the once-a-second search does
+    # not look at the frame enlarged again (twice the work) until more such patches show.
+    import cv2
+
+    import referee.cli.live_read as live_read
+    from vision.find import SmallCards
+
+    frame = np.full((360, 640, 3), (60, 110, 70), np.uint8)
+    for x in (200, 330):
+        cv2.fillConvexPoly(frame, np.array([[x, 130], [x + 70, 130], [x + 70, 232], [x, 232]], np.int32), (235, 242, 245),
+                           lineType=cv2.LINE_AA)
+        for dy in (-30, 0, 30):
+            cv2.circle(frame, (x + 35, 181 + dy), 8, (40, 40, 160), -1, cv2.LINE_AA)
+    patches = [3]
+    monkeypatch.setattr(live_read, "cards_too_small", lambda *args, **kwargs: SmallCards(patches[0], 45.0))
+    factors: list[float] = []
+    search = live_read._search
+    monkeypatch.setattr(live_read, "_search", lambda image, factor, *args: factors.append(factor) or search(image, factor, *args))
+    first = sight_cards(frame, 0.0, 0, None, ())
+    assert len(first.cards) == 2 and first.enlarged == 1.0 and len(factors) == 2 and factors[1] > 1.5
+    again = sight_cards(frame, 1.5, 45, first, ())  # (the once-a-second search)
+    assert again.searched and len(again.cards) == 2 and len(factors) == 3
+    patches[0] = 4  # (one more patch: a card too small to find may lie there)
+    third = sight_cards(frame, 3.0, 90, again, ())
+    assert third.searched and len(factors) == 5 and factors[4] > 1.5
+
+
 def test_a_card_the_sweeps_missed_is_found_by_its_outlines_loop_in_live_too(monkeypatch) -> None:
     import referee.cli.live_read
     from tests.vision.test_find import iou
@@ -104,3 +133,16 @@ def test_a_card_the_sweeps_missed_is_found_by_its_outlines_loop_in_live_too(monk
     cards = sight_cards(image, 0.0, 0, None, ()).cards
     assert len(cards) == 5
     assert max(iou(card.corners_xy, ROW[3], image.shape[:2]) for card in cards) > 0.9
+
+
+def test_the_thumbnail_is_the_grey_mean_of_each_whole_square_of_the_frame() -> None:
+    # 1080 rows are 67 squares of 16 and 8 rows left over: those are cut off, not spread over the squares.
+    import cv2
+
+    from referee.cli.live_read import _thumb
+
+    frame = np.random.default_rng(1).integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
+    thumb = _thumb(frame)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float64)
+    means = grey[: 67 * 16].reshape(67, 16, 120, 16).mean(axis=(1, 3))
+    assert thumb.shape == (67, 120) and np.abs(thumb - means).max() <= 0.5
