@@ -510,7 +510,8 @@ def main(argv: list[str] | None = None) -> int:
     rows.add_argument("--min-visible", type=float, default=_VISIBLE_ENOUGH,
                       help="feed the true cards at least this visible; 0 feeds every face-up card (default: %(default)s)")
     rows.add_argument("--failures", action="store_true", help="list the wrong rows, photo by photo")
-    speed = sub.add_parser("speed", help="median ms per frame (wall and CPU), a six-player table with a pool, per resolution")
+    speed = sub.add_parser("speed", help="median ms per frame (wall and CPU), a six-player table with a pool, per resolution; "
+                                          "and per frame of 'referee live' over four seconds of it, an arm reaching in")
     speed.add_argument("--repeat", type=int, default=15)
     speed.add_argument("--tier", choices=["easy", "medium", "hard"], default="medium",
                        help="the table's conditions (hard: a warm lamp, hands and arms over cards; default: %(default)s)")
@@ -547,7 +548,9 @@ def _rows(truths: Iterator[tuple[str, dict, list[Seat]]], min_visible: float, fa
 
 def _speed(repeat: int, tier: str = "medium") -> int:
     """Median wall and CPU milliseconds per frame, and where the time goes, per resolution,
-    for the rulebook's table rendered in ``tier``'s conditions.
+    for the rulebook's table rendered in ``tier``'s conditions: a frame refereed from scratch
+    (``referee check``), and the frames of ``referee live``'s loop over the same table with an
+    arm reaching in (``_live_frames``: a search when the table changed, the cards kept between).
 
     CPU time (this process, one thread) is what other work on the machine distorts least.
     """
@@ -584,7 +587,55 @@ def _speed(repeat: int, tier: str = "medium") -> int:
         print(f"{width}x{height} (smallest card's short side {short_px:.0f} px; the spec's least is 80): cold {cold:.1f} ms; warm median {np.median(wall):.1f} ms wall, "
               f"{np.median(cpu):.1f} ms CPU (find {np.median(find_cpu):.1f}, read {np.median(read_cpu):.1f} "
               f"for {len(quads)} quads, rest {np.median(cpu) - np.median(find_cpu) - np.median(read_cpu):.1f}); n={repeat}")
+        per_frame, searches = _live_frames(resized, scaled)
+        print(f"  live ('referee live' loop, {len(per_frame)} frames at {_LIVE_FPS:g} fps, an arm reaching over a row "
+              f"for {_ARM_S[3] - _ARM_S[0]:g} s; {searches} searches): per frame CPU {np.median(per_frame):.1f} ms median, "
+              f"{np.mean(per_frame):.1f} mean, {np.percentile(per_frame, 95):.1f} p95, {np.max(per_frame[1:]):.1f} max, "
+              f"the first (cold) {per_frame[0]:.1f}; keeps {_LIVE_FPS:g} fps: {'yes' if np.mean(per_frame) <= 1000 / _LIVE_FPS else 'no'}")
     return 0
+
+
+# The live loop's frames: this long at this rate; an arm reaches in from the first seat over its row
+# between the first two times (s), rests there until the third and is gone by the fourth.
+_LIVE_FPS, _LIVE_S = 30.0, 4.0
+_ARM_S = (1.0, 1.5, 2.2, 2.7)
+_SKIN_BGR = (120, 150, 205)
+
+
+def _live_frames(frame_bgr: np.ndarray, seats: list[Seat]) -> tuple[list[float], int]:
+    """CPU milliseconds of each frame of ``referee live``'s loop (search and read, track, rows) on a
+    clip of the still table with an arm reaching over the first seat's row and back; and how many
+    frames were searched. Each frame carries its own sensor noise."""
+    from referee.cli.live_read import sight_cards
+    from vision.track import CardTracker, TrackerUpdate, row_layout, rows_of
+
+    height, width = frame_bgr.shape[:2]
+    rng = np.random.default_rng(0)
+    noises = [rng.normal(0.0, 2.0, frame_bgr.shape).astype(np.float32) for _ in range(3)]
+    seat = np.array(seats[0].position_xy, np.float64)
+    inward = np.array([width / 2, height / 2]) - seat
+    inward /= max(float(np.linalg.norm(inward)), 1e-9)
+    tracker, tracked, sighting = CardTracker(), TrackerUpdate((), ()), None
+    size_wh, last_layout, searches, per_frame = (width, height), None, 0, []
+    for index in range(int(_LIVE_FPS * _LIVE_S)):
+        t = index / _LIVE_FPS
+        image = cv2.add(frame_bgr.astype(np.float32), noises[index % len(noises)])
+        reach = float(np.interp(t, _ARM_S, (0.0, 1.0, 1.0, 0.0)))
+        if reach > 0:  # (the arm's hand reaches a third of the way to the table's middle)
+            tip = seat + inward * reach * 0.35 * min(width, height)
+            cv2.line(image, tuple(int(v) for v in seat - inward * 0.1 * height), tuple(int(v) for v in tip),
+                     _SKIN_BGR, max(2, int(0.07 * height)), cv2.LINE_AA)
+        image = np.clip(image, 0, 255).astype(np.uint8)
+        start = time.process_time()
+        sighting = sight_cards(image, t, index, sighting, tracked.cards)
+        tracked = tracker.update(sighting.cards, index, t, image, sighting.fresh)
+        layout = row_layout(tracked.cards)
+        if layout != last_layout:  # (as the live loop does: rows again only when the cards changed)
+            rows_of(tracked.cards, seats, size_wh)
+            last_layout = layout
+        per_frame.append(1000 * (time.process_time() - start))
+        searches += sighting.searched
+    return per_frame, searches
 
 
 if __name__ == "__main__":
