@@ -186,8 +186,9 @@ def _read_quads(image_bgr: NDArray[np.uint8], factor: float, quads: Sequence[Car
                 frame_index: int, profile: ColourProfile | None) -> list[DetectedCard]:
     """The cards of the quads (frame pixels) read in the frame enlarged ``factor`` times (``image_bgr``), in frame pixels."""
     out = []
+    known_xy = np.array([card.corners_xy for card in settled], np.float64).reshape(-1, 4, 2)
     for quad in quads:
-        reuse = _unmoved(quad, settled)
+        reuse = _unmoved(quad, settled, known_xy)
         if reuse is not None and (frame_index + reuse.id) % _REREAD_EVERY:
             out.append(DetectedCard(quad.corners_xy, reuse.reading))
             continue
@@ -204,8 +205,15 @@ def _read_quads(image_bgr: NDArray[np.uint8], factor: float, quads: Sequence[Car
     return out
 
 
-def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard]) -> TrackedCard | None:
-    return next((card for card in settled if _same_outline(card.corners_xy, quad.corners_xy, 1.5, 0.03)), None)
+def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard], known_xy: NDArray[np.float64]) -> TrackedCard | None:
+    """The first settled card (``known_xy``: their corners, (N, 4, 2)) that the quad is found at
+    the outline of (``_same_outline``, all at once), or None."""
+    if not len(settled):
+        return None
+    shorts = np.linalg.norm(known_xy[:, 1] - known_xy[:, 0], axis=1)
+    off = np.abs(known_xy - quad.corners_xy).max(axis=(1, 2))
+    same = np.flatnonzero(off <= np.maximum(1.5, 0.03 * shorts))
+    return settled[int(same[0])] if len(same) else None
 
 
 def _unmoved_parts(quad: CardQuad, settled: Sequence[TrackedCard]) -> list[TrackedCard]:
