@@ -621,7 +621,7 @@ def _live_frames(frame_bgr: np.ndarray, seats: list[Seat]) -> tuple[list[float],
         t = index / _LIVE_FPS
         image = cv2.add(frame_bgr.astype(np.float32), noises[index % len(noises)])
         reach = float(np.interp(t, _ARM_S, (0.0, 1.0, 1.0, 0.0)))
-        if reach > 0:  # (the arm's hand reaches a third of the way to the table's middle)
+        if reach > 0:  # (the arm reaches in from beyond the seat, at most 0.35 of the frame's short side past it)
             tip = seat + inward * reach * 0.35 * min(width, height)
             cv2.line(image, tuple(int(v) for v in seat - inward * 0.1 * height), tuple(int(v) for v in tip),
                      _SKIN_BGR, max(2, int(0.07 * height)), cv2.LINE_AA)
