@@ -133,6 +133,7 @@ class _Track:
     ring_xy: NDArray[np.float64] | None = None  # points round the card that showed the bare table then ...
     ring_bgr: NDArray[np.float64] | None = None  # ... and their colours
     place_bgr: NDArray[np.float64] | None = None  # the colours of its place when last looked at while it was missing
+    card_bgr: NDArray[np.float64] | None = None  # ... and of the card itself there, when last seen whole and settled
     still_since: float = 0.0  # when the card's latest still stretch began
     lain_since: float = math.inf  # ... or earlier, when a card lost at its place lay still there (see ``_lost``)
     missed_t: float = -math.inf  # when the card, not laid yet, was last missing from a frame's cards
@@ -389,6 +390,7 @@ class CardTracker:
                 self._look_round(track, frame_bgr, keep_clearer=True)
             if fresh:  # the card is in view in this very frame, not a search handed on over a hand
                 self._refresh_ring(track, frame_bgr)
+                track.card_bgr = self._net(_sample(frame_bgr, self._place_points(track)))
         track.corners_xy = card.corners_xy.copy()
         still = self._still_radius(track)
         moved = False
@@ -532,12 +534,16 @@ class CardTracker:
     def _looks_empty(self, track: _Track, place_bgr: NDArray[np.float64], frame_bgr: NDArray[np.uint8]) -> bool:
         """The card's place (``place_bgr``: its colours in this frame, net of the light) shows the
         bare table, and the table round it looks as it did when the card was laid: a hand or an
-        arm over a card, even one the colour of the table, reaches over its surroundings too."""
+        arm over a card, even one the colour of the table, reaches over its surroundings too.
+        Not while the card's own marks show where they did (``_still_marked``): on a cream or
+        white cloth the card's paper looks like the table, and only its symbols tell it is there."""
         table_bgr, table_tol = self._table_near(track)
         if table_bgr is None:
             return True
         if len(place_bgr) == 0:
             return True
+        if _still_marked(track.card_bgr, place_bgr, table_bgr, table_tol):
+            return False
         near = np.linalg.norm(place_bgr - table_bgr, axis=1) <= table_tol
         return float(near.mean()) >= _EMPTY_SHARE and self._ring_unchanged(track, frame_bgr)
 
@@ -564,6 +570,19 @@ class CardTracker:
         waiting = seen_still and (bool(track.votes) if hidden else bool(track.path) and criteria is not None)
         return TrackedCard(track.id, track.corners_xy.copy(), criteria, float(votes), track.settled_t,
                            track.settled_frame, hidden, track.reading, waiting, _lying_since(track))
+
+
+def _still_marked(card_bgr: NDArray[np.float64] | None, place_bgr: NDArray[np.float64], table_bgr: NDArray[np.float32],
+                  tol: float) -> bool:
+    """Whether the points of a card's place where the card showed something unlike the table
+    (``card_bgr``, its look when last seen whole: its symbols) show it still, most of them
+    (``_EMPTY_SHARE``) within ``tol`` of how they looked; False where it showed nothing unlike the table."""
+    if card_bgr is None or len(card_bgr) != len(place_bgr):
+        return False
+    marks = np.linalg.norm(card_bgr - table_bgr, axis=1) > tol
+    if not marks.any():
+        return False
+    return float(np.mean(np.linalg.norm(place_bgr[marks] - card_bgr[marks], axis=1) <= tol)) >= _EMPTY_SHARE
 
 
 def _lying_since(track: _Track) -> float:

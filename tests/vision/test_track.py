@@ -579,3 +579,34 @@ def test_a_settled_card_taken_off_its_place_under_a_hand_is_the_card_read_alike_
     settled = [c for c in after.cards if c.is_settled]
     assert [c.id for c in settled] == [card_id] and settled[0].criteria == CRITS[0]
     assert np.allclose(settled[0].corners_xy.mean(axis=0), a)
+
+
+def test_a_card_the_search_misses_on_a_cream_cloth_is_not_removed_while_its_symbols_show() -> None:
+    # On a cream cloth a card's paper looks like the table: only its symbol tells that it still lies
+    # there. Missed by the searches for a while (a hand's shadow, a pale cloth), it is kept while its
+    # symbol shows where it did; taken away, it is removed as before.
+    cream, red = (205, 225, 235), (40, 40, 200)
+
+    def table(cards):
+        image = np.empty((FRAME_WH[1], FRAME_WH[0], 3), np.uint8)
+        image[:] = cream
+        for (x, y) in cards:
+            image[int(y - 37):int(y + 38), int(x - 25):int(x + 25)] = PAPER_BGR
+            image[int(y - 4):int(y + 5), int(x - 4):int(x + 5)] = red  # (one small symbol: one point of the place's grid)
+        return image
+
+    tracker = CardTracker(remove_after_s=1.0)
+    cards = [detected(SLOTS[0], CRITS[0]), detected(SLOTS[1], CRITS[1])]
+    shown = table([SLOTS[0], SLOTS[1]])
+    for k in range(15):
+        update = tracker.update(cards, k, k / 15, shown)
+    missed_id = next(c.id for c in update.cards if np.allclose(c.corners_xy.mean(axis=0), SLOTS[0]))
+    assert all(c.is_settled for c in update.cards)
+    removals = []
+    for k in range(15, 60):  # (three seconds: the card lies there, the searches miss it)
+        removals += tracker.update([cards[1]], k, k / 15, shown).removed
+    assert removals == []
+    gone = table([SLOTS[1]])
+    for k in range(60, 90):
+        removals += tracker.update([cards[1]], k, k / 15, gone).removed
+    assert removals == [missed_id]
