@@ -11,7 +11,8 @@ readings count only while no sure one came. A settled card that goes missing is
 *hidden*, not gone, while its place is covered (a hand, a sleeve); it is removed only
 after ``remove_after_s`` of absence with its place showing the bare table, unchanged
 from one look to the next, and the table round it looking as it did when it was laid
-(an arm the colour of the table reaches over that too), as seen in ``frame_bgr``.
+(an arm the colour of the table reaches over that too), as seen in ``frame_bgr``; never
+while its own symbols show where they did (on a cream cloth its paper looks like the table).
 Colours are compared net of the whole frame's change of light (a webcam's exposure and
 white balance drift, a lamp is switched on), and the table round a card lying whole in
 view is looked at again every few tenths of a second, taking in a change of light
