@@ -26,6 +26,7 @@ from calibration.profile import DRIFT_LIMIT, ColourProfile, light_drift, paper_w
 from vision.find import CardQuad, cards_too_small, find_cards, working_copy
 from vision.looped import looped_cards
 from vision.quads import order_corners, sides
+from vision.regions import points_inside
 from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, doubted_on_cloth, enlarged_for, enlarged_frame,
                              read_apart, read_quad, scaled_card, without_odd_papers)
 from vision.track import TrackedCard
@@ -40,6 +41,10 @@ _MOVING_EVERY_S = 0.25  # while all that changed is still moving, search only th
 _MIN_REST_CELLS = 4  # changed cells come to rest that are worth a search when no card is known yet
 _SMALL_FOUND_PX = 90.0  # a card found this small on its short side may have smaller ones beside it, too small to find
 _PARTS_COVER = 0.06  # cards read apart from one quad cover it within this share of its area
+# A search after a change looks only round what changed (a card's long side beyond it) and round the
+# cards not settled yet, the cards elsewhere kept as the last search found them; unless that is more
+# than this share of the frame.
+_REGION_MOST = 0.5
 SEARCH_INTERVAL_S = 1 / 15  # at most this often: a faster camera's extra frames reuse the latest search
 
 CHECK_EVERY_S = 0.5  # how often the light is checked (source time)
@@ -89,7 +94,10 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     The frame is searched when part of it (a quarter of a card at least) differs from the
     last searched frame and has stopped changing since the previous frame (at most every
     ``interval_s``); while all that changed is still moving, every ``_MOVING_EVERY_S``; and
-    at least once a second in any case. Otherwise the last search's cards stand. Decisions use the source's time
+    at least once a second in any case. Otherwise the last search's cards stand. A search after a
+    change looks only round what changed and round the cards not settled yet (a card's length
+    beyond them), the last search's cards elsewhere standing (``_search_round``); the
+    once-a-second search looks at the whole frame. Decisions use the source's time
     ``t`` only, so a video file gives the same result on any machine. A settled card found
     exactly where it lay keeps its last reading (read again every few frames), as do settled cards
     of a row laid edge to edge, found again as one quad round them all.
@@ -120,12 +128,16 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
             return Sighting(before.cards, before.thumb, thumb, before.searched_t, before.full_t, False, not changed.any(),
                             before.enlarged, before.small_passed)
         full_t = before.full_t
+        boxes = _round_changes(changed | _unsettled_cells(known, changed.shape), before.cards, frame_bgr.shape) \
+            if before.enlarged == 1.0 else None
     else:
-        full_t = t
+        full_t, boxes = t, None
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     factor = before.enlarged if before is not None else 1.0
     passed = before.small_passed if before is not None else 0
-    cards = _search(frame_bgr, factor, settled, frame_index, profile, areas)
+    cards = None if boxes is None else _search_round(frame_bgr, boxes, before.cards, settled, frame_index, profile, areas)
+    if cards is None:
+        cards = _search(frame_bgr, factor, settled, frame_index, profile, areas)
     if factor == 1.0 and (len(cards) < 2 or full_t == t and _smallest_px(cards) < _SMALL_FOUND_PX):
         # (a camera too far or of too low a resolution shows the cards too small to find: they are
         # looked for in the frame enlarged, from then on. Where small cards are found, the frame is
@@ -166,6 +178,82 @@ def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[Track
     cards += [looped[k] for k in row_candidates([card.center_xy for card in looped], areas)]
     # (a card with another laid over part of it may show that card's symbols as its own: doubted)
     return doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, tuple(cards)))
+
+
+def _round_changes(changed: NDArray[np.bool_], cards: Sequence[DetectedCard],
+                   shape_hw: tuple[int, ...]) -> list[tuple[int, int, int, int]] | None:
+    """The boxes (x0, y0, x1, y1, frame pixels) round the thumbnail's ``changed`` cells, a card's long
+    side (the cards' median) beyond them: a card a change touches lies wholly in one. None where no
+    card is known to size them, or they cover more than ``_REGION_MOST`` of the frame."""
+    if not cards:
+        return None
+    long_px = float(np.median([max(sides(order_corners(card.corners_xy))) for card in cards]))
+    reach = int(np.ceil(long_px / _THUMB_STEP))
+    grown = cv2.dilate(changed.astype(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    height, width = shape_hw[:2]
+    rows, cols = changed.shape
+    boxes = []
+    for x, y, w, h, _ in stats[1:count]:
+        # (the last row and column of cells take in the pixels the thumbnail cut off)
+        x1 = width if x + w >= cols else int(x + w) * _THUMB_STEP
+        y1 = height if y + h >= rows else int(y + h) * _THUMB_STEP
+        boxes.append((int(x) * _THUMB_STEP, int(y) * _THUMB_STEP, x1, y1))
+    if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes) > _REGION_MOST * width * height:
+        return None
+    return boxes
+
+
+def _unsettled_cells(known: Sequence[TrackedCard], shape_rc: tuple[int, ...]) -> NDArray[np.bool_]:
+    """The thumbnail's cells under the cards not settled yet: a search looks at them again, whatever
+    changed, as the tracker follows their every sighting (a card being laid, a hand over it)."""
+    cells = np.zeros(shape_rc, bool)
+    for card in known:
+        if not card.is_settled:
+            (x0, y0), (x1, y1) = (np.floor(card.corners_xy.min(axis=0) / _THUMB_STEP).astype(int),
+                                  np.floor(card.corners_xy.max(axis=0) / _THUMB_STEP).astype(int))
+            cells[max(0, y0):max(0, y1 + 1), max(0, x0):max(0, x1 + 1)] = True
+    return cells
+
+
+def _search_round(frame_bgr: NDArray[np.uint8], boxes: Sequence[tuple[int, int, int, int]], before: Sequence[DetectedCard],
+                  settled: Sequence[TrackedCard], frame_index: int, profile: ColourProfile | None,
+                  areas: TableAreas | None) -> tuple[DetectedCard, ...] | None:
+    """``_search`` of the boxes round what changed (``_round_changes``), the last search's cards lying
+    elsewhere (their middles out of every box) kept as they were: the very same, so that the tracker
+    counts no new reading of them. None where a box that held cards shows none: a box is swept at
+    its own whiteness levels, and on a pale cloth that stands out from the cards' paper only over
+    the whole frame a box may show no card at all (search the whole frame)."""
+    def in_boxes(xy: NDArray) -> bool:
+        x, y = xy
+        return any(x0 <= x < x1 and y0 <= y < y1 for x0, y0, x1, y1 in boxes)
+
+    table = search_box(areas, (frame_bgr.shape[1], frame_bgr.shape[0]))
+    if table is not None:
+        boxes = [(max(x0, table[0]), max(y0, table[1]), min(x1, table[2]), min(y1, table[3])) for x0, y0, x1, y1 in boxes]
+        boxes = [box for box in boxes if box[2] > box[0] and box[3] > box[1]]
+    small = working_copy(frame_bgr)
+    found = []
+    for x0, y0, x1, y1 in boxes:
+        quads = find_cards(frame_bgr, (x0, y0, x1, y1), small)
+        if not quads and any(x0 <= card.center_xy[0] < x1 and y0 <= card.center_xy[1] < y1 for card in before):
+            return None
+        found += quads
+    kept = [card for card in before if not in_boxes(card.center_xy)]
+    # (a box's edge may cut a card kept beyond it: what is found of it there is no card of its own)
+    kept_xy = np.array([card.corners_xy for card in kept], np.float32).reshape(-1, 4, 2)
+    found = [quad for quad in found if not points_inside(kept_xy, np.array([quad.center_xy], np.float32)).any()]
+    quads = [found[k] for k in row_candidates([quad.corners_xy.mean(axis=0) for quad in found], areas)]
+    cards = without_odd_papers(_read_quads(frame_bgr, 1.0, quads, settled, frame_index, profile), by_tint=False)
+    faces = [CardQuad(card.corners_xy, 1.0) for card in (*kept, *cards)]
+    seen = [*(quad.corners_xy for quad in found), *(card.corners_xy for card in kept)]
+    for box in boxes:
+        looped = [card for card in looped_cards(frame_bgr, small, faces, seen, lambda quad: read_quad(frame_bgr, quad, profile), box)
+                  if in_boxes(card.center_xy)]
+        cards += [looped[k] for k in row_candidates([card.center_xy for card in looped], areas)]
+        seen += [card.corners_xy for card in looped]
+    doubted = doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, (*kept, *cards)))
+    return (*kept, *doubted[len(kept):])
 
 
 def _smallest_px(cards: Sequence[DetectedCard]) -> float:

@@ -146,3 +146,76 @@ def test_the_thumbnail_is_the_grey_mean_of_each_whole_square_of_the_frame() -> N
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float64)
     means = grey[: 67 * 16].reshape(67, 16, 120, 16).mean(axis=(1, 3))
     assert thumb.shape == (67, 120) and np.abs(thumb - means).max() <= 0.5
+
+
+def _table_with_cards(xs: list[int], width: int = 640, height: int = 360) -> np.ndarray:
+    import cv2
+
+    frame = np.full((height, width, 3), (60, 110, 70), np.uint8)
+    for x in xs:
+        cv2.fillConvexPoly(frame, np.array([[x, 130], [x + 70, 130], [x + 70, 232], [x, 232]], np.int32), (235, 242, 245),
+                           lineType=cv2.LINE_AA)
+        for dy in (-30, 0, 30):
+            cv2.circle(frame, (x + 35, 181 + dy), 8, (40, 40, 160), -1, cv2.LINE_AA)
+    return frame
+
+
+def _boxes_searched(monkeypatch) -> list:
+    import referee.cli.live_read as live_read
+
+    boxes: list = []
+    find = live_read.find_cards
+    monkeypatch.setattr(live_read, "find_cards", lambda frame, within=None, small=None: boxes.append(within) or find(frame, within, small))
+    return boxes
+
+
+def test_a_search_after_a_change_looks_only_round_it_and_keeps_the_cards_elsewhere(monkeypatch) -> None:
+    # Two cards on the left, then a third laid on the right: once it lies still the frame is searched
+    # round it only (a card's length beyond what changed), and the two cards on the left are the last
+    # search's, kept as they were (the very same: the tracker counts no new reading of them).
+    from vision.track import TrackedCard
+
+    boxes = _boxes_searched(monkeypatch)
+    first = sight_cards(_table_with_cards([20, 500], 1280, 480), 0.0, 0, None, ())
+    assert len(first.cards) == 2 and boxes == [None]
+    laid = _table_with_cards([20, 500, 1000], 1280, 480)
+    appeared = sight_cards(laid, 0.1, 3, first, ())
+    assert not appeared.searched  # (it just appeared: it may still be moving)
+    settled = [TrackedCard(k, card.corners_xy, card.reading.criteria, 1.0, 0.0, 0, False, card.reading)
+               for k, card in enumerate(first.cards)]
+    second = sight_cards(laid, 0.2, 6, appeared, settled)
+    assert second.searched and len(second.cards) == 3 and len(boxes) == 2
+    x0, _, x1, _ = boxes[1]
+    assert 600 < x0 < 1000 and x1 > 1070  # (round the new card, clear of the two on the left)
+    assert any(card is first.cards[0] for card in second.cards) and any(card is first.cards[1] for card in second.cards)
+    assert min(abs(card.center_xy[0] - 1035) for card in second.cards) < 3
+    # A card not settled yet (still being laid) is looked at again in every search, wherever the
+    # change; the settled cards away from both are kept.
+    unsettled = [settled[0], TrackedCard(1, first.cards[1].corners_xy, None, 0.0, None, None, False)]
+    third = sight_cards(laid, 0.2, 6, appeared, unsettled)
+    assert third.searched and len(third.cards) == 3 and len(boxes) == 4 and boxes[2] is not None
+    assert any(card is first.cards[0] for card in third.cards) and not any(card is first.cards[1] for card in third.cards)
+
+
+def test_a_change_over_half_the_frame_is_searched_whole(monkeypatch) -> None:
+    boxes = _boxes_searched(monkeypatch)
+    first = sight_cards(_table_with_cards([60]), 0.0, 0, None, ())
+    changed = _table_with_cards([60, 200, 340, 480])  # (three cards laid at once across the table)
+    second = sight_cards(changed, 0.2, 6, sight_cards(changed, 0.1, 3, first, ()), ())
+    assert second.searched and len(second.cards) == 4 and boxes[-1] is None
+
+
+def test_a_box_round_a_change_that_shows_none_of_the_cards_it_held_is_searched_whole(monkeypatch) -> None:
+    # (a box is swept at its own levels: on a pale cloth it may show no card where the whole frame shows them)
+    import referee.cli.live_read as live_read
+    from vision.track import TrackedCard
+
+    first = sight_cards(_table_with_cards([20, 500, 1000], 1280, 480), 0.0, 0, None, ())
+    settled = [TrackedCard(k, card.corners_xy, card.reading.criteria, 1.0, 0.0, 0, False, card.reading)
+               for k, card in enumerate(first.cards)]
+    moved = _table_with_cards([20, 500, 980], 1280, 480)  # (the right card nudged)
+    find, calls = live_read.find_cards, []
+    monkeypatch.setattr(live_read, "find_cards", lambda frame, within=None, small=None: calls.append(within) or (
+        [] if within is not None else find(frame, within, small)))
+    second = sight_cards(moved, 0.2, 6, sight_cards(moved, 0.1, 3, first, settled), settled)
+    assert second.searched and len(calls) == 2 and calls[0] is not None and calls[1] is None and len(second.cards) == 3
