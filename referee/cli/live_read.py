@@ -96,7 +96,7 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     ``interval_s``); while all that changed is still moving, every ``_MOVING_EVERY_S``; and
     at least once a second in any case. Otherwise the last search's cards stand. A search after a
     change looks only round what changed and round the cards not settled yet (a card's length
-    beyond them), the last search's cards elsewhere standing (``_search_round``); the
+    beyond them), the last search's cards elsewhere standing (``_search``); the
     once-a-second search looks at the whole frame. Decisions use the source's time
     ``t`` only, so a video file gives the same result on any machine. A settled card found
     exactly where it lay keeps its last reading (read again every few frames), as do settled cards
@@ -135,7 +135,7 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
     settled = [card for card in known if card.is_settled and not card.hidden and card.reading is not None]
     factor = before.enlarged if before is not None else 1.0
     passed = before.small_passed if before is not None else 0
-    cards = None if boxes is None else _search_round(frame_bgr, boxes, before.cards, settled, frame_index, profile, areas)
+    cards = None if boxes is None else _search(frame_bgr, 1.0, settled, frame_index, profile, areas, boxes, before.cards)
     if cards is None:
         cards = _search(frame_bgr, factor, settled, frame_index, profile, areas)
     if factor == 1.0 and (len(cards) < 2 or full_t == t and _smallest_px(cards) < _SMALL_FOUND_PX):
@@ -159,25 +159,57 @@ def sight_cards(frame_bgr: NDArray[np.uint8], t: float, frame_index: int, before
 
 
 def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[TrackedCard], frame_index: int,
-            profile: ColourProfile | None, areas: TableAreas | None) -> tuple[DetectedCard, ...]:
+            profile: ColourProfile | None, areas: TableAreas | None, round_changes: Sequence[tuple[int, int, int, int]] | None = None,
+            before: Sequence[DetectedCard] = ()) -> tuple[DetectedCard, ...] | None:
     """The cards that may be in a row, found and read in the frame enlarged ``factor`` times, in
-    the frame's pixels; a settled card found where it lay keeps its reading (see ``sight_cards``)."""
+    the frame's pixels; a settled card found where it lay keeps its reading (see ``sight_cards``).
+
+    With ``round_changes`` (``_round_changes``, the frame as it is) only those boxes are searched,
+    and the last search's cards ``before`` lying elsewhere (their middles out of every box) are
+    kept as they were: the very same, so that the tracker counts no new reading of them. None
+    where a box that held cards shows none: a box is swept at its own whiteness levels, and on a
+    pale cloth that stands out from the cards' paper only over the whole frame a box may show no
+    card at all (search the whole frame)."""
     image = frame_bgr if factor == 1.0 else enlarged_frame(frame_bgr, factor)
-    box = search_box(scaled_areas(areas, factor) if areas else None, (image.shape[1], image.shape[0]))
+    table = search_box(scaled_areas(areas, factor) if areas else None, (image.shape[1], image.shape[0]))
+    boxes: list[tuple[int, int, int, int] | None] = [table]
+    if round_changes is not None:
+        boxes = [box if table is None else (max(box[0], table[0]), max(box[1], table[1]), min(box[2], table[2]), min(box[3], table[3]))
+                 for box in round_changes]
+        boxes = [box for box in boxes if box[2] > box[0] and box[3] > box[1]]
     small = working_copy(image)
-    found = find_cards(image, box, small)
+    found = []
+    for box in boxes:
+        quads = find_cards(image, box, small)
+        if not quads and any(_in_box(card.center_xy, box) for card in before):
+            return None
+        found += quads
+    kept = [card for card in before if not any(_in_box(card.center_xy, box) for box in boxes)]
+    if kept:  # (a box's edge may cut a card kept beyond it: what is found of it there is no card of its own)
+        kept_xy = np.array([card.corners_xy for card in kept], np.float32)
+        found = [quad for quad in found if not points_inside(kept_xy, np.array([quad.center_xy], np.float32)).any()]
     quads = [CardQuad(quad.corners_xy / factor, quad.fill) for quad in found]
     quads = [quads[k] for k in row_candidates([q.corners_xy.mean(axis=0) for q in quads], areas)]
     # (the readings kept from earlier frames keep those frames' light: tints are not compared)
     cards = without_odd_papers(_read_quads(image, factor, quads, settled, frame_index, profile), by_tint=False)
     # A card the sweeps missed (half in an arm's or a mug's shadow) may close a loop with its outline.
-    faces = [CardQuad(card.corners_xy * factor, 1.0) for card in cards]
-    looped = [card if factor == 1.0 else scaled_card(card, 1 / factor)
-              for card in looped_cards(image, small, faces, [quad.corners_xy for quad in found],
-                                       lambda quad: read_quad(image, quad, profile), box)]
-    cards += [looped[k] for k in row_candidates([card.center_xy for card in looped], areas)]
+    faces = [CardQuad(card.corners_xy * factor, 1.0) for card in (*kept, *cards)]
+    seen = [*(quad.corners_xy for quad in found), *(card.corners_xy * factor for card in kept)]
+    for box in boxes:
+        looped = [card if factor == 1.0 else scaled_card(card, 1 / factor)
+                  for card in looped_cards(image, small, faces, seen, lambda quad: read_quad(image, quad, profile), box)]
+        if round_changes is not None:
+            looped = [card for card in looped if any(_in_box(card.center_xy, box) for box in boxes)]
+        cards += [looped[k] for k in row_candidates([card.center_xy for card in looped], areas)]
+        seen += [card.corners_xy * factor for card in looped]
     # (a card with another laid over part of it may show that card's symbols as its own: doubted)
-    return doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, tuple(cards)))
+    doubted = doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, (*kept, *cards)))
+    return (*kept, *doubted[len(kept):])
+
+
+def _in_box(xy: NDArray, box: tuple[int, int, int, int] | None) -> bool:
+    """Whether a point lies in a box (x0, y0, x1, y1; None: the whole frame)."""
+    return box is None or (box[0] <= xy[0] < box[2] and box[1] <= xy[1] < box[3])
 
 
 def _round_changes(changed: NDArray[np.bool_], cards: Sequence[DetectedCard],
@@ -214,46 +246,6 @@ def _unsettled_cells(known: Sequence[TrackedCard], shape_rc: tuple[int, ...]) ->
                                   np.floor(card.corners_xy.max(axis=0) / _THUMB_STEP).astype(int))
             cells[max(0, y0):max(0, y1 + 1), max(0, x0):max(0, x1 + 1)] = True
     return cells
-
-
-def _search_round(frame_bgr: NDArray[np.uint8], boxes: Sequence[tuple[int, int, int, int]], before: Sequence[DetectedCard],
-                  settled: Sequence[TrackedCard], frame_index: int, profile: ColourProfile | None,
-                  areas: TableAreas | None) -> tuple[DetectedCard, ...] | None:
-    """``_search`` of the boxes round what changed (``_round_changes``), the last search's cards lying
-    elsewhere (their middles out of every box) kept as they were: the very same, so that the tracker
-    counts no new reading of them. None where a box that held cards shows none: a box is swept at
-    its own whiteness levels, and on a pale cloth that stands out from the cards' paper only over
-    the whole frame a box may show no card at all (search the whole frame)."""
-    def in_boxes(xy: NDArray) -> bool:
-        x, y = xy
-        return any(x0 <= x < x1 and y0 <= y < y1 for x0, y0, x1, y1 in boxes)
-
-    table = search_box(areas, (frame_bgr.shape[1], frame_bgr.shape[0]))
-    if table is not None:
-        boxes = [(max(x0, table[0]), max(y0, table[1]), min(x1, table[2]), min(y1, table[3])) for x0, y0, x1, y1 in boxes]
-        boxes = [box for box in boxes if box[2] > box[0] and box[3] > box[1]]
-    small = working_copy(frame_bgr)
-    found = []
-    for x0, y0, x1, y1 in boxes:
-        quads = find_cards(frame_bgr, (x0, y0, x1, y1), small)
-        if not quads and any(x0 <= card.center_xy[0] < x1 and y0 <= card.center_xy[1] < y1 for card in before):
-            return None
-        found += quads
-    kept = [card for card in before if not in_boxes(card.center_xy)]
-    # (a box's edge may cut a card kept beyond it: what is found of it there is no card of its own)
-    kept_xy = np.array([card.corners_xy for card in kept], np.float32).reshape(-1, 4, 2)
-    found = [quad for quad in found if not points_inside(kept_xy, np.array([quad.center_xy], np.float32)).any()]
-    quads = [found[k] for k in row_candidates([quad.corners_xy.mean(axis=0) for quad in found], areas)]
-    cards = without_odd_papers(_read_quads(frame_bgr, 1.0, quads, settled, frame_index, profile), by_tint=False)
-    faces = [CardQuad(card.corners_xy, 1.0) for card in (*kept, *cards)]
-    seen = [*(quad.corners_xy for quad in found), *(card.corners_xy for card in kept)]
-    for box in boxes:
-        looped = [card for card in looped_cards(frame_bgr, small, faces, seen, lambda quad: read_quad(frame_bgr, quad, profile), box)
-                  if in_boxes(card.center_xy)]
-        cards += [looped[k] for k in row_candidates([card.center_xy for card in looped], areas)]
-        seen += [card.corners_xy for card in looped]
-    doubted = doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, (*kept, *cards)))
-    return (*kept, *doubted[len(kept):])
 
 
 def _smallest_px(cards: Sequence[DetectedCard]) -> float:
