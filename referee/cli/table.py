@@ -256,19 +256,19 @@ def _with_partly_hidden(
 
     A card found there that is read joins ``cards`` and the row; one too hidden to read is
     one more hidden card of the row; a point card, or a card nearer another seat, neither.
-    Where no card is read just beyond an end and something covers that place (``covered_ends``:
-    ``covered_rooms``' ends; an arm reaching over the row) or a card too hidden to read lies
-    there, the places further on are looked at too, up to ``_BEYOND_COVER`` of them, each while
-    the one before is so (``shows_no_table``): a card read there is the row's, the places
-    between are its hidden cards. Each card found joins ``seen_xy`` (no other row finds it again).
+    Beyond each end the places on along the row are looked at in turn, up to ``_BEYOND_COVER``
+    of them (an arm reaching over the row to lay its last card hides the ones before it), while
+    each before shows a card read or too hidden to read, or something covering it (the first:
+    ``covered_ends``, ``covered_rooms``' ends; the others: ``shows_no_table``). A card read
+    there is the row's; the places passed since the last card read are its hidden cards; a
+    card too hidden to read is one only at the first place or before a card read. Each card
+    found joins ``seen_xy`` (no other row, nor the search beyond it, finds it again).
     """
     if len(row) == 1 and not seats:  # (no such row: without seats a row is two cards at least)
         return row, beneath_at
     corners = [cards[k].corners_xy for k in row]
-    # Each place with the position in the row it would take (before the row's card there; its
-    # length: after the last) and how many places from the row's end it lies (0: in a gap).
-    places = [(position, quad, 1) for position, quad in end_rooms(corners, len(corners), shrink=1.0)]
-    places += [(g, quad, 0) for g in row_gaps(corners) for quad in gap_places(corners, [g])]
+    # Each place with the position in the row it would take: before the row's card there (its length: after the last).
+    gaps = [(g, quad) for g in row_gaps(corners) for quad in gap_places(corners, [g])]
     # What goes in at each position: the parts found, each in the row's order (a card id; None: a hidden card).
     inserts: dict[int, list[list[int | None]]] = {}
     seat_xy = np.array([s.position_xy for s in seats], np.float64) if seats else None
@@ -284,32 +284,52 @@ def _with_partly_hidden(
         card = read_partly_hidden(frame_bgr, quad, profile)
         return card, card is None
 
-    for position, place, pitches in places:
-        card, other = card_at(place)
-        first = card  # (what the place itself shows)
-        # Beyond it, while nothing is read there and it holds a card too hidden to read or nothing but a cover
-        # (a card beyond a cover is the row's only where its symbols are read).
-        while (card is None or card.reading.criteria is None) and 0 < pitches < _BEYOND_COVER and not other:
-            if card is None and not (position in covered_ends if pitches == 1 else shows_no_table(look, place, corners, seen_xy)):
-                break
-            pitches += 1
-            place = dict(end_rooms(corners, len(corners), shrink=1.0, pitches=pitches))[position]
-            card, other = card_at(place)
-        if card is None or card.reading.criteria is None:
-            card, pitches = first, min(pitches, 1)
-        if card is None:
-            continue
-        seen_xy.append(card.corners_xy)
+    def placed(card: DetectedCard, position: int) -> tuple[int | None, int]:
+        """The card's id once it joins ``cards`` (None: too hidden to read) and the position it takes."""
         if len(row) == 1:  # (a lone card's two ends: the one before it is on its player's left)
             right = left_to_right(facing(seats[seat].position_xy, table_centre(seats, size_wh)))
             position = 0 if float((np.array(card.center_xy) - cards[row[0]].center_xy) @ right) < 0 else 1
-        found_id = None
-        if card.reading.criteria is not None:
-            cards.append(card)
-            found_id = len(cards) - 1
-        # (the places between the row's end and a card found beyond them: its hidden cards)
-        between: list[int | None] = [None] * (pitches - 1 if pitches else 0)
-        inserts.setdefault(position, []).append([found_id, *between] if position == 0 else [*between, found_id])
+        if card.reading.criteria is None:
+            return None, position
+        cards.append(card)
+        return len(cards) - 1, position
+
+    for position, place in gaps:
+        card, _ = card_at(place)
+        if card is not None:
+            seen_xy.append(card.corners_xy)
+            found_id, position = placed(card, position)
+            inserts.setdefault(position, []).append([found_id])
+    for position in (0, len(corners)):
+        # The places on from the end, in turn: a card read at one joins the row after the places
+        # before it not taken yet (its hidden cards), and the search goes on beyond it. It stops at
+        # a place showing the table (not covered), at a card not the row's and ``_BEYOND_COVER`` on.
+        runs: list[tuple[list[DetectedCard | None], DetectedCard]] = []  # (the places passed before it, the card read)
+        passed: list[DetectedCard | None] = []  # (since the last card read: each a card too hidden to read, or a cover)
+        for pitches in range(1, _BEYOND_COVER + 1):
+            place = dict(end_rooms(corners, len(corners), shrink=1.0, pitches=pitches))[position]
+            card, other = card_at(place)
+            if other:
+                break
+            if card is not None and card.reading.criteria is not None:
+                runs.append((passed, card))
+                passed = []
+                seen_xy.append(card.corners_xy)  # (the search beyond finds it no more)
+            elif card is not None or (position in covered_ends if pitches == 1 else shows_no_table(look, place, corners, seen_xy)):
+                passed.append(card)
+            else:
+                break
+        if not runs and passed and passed[0] is not None:  # (nothing read: the first place's card too hidden to read)
+            runs = [([], passed[0])]
+        parts = []
+        for before, card in runs:
+            # (the cards too hidden to read taken as hidden cards are seen there: no cover over another row's card)
+            seen_xy.extend(unread.corners_xy for unread in (*before, card) if unread is not None and unread.reading.criteria is None)
+            found_id, at = placed(card, position)
+            between: list[int | None] = [None] * len(before)
+            parts.append([found_id, *between] if at == 0 else [*between, found_id])
+        if parts:  # (before the row: the part furthest out first)
+            inserts.setdefault(at, []).extend(parts[::-1] if at == 0 else parts)
     if not inserts:
         return row, beneath_at
     # A hidden card before the row's card there takes its place after the cards found there.

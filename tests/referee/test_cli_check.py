@@ -287,35 +287,41 @@ def test_cards_found_partly_hidden_take_their_places_in_the_row_and_the_unread_o
     assert all(cards[k].partly_hidden for k in placed if cards[k].center_xy[0] in (50, 450, 650))
 
 
-@pytest.mark.parametrize("covered, read_beyond, xs_now, hidden", [
-    ({450, 550}, True, [150, 250, 350, 650], (3, 3)),
-    ({450}, True, [150, 250, 350], ()),
-    ({550}, True, [150, 250, 350], ()),
-    ({450, 550}, False, [150, 250, 350], ()),
-], ids=["two covered places, then a card", "the second place shows the table", "the first place shows the table",
-        "the card beyond too hidden to read"])
-def test_a_rows_card_beyond_the_places_an_arm_covers_joins_it_after_its_hidden_cards(covered, read_beyond, xs_now, hidden,
+@pytest.mark.parametrize("covered, found, xs_now, hidden", [
+    ({450, 550}, {650: True}, [150, 250, 350, 650], (3, 3)),
+    ({550}, {450: True, 650: True}, [150, 250, 350, 450, 650], (4,)),
+    ({450, 550}, {450: False, 650: True}, [150, 250, 350, 650], (3, 3)),
+    ({450}, {650: True}, [150, 250, 350], ()),
+    ({550}, {650: True}, [150, 250, 350], ()),
+    ({450, 550}, {650: False}, [150, 250, 350], ()),
+    ({450}, {450: False, 650: True}, [150, 250, 350], (3,)),
+], ids=["two covered places, then a card", "a card, a covered place, a card", "a card too hidden to read, a cover, a card",
+        "the second place shows the table", "the first place shows the table", "the card beyond too hidden to read",
+        "a card too hidden to read, then the table"])
+def test_a_rows_card_beyond_the_places_an_arm_covers_joins_it_after_its_hidden_cards(covered, found, xs_now, hidden,
                                                                                       monkeypatch) -> None:
-    # A row at x 150, 250, 350 (a pitch of 100): an arm over its end covers the places at 450 and 550,
-    # where nothing is found; the card at 650, partly under the hand, is found and read. It joins the
-    # row after two hidden cards. Not where a place before it shows the bare table (the row ends
-    # there), nor where the card is too hidden to read (a piece of paper beyond a cover tells no card
-    # of the row). Before the row's first card (50) nothing lies and nothing covers it.
+    # A row at x 150, 250, 350 (a pitch of 100); after its end an arm covers places (``covered``), and
+    # cards partly under it are found at some (``found``: read, or too hidden to read). A card read
+    # beyond covered places, or beyond a card too hidden to read, joins the row after them: they are its
+    # hidden cards. The search goes on beyond a card read, and stops at a place showing the bare table (the
+    # row ends there). A card too hidden to read beyond a cover tells no card of the row; one at the
+    # first place is a hidden card. Before the row's first card (50) nothing lies and nothing covers it.
     import referee.cli.table as table
     from calibration.seats import Seat
     from vision.quads import CardQuad
 
     looked = []
 
-    def found(look, place, row_xy, table_xy, seen_xy):
+    def partly_hidden(look, place, row_xy, table_xy, seen_xy):
         x = round(float(np.mean(place[:, 0])), -1)
         looked.append(x)
-        return CardQuad(np.float32(place), 0.4) if x == 650 else None
+        return CardQuad(np.float32(place), 0.4) if x in found else None
 
     def read(frame, quad, profile=None):
-        return _flat_card(round(float(quad.center_xy[0]), -1), read=read_beyond, partly_hidden=True)
+        x = round(float(quad.center_xy[0]), -1)
+        return _flat_card(x, read=found[x], partly_hidden=True)
 
-    monkeypatch.setattr(table, "partly_hidden", found)
+    monkeypatch.setattr(table, "partly_hidden", partly_hidden)
     monkeypatch.setattr(table, "read_partly_hidden", read)
     monkeypatch.setattr(table, "shows_no_table",  # (asked beyond the first place only)
                         lambda look, place, row_xy, seen_xy: round(float(np.mean(place[:, 0])), -1) in covered - {450})
@@ -325,7 +331,8 @@ def test_a_rows_card_beyond_the_places_an_arm_covers_joins_it_after_its_hidden_c
     placed, hidden_at = table._with_partly_hidden(np.zeros((400, 800, 3), np.uint8), None, (0, 1, 2), (), cards, [], None,
                                                   seats, 0, (800, 400), covered_ends)
     assert [round(float(cards[k].center_xy[0])) for k in placed] == xs_now and hidden_at == hidden
-    assert sorted(looked) == [50, 450, *([550] if 450 in covered else []), *([650] if {450, 550} <= covered else [])]
+    reached = 650 if {450, 550} <= covered | set(found) else 550 if 450 in covered | set(found) else 450
+    assert sorted(looked) == [50, *range(450, reached + 1, 100)]
 
 
 @pytest.mark.parametrize("down, rows", [(0, 1), (250, 0)], ids=["before the seat", "nearer another seat"])
