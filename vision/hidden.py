@@ -21,7 +21,7 @@ from calibration.arms import skin_coloured
 from calibration.gaps import TableLook, card_middles, lab_pixels, paper_share, table_look, table_share, table_shown
 from vision.arrange import card_geometry, neighbour_gaps, room_for_a_card
 
-__all__ = ["look_at_table", "end_rooms", "table_beside", "room_shares", "covered_rooms", "shows_no_table"]
+__all__ = ["look_at_table", "end_rooms", "table_beside", "room_shares", "covered_rooms"]
 
 _PITCH = 1.3  # centre to centre of a lone card and its next, in short sides (cards lie 0-0.5 apart)
 _SHRINK = 0.8  # the room looked at: a card's place, shrunk about its middle (rows bend, pitches vary)
@@ -111,17 +111,14 @@ def _is_halving(frame_hw: tuple[int, ...], small_hw: tuple[int, ...]) -> bool:
     return False
 
 
-def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK,
-              pitches: int = 1) -> list[tuple[int, NDArray[np.float64]]]:
-    """The places just beyond a row's first and last card, where its next card would lie (or,
-    ``pitches`` more than one, the card that many places on).
+def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK) -> list[tuple[int, NDArray[np.float64]]]:
+    """The places just beyond a row's first and last card, where its next card would lie.
 
     Parameters
     ----------
     corners : sequence of ndarray (4, 2), the row's cards in order, clockwise, first edge a short side
     up_to : the last position a hidden card may take and still matter (the first error's)
     shrink : the share of a card's place the room takes, about its middle
-    pitches : how many cards' places beyond the end card
 
     Returns
     -------
@@ -137,7 +134,7 @@ def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK,
     rooms = []
     for position, end, step in ((0, 0, before), (n, n - 1, after)):
         if position <= up_to:
-            quad = geo.quads[end] + pitches * pitch * step / max(float(np.linalg.norm(step)), 1e-9)
+            quad = geo.quads[end] + pitch * step / max(float(np.linalg.norm(step)), 1e-9)
             middle = quad.mean(axis=0)
             rooms.append((position, middle + shrink * (quad - middle)))
     return rooms
@@ -186,14 +183,6 @@ def _room_shares(
             quad = on_top.reshape(-1, 2).astype(np.float64)
         shares.append((position, table_share(look, quad, table, cards, _SAMPLES)))
     return shares, dict(rooms), table, cards
-
-
-def shows_no_table(look: TableLook, room_xy: NDArray, corners: Sequence[NDArray], cards_xy: Sequence[NDArray]) -> bool:
-    """Does a place by a row (``room_xy``, (4, 2)) show little of the bare table beside the row
-    (``_COVERED``), the cards seen (``cards_xy``) left out: something covers it (a hand, an arm)?
-    Not where too little is left to tell (cards seen fill it)."""
-    share = table_share(look, np.asarray(room_xy, np.float64), table_beside(corners), cards_xy, _SAMPLES)
-    return share is not None and share < _COVERED
 
 
 def _under_skin(look: TableLook, rooms: dict[int, NDArray[np.float64]], table: list[NDArray[np.float64]],

@@ -19,7 +19,7 @@ from vision.arrange import arrange_rows, ends_continued, gap_places, nearest_sea
 from vision.beneath import find_cards_beneath
 from vision.card_sizes import sizes_in_view
 from vision.find import CardQuad, SmallCards, working_copy
-from vision.hidden import covered_rooms, end_rooms, look_at_table, shows_no_table, table_beside
+from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
 from vision.nearer import cards_nearer
 from vision.partial import lone_partly_hidden, partly_hidden
 from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, doubted_on_cloth, enlarged_for, enlarged_frame,
@@ -29,9 +29,6 @@ __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN
 
 # A card read with less confidence than this may be misread: a person should look.
 UNCERTAIN_BELOW = 0.5
-# A row's card is looked for up to this many places beyond its end, each while the place before
-# is covered: an arm reaching over the row to lay its last card hides the one or two before it.
-_BEYOND_COVER = 3
 _PAPER_CARDS = 4  # a lone card looked for before a seat with no row is paper like that of the cards nearest there
 # How far the truth usually lies from a misreading, per criterion (colours, shapes, symbols): below
 # it, and above it. A misread mostly misses something (glare washes a symbol out, the card's edge
@@ -206,11 +203,8 @@ def _referee_frame(
             continue
         seat = [s.name for s in seats].index(row.player) if seats else len(rows)
         unread_here = len(row.cards) - len(readable)
-        # (the ends where a card may lie covered: the search for cards partly hidden looks beyond them)
-        covered_ends = covered_rooms(look, [cards[k].corners_xy for k in readable], seen_xy, len(readable), top_xy)
-        searched, seen = readable, len(seen_xy)
         readable, beneath_at = _with_partly_hidden(frame_bgr, look, readable, beneath_at, cards, seen_xy, profile,
-                                                   seats, seat, size_wh, covered_ends)
+                                                   seats, seat, size_wh)
         criteria = [cards[k].reading.criteria for k in readable]
         verdict = check_row(criteria)
         deciding = readable if verdict.first_error is None else readable[: verdict.first_error.position + 1]
@@ -224,10 +218,7 @@ def _referee_frame(
                               or cards[k].may_be_cloth and _absent_may_change(criteria, i, verdict)))
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
-        if readable == searched and len(seen_xy) == seen:  # (no card found: the same rooms, the same cards seen)
-            covered = tuple(end for end in covered_ends if end <= up_to)
-        else:
-            covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
+        covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
         # (such a card on the row's line, room for a card or two beyond its end: the row may go on under a cover)
         covered = tuple(sorted({*covered, *(end for end in ends_continued(corners, free_xy) if end <= up_to)}))
         if len(readable) == 1 and cards[readable[0]].reading.edge_covered:
@@ -249,101 +240,51 @@ def _referee_frame(
 def _with_partly_hidden(
     frame_bgr: NDArray[np.uint8], look: TableLook, row: tuple[int, ...], beneath_at: tuple[int, ...],
     cards: list[DetectedCard], seen_xy: list[NDArray], profile: Any, seats: Sequence[Seat] | None, seat: int,
-    size_wh: tuple[int, int], covered_ends: tuple[int, ...] = (),
+    size_wh: tuple[int, int],
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The row's cards with the cards found lying partly hidden just beyond its ends or in its
     gaps (``vision.partial``), and the positions of its hidden cards (``TableRow.hidden``).
 
     A card found there that is read joins ``cards`` and the row; one too hidden to read is
     one more hidden card of the row; a point card, or a card nearer another seat, neither.
-    Beyond each end the places on along the row are looked at in turn, up to ``_BEYOND_COVER``
-    of them (an arm reaching over the row to lay its last card hides the ones before it), while
-    each before shows a card read or too hidden to read, or something covering it (the first:
-    ``covered_ends``, ``covered_rooms``' ends; the others: ``shows_no_table``). A card read
-    there is the row's; the places passed since the last card read are its hidden cards; a
-    card too hidden to read is one only at the first place or before a card read. Each card
-    found joins ``seen_xy`` (no other row, nor the search beyond it, finds it again).
+    Each card found joins ``seen_xy`` (no other row finds it again).
     """
     if len(row) == 1 and not seats:  # (no such row: without seats a row is two cards at least)
         return row, beneath_at
     corners = [cards[k].corners_xy for k in row]
     # Each place with the position in the row it would take: before the row's card there (its length: after the last).
-    gaps = [(g, quad) for g in row_gaps(corners) for quad in gap_places(corners, [g])]
-    # What goes in at each position: the parts found, each in the row's order (a card id; None: a hidden card).
-    inserts: dict[int, list[list[int | None]]] = {}
-    seat_xy = np.array([s.position_xy for s in seats], np.float64) if seats else None
-
-    def card_at(place: NDArray) -> tuple[DetectedCard | None, bool]:
-        """The card found lying partly hidden at a place, read (its criteria may be None), and
-        whether what was found there is no card of the row's (a neighbour's, a point card)."""
+    places = end_rooms(corners, len(corners), shrink=1.0)
+    places += [(g, quad) for g in row_gaps(corners) for quad in gap_places(corners, [g])]
+    read: list[tuple[int, int]] = []  # (position, card id) of the cards found and read
+    unread: list[int] = []
+    for position, place in places:
         quad = partly_hidden(look, place, corners, table_beside(corners), seen_xy)
         if quad is None:
-            return None, False
-        if seat_xy is not None and nearest_seats(seat_xy, np.array(quad.center_xy)[None])[0] != seat:
-            return None, True  # (the end of a neighbour's row)
+            continue
+        at = np.array(quad.center_xy)
+        if seats and nearest_seats(np.array([s.position_xy for s in seats], np.float64), at[None])[0] != seat:
+            continue  # (the end of a neighbour's row)
         card = read_partly_hidden(frame_bgr, quad, profile)
-        return card, card is None
-
-    def placed(card: DetectedCard, position: int) -> tuple[int | None, int]:
-        """The card's id once it joins ``cards`` (None: too hidden to read) and the position it takes."""
+        if card is None:
+            continue
+        seen_xy.append(card.corners_xy)
         if len(row) == 1:  # (a lone card's two ends: the one before it is on its player's left)
             right = left_to_right(facing(seats[seat].position_xy, table_centre(seats, size_wh)))
-            position = 0 if float((np.array(card.center_xy) - cards[row[0]].center_xy) @ right) < 0 else 1
+            position = 0 if float((at - cards[row[0]].center_xy) @ right) < 0 else 1
         if card.reading.criteria is None:
-            return None, position
+            unread.append(position)
+            continue
         cards.append(card)
-        return len(cards) - 1, position
-
-    for position, place in gaps:
-        card, _ = card_at(place)
-        if card is not None:
-            seen_xy.append(card.corners_xy)
-            found_id, position = placed(card, position)
-            inserts.setdefault(position, []).append([found_id])
-    for position in (0, len(corners)):
-        # The places on from the end, in turn: a card read at one joins the row after the places
-        # before it not taken yet (its hidden cards), and the search goes on beyond it. It stops at
-        # a place showing the table (not covered), at a card not the row's and ``_BEYOND_COVER`` on.
-        runs: list[tuple[list[DetectedCard | None], DetectedCard]] = []  # (the places passed before it, the card read)
-        passed: list[DetectedCard | None] = []  # (since the last card read: each a card too hidden to read, or a cover)
-        for pitches in range(1, _BEYOND_COVER + 1):
-            place = dict(end_rooms(corners, len(corners), shrink=1.0, pitches=pitches))[position]
-            card, other = card_at(place)
-            if other:
-                break
-            if card is not None and card.reading.criteria is not None:
-                runs.append((passed, card))
-                passed = []
-                seen_xy.append(card.corners_xy)  # (the search beyond finds it no more)
-            elif card is not None or (position in covered_ends if pitches == 1 else shows_no_table(look, place, corners, seen_xy)):
-                passed.append(card)
-            else:
-                break
-        if not runs and passed and passed[0] is not None:  # (nothing read: the first place's card too hidden to read)
-            runs = [([], passed[0])]
-        parts = []
-        for before, card in runs:
-            # (the cards too hidden to read taken as hidden cards are seen there: no cover over another row's card)
-            seen_xy.extend(unread.corners_xy for unread in (*before, card) if unread is not None and unread.reading.criteria is None)
-            found_id, at = placed(card, position)
-            between: list[int | None] = [None] * len(before)
-            parts.append([found_id, *between] if at == 0 else [*between, found_id])
-        if parts:  # (before the row: the part furthest out first)
-            inserts.setdefault(at, []).extend(parts[::-1] if at == 0 else parts)
-    if not inserts:
+        read.append((position, len(cards) - 1))
+    if not read and not unread:
         return row, beneath_at
-    # A hidden card before the row's card there takes its place after the cards found there.
-    for p in beneath_at:
-        inserts.setdefault(p, []).append([None])
-    order: list[int | None] = []
+    cards_now: list[int] = []
     for i in range(len(row) + 1):
-        found_here = inserts.get(i, [])
-        for with_card in (True, False):
-            order += [k for part in found_here if any(k is not None for k in part) == with_card for k in part]
-        order += row[i:i + 1]
-    cards_now = tuple(k for k in order if k is not None)
-    hidden = tuple(sum(k is not None for k in order[:i]) for i, k in enumerate(order) if k is None)
-    return cards_now, hidden
+        cards_now += [card for position, card in read if position == i]
+        cards_now += row[i:i + 1]
+    # A hidden card before the row's card there takes its place after the cards found there.
+    hidden = sorted(p + sum(1 for q, _ in read if q <= p) for p in (*beneath_at, *unread))
+    return tuple(cards_now), tuple(hidden)
 
 
 def _lone_partly_hidden(

@@ -271,7 +271,6 @@ def test_cards_found_partly_hidden_take_their_places_in_the_row_and_the_unread_o
 
     monkeypatch.setattr(table, "partly_hidden", found)
     monkeypatch.setattr(table, "read_partly_hidden", read)
-    monkeypatch.setattr(table, "shows_no_table", lambda look, place, row_xy, seen_xy: False)
     xs = [150] if lone else [150, 250, 350, 550]
     cards = [_flat_card(x) for x in xs]
     row = tuple(range(len(xs)))
@@ -285,54 +284,6 @@ def test_cards_found_partly_hidden_take_their_places_in_the_row_and_the_unread_o
     else:
         assert xs_now == [150, 250, 350, 450, 550, 650] and hidden == (0,)
     assert all(cards[k].partly_hidden for k in placed if cards[k].center_xy[0] in (50, 450, 650))
-
-
-@pytest.mark.parametrize("covered, found, xs_now, hidden", [
-    ({450, 550}, {650: True}, [150, 250, 350, 650], (3, 3)),
-    ({550}, {450: True, 650: True}, [150, 250, 350, 450, 650], (4,)),
-    ({450, 550}, {450: False, 650: True}, [150, 250, 350, 650], (3, 3)),
-    ({450}, {650: True}, [150, 250, 350], ()),
-    ({550}, {650: True}, [150, 250, 350], ()),
-    ({450, 550}, {650: False}, [150, 250, 350], ()),
-    ({450}, {450: False, 650: True}, [150, 250, 350], (3,)),
-], ids=["two covered places, then a card", "a card, a covered place, a card", "a card too hidden to read, a cover, a card",
-        "the second place shows the table", "the first place shows the table", "the card beyond too hidden to read",
-        "a card too hidden to read, then the table"])
-def test_a_rows_card_beyond_the_places_an_arm_covers_joins_it_after_its_hidden_cards(covered, found, xs_now, hidden,
-                                                                                      monkeypatch) -> None:
-    # A row at x 150, 250, 350 (a pitch of 100); after its end an arm covers places (``covered``), and
-    # cards partly under it are found at some (``found``: read, or too hidden to read). A card read
-    # beyond covered places, or beyond a card too hidden to read, joins the row after them: they are its
-    # hidden cards. The search goes on beyond a card read, and stops at a place showing the bare table (the
-    # row ends there). A card too hidden to read beyond a cover tells no card of the row; one at the
-    # first place is a hidden card. Before the row's first card (50) nothing lies and nothing covers it.
-    import referee.cli.table as table
-    from calibration.seats import Seat
-    from vision.quads import CardQuad
-
-    looked = []
-
-    def partly_hidden(look, place, row_xy, table_xy, seen_xy):
-        x = round(float(np.mean(place[:, 0])), -1)
-        looked.append(x)
-        return CardQuad(np.float32(place), 0.4) if x in found else None
-
-    def read(frame, quad, profile=None):
-        x = round(float(quad.center_xy[0]), -1)
-        return _flat_card(x, read=found[x], partly_hidden=True)
-
-    monkeypatch.setattr(table, "partly_hidden", partly_hidden)
-    monkeypatch.setattr(table, "read_partly_hidden", read)
-    monkeypatch.setattr(table, "shows_no_table",  # (asked beyond the first place only)
-                        lambda look, place, row_xy, seen_xy: round(float(np.mean(place[:, 0])), -1) in covered - {450})
-    cards = [_flat_card(x) for x in (150, 250, 350)]
-    seats = [Seat("Anna", (350, 0)), Seat("Ben", (350, 400))]
-    covered_ends = (3,) if 450 in covered else ()  # (``covered_rooms``' ends: the row's length, after its last card)
-    placed, hidden_at = table._with_partly_hidden(np.zeros((400, 800, 3), np.uint8), None, (0, 1, 2), (), cards, [], None,
-                                                  seats, 0, (800, 400), covered_ends)
-    assert [round(float(cards[k].center_xy[0])) for k in placed] == xs_now and hidden_at == hidden
-    reached = 650 if {450, 550} <= covered | set(found) else 550 if 450 in covered | set(found) else 450
-    assert sorted(looked) == [50, *range(450, reached + 1, 100)]
 
 
 @pytest.mark.parametrize("down, rows", [(0, 1), (250, 0)], ids=["before the seat", "nearer another seat"])
