@@ -26,7 +26,7 @@ from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
 from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, edge_band, find_blobs
 from vision.washed import UNGLARED, WASHED_NOISE, WIDE_GLARE, measured_unglared
-from vision.whitebalance import CELL_PX, CLIPPED_LEVEL, PAPER_LEVEL, BalancedCard, balance_card
+from vision.whitebalance import CELL_PX, CLIPPED_LEVEL, PAPER_LEVEL, BalancedCard, balance_card, shade_balanced
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size", "PRINTED_NUMBER", "PRINT_MARGIN", "more_marks_than_a_card"]
 
@@ -45,6 +45,10 @@ _MAX_PAPER_NOISE = 0.15
 # while texture breaks into specks. On dev quads noisier than _MAX_PAPER_NOISE, every
 # non-face showed at most one mark, fitting no shape; the faces (0.16, 0.24) two or more.
 _MAX_NOISE_WITH_SYMBOLS = 0.3
+# A card too noisy for paper whose marks are no symbols is balanced again against its own paper
+# closed over this share of its short side (``vision.whitebalance.shade_balanced``): more than a
+# symbol's width.
+_SHADE_SPAN = 0.3
 _TEXTURE_SYMBOLS = 2
 # A face shows at least this share of plain paper (its symbols cover at most about half).
 _MIN_PAPER_SHARE = 0.35
@@ -776,13 +780,17 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float], min_paper: f
         return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, problem)
     noisy = card.noise > _MAX_PAPER_NOISE
     seg = find_blobs(card)
+    if noisy and not seg.blobs:
+        return _unshaded(card, scale_xy, min_paper) or _Look(card, seg, scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf,
+                                                             _textured(card))
     if not seg.blobs:
-        return _Look(card, seg, scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card) if noisy else "")
+        return _Look(card, seg, scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, "")
     features = np.stack([blob.features.as_array() for blob in seg.blobs])
     sizes = np.array([blob.extent for blob in seg.blobs])
     shapes, confidence, fit = classify_shapes(features, sizes)
     if noisy and np.count_nonzero(fit >= _POOR_FIT) < _TEXTURE_SYMBOLS:
-        return _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0), np.zeros(0), -np.inf, _textured(card))
+        return _unshaded(card, scale_xy, min_paper) or _Look(card, Segmentation((), 0.0), scale_xy, short, [], np.zeros(0),
+                                                             np.zeros(0), -np.inf, _textured(card))
     if card.source is not None and _shows_glare(card) and bool((fit < _POOR_FIT).any()):
         seg, shapes, confidence, fit = _unglared(card, seg, shapes, confidence, fit, short)
         features = np.stack([blob.features.as_array() for blob in seg.blobs])
@@ -812,6 +820,14 @@ def _look(card: BalancedCard | None, scale_xy: tuple[float, float], min_paper: f
                   for i, (shape, no_star) in enumerate(zip(shapes, starless))]
     shapes = _explained(seg, shapes, pieces, plain_scores, short)
     return _Look(card, seg, scale_xy, short, shapes, confidence, fit, _fit_score(seg, fit), unknown=unknown)
+
+
+def _unshaded(card: BalancedCard, scale_xy: tuple[float, float], min_paper: float) -> _Look | None:
+    """The look at a card too noisy for paper, its marks no symbols, balanced again against its own
+    paper closed (``shade_balanced``), where that leaves it plain: a shadow's sharp edge across it,
+    which the light field does not follow, looks as noisy as wood; wood or cloth stays noisy (None)."""
+    shaded = shade_balanced(card, round(_SHADE_SPAN * min(card.ink.shape)))
+    return _look(shaded, scale_xy, min_paper) if shaded.noise <= _MAX_PAPER_NOISE else None
 
 
 def _fit_score(seg: Segmentation, fit: NDArray[np.float64]) -> float:

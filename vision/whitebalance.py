@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["BalancedCard", "balance_card", "estimate_paper_bgr", "PAPER_LEVEL", "CELL_PX", "CLIPPED_LEVEL"]
+__all__ = ["BalancedCard", "balance_card", "shade_balanced", "paper_noise", "estimate_paper_bgr", "PAPER_LEVEL", "CELL_PX",
+           "CLIPPED_LEVEL"]
 
 # Coarse grid cell, in working pixels; the paper field is smooth at this scale.
 # Working sizes are multiples of it.
@@ -246,6 +247,29 @@ def _remove_glare(darkest: NDArray[np.uint8], wash: NDArray[np.float32]) -> NDAr
     return cv2.convertScaleAbs(cv2.pow(restored, 1.0 / _GAMMA), alpha=PAPER_LEVEL)
 
 
+def paper_noise(ink: NDArray[np.uint8], paper_mask: NDArray[np.uint8]) -> float:
+    """The paper's noise in an ink map (``ink``: ``PAPER_LEVEL`` less the darkest balanced channel),
+    away from ink edges (``paper_mask``, eroded: 255 on paper, of the ink's size), 0-1. Ink is
+    clipped at zero on paper, so for Gaussian noise of sigma s the clipped values have E[ink^2] = s^2 / 2."""
+    mean, std = cv2.meanStdDev(ink, mask=cv2.erode(paper_mask, None))
+    return math.sqrt(2.0 * (float(mean[0, 0]) ** 2 + float(std[0, 0]) ** 2)) / PAPER_LEVEL
+
+
+def shade_balanced(card: BalancedCard, span: int) -> BalancedCard:
+    """The card balanced again against its own paper closed over ``span`` pixels (a dilation,
+    then an erosion: the marks filled, a shadow's edge kept in place): paper a shadow's sharp
+    edge crosses, which the light field does not follow, is paper again. The noise is measured
+    anew; fine texture (wood, cloth) stays as noisy as it was."""
+    side = span | 1
+    closed = cv2.morphologyEx(card.balanced_bgr, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    local = cv2.divide(card.balanced_bgr, cv2.max(closed, 1), scale=PAPER_LEVEL)
+    b, g, r = cv2.split(local)
+    ink = cv2.subtract(PAPER_LEVEL, cv2.min(cv2.min(b, g), r))
+    h, w = ink.shape
+    paper = cv2.resize(card.paper_mask, (w, h), interpolation=cv2.INTER_NEAREST)
+    return replace(card, balanced_bgr=local, ink=ink, noise=paper_noise(ink, paper))
+
+
 def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> BalancedCard | None:
     """White-balance a card from its own paper and divide out the light field.
 
@@ -316,10 +340,7 @@ def balance_card(card_bgr: NDArray[np.uint8], min_paper: float = 0.0) -> Balance
         ink_base = _remove_glare(ink_base, wash)
     ink = cv2.subtract(PAPER_LEVEL, ink_base)
 
-    # Paper noise away from ink edges. Ink is clipped at zero on paper, so for Gaussian noise
-    # of sigma s the clipped values have E[ink^2] = s^2 / 2.
-    mean, std = cv2.meanStdDev(ink, mask=cv2.erode(fine_mask, None))
-    noise = math.sqrt(2.0 * (float(mean[0, 0]) ** 2 + float(std[0, 0]) ** 2)) / PAPER_LEVEL
+    noise = paper_noise(ink, fine_mask)
     # Glare: a good share of the paper clipped to white (a spot washing symbols out), or
     # paper much brighter than typical. A few clipped pixels only mean a bright exposure.
     hot = np.count_nonzero(wash > _GLARE_WASH) / wash.size
