@@ -25,7 +25,7 @@ from vision.covered import CIRCUMRADIUS_PER_EXTENT, explained_shares
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
 from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, edge_band, find_blobs
-from vision.washed import UNGLARED, WASHED_NOISE, WIDE_GLARE, measured_unglared
+from vision.washed import UNGLARED, WASHED_NOISE, WIDE_GLARE, _closed, measured_unglared
 from vision.whitebalance import CELL_PX, CLIPPED_LEVEL, PAPER_LEVEL, BalancedCard, balance_card, shade_balanced
 
 __all__ = ["read_card", "WORK_SHORT_SIDE", "to_working_size", "PRINTED_NUMBER", "PRINT_MARGIN", "more_marks_than_a_card"]
@@ -45,10 +45,6 @@ _MAX_PAPER_NOISE = 0.15
 # while texture breaks into specks. On dev quads noisier than _MAX_PAPER_NOISE, every
 # non-face showed at most one mark, fitting no shape; the faces (0.16, 0.24) two or more.
 _MAX_NOISE_WITH_SYMBOLS = 0.3
-# A card too noisy for paper whose marks are no symbols is balanced again against its own paper
-# closed over this share of its short side (``vision.whitebalance.shade_balanced``): more than a
-# symbol's width.
-_SHADE_SPAN = 0.3
 _TEXTURE_SYMBOLS = 2
 # A face shows at least this share of plain paper (its symbols cover at most about half).
 _MIN_PAPER_SHARE = 0.35
@@ -826,7 +822,7 @@ def _unshaded(card: BalancedCard, scale_xy: tuple[float, float], min_paper: floa
     """The look at a card too noisy for paper, its marks no symbols, balanced again against its own
     paper closed (``shade_balanced``), where that leaves it plain: a shadow's sharp edge across it,
     which the light field does not follow, looks as noisy as wood; wood or cloth stays noisy (None)."""
-    shaded = shade_balanced(card, round(_SHADE_SPAN * min(card.ink.shape)))
+    shaded = shade_balanced(card, _closed(card.balanced_bgr, min(card.ink.shape)))
     return _look(shaded, scale_xy, min_paper) if shaded.noise <= _MAX_PAPER_NOISE else None
 
 

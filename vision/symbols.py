@@ -33,7 +33,7 @@ from vision.colours import bgr_to_lab, classify_colours, label_pixels
 from vision.covered import VIEW_COVER, VIEW_INK, VIEW_PAPER
 from vision.shapes import shape_scores
 from vision.washed import SHAPELESS, WASHED, _closed, _faint_marks
-from vision.whitebalance import PAPER_LEVEL, BalancedCard
+from vision.whitebalance import PAPER_LEVEL, BalancedCard, rebalanced
 
 __all__ = ["Blob", "Segmentation", "find_blobs", "edge_band", "UNCLEAR_PIECE", "SHAPELESS", "STRAY", "HIDDEN", "WASHED"]
 
@@ -282,9 +282,7 @@ def _in_shade(card: BalancedCard, short: int, blobs: list[Blob], overlaps: list[
     lying inside the ``overlaps`` (outlines dropped at the edge), on paper-coloured
     ground (not a table's stripe, not a hand) and apart from ``blobs`` are kept."""
     closed = _closed(card.balanced_bgr, short)
-    local = cv2.divide(card.balanced_bgr, cv2.max(closed, 1), scale=PAPER_LEVEL)
-    b, g, r = cv2.split(local)
-    ink = cv2.subtract(np.full_like(b, PAPER_LEVEL), cv2.min(cv2.min(b, g), r))
+    local, ink = rebalanced(card.balanced_bgr, closed)
     again = find_blobs(replace(card, balanced_bgr=local, ink=ink, source=None), shade=False)
     inside = np.zeros_like(card.ink)
     cv2.drawContours(inside, overlaps, -1, 255, -1)

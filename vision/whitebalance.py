@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["BalancedCard", "balance_card", "shade_balanced", "paper_noise", "estimate_paper_bgr", "PAPER_LEVEL", "CELL_PX",
+__all__ = ["BalancedCard", "balance_card", "shade_balanced", "rebalanced", "paper_noise", "estimate_paper_bgr", "PAPER_LEVEL", "CELL_PX",
            "CLIPPED_LEVEL"]
 
 # Coarse grid cell, in working pixels; the paper field is smooth at this scale.
@@ -255,16 +255,19 @@ def paper_noise(ink: NDArray[np.uint8], paper_mask: NDArray[np.uint8]) -> float:
     return math.sqrt(2.0 * (float(mean[0, 0]) ** 2 + float(std[0, 0]) ** 2)) / PAPER_LEVEL
 
 
-def shade_balanced(card: BalancedCard, span: int) -> BalancedCard:
-    """The card balanced again against its own paper closed over ``span`` pixels (a dilation,
-    then an erosion: the marks filled, a shadow's edge kept in place): paper a shadow's sharp
+def rebalanced(balanced_bgr: NDArray[np.uint8], closed_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], NDArray[np.uint8]]:
+    """A balanced card divided again by its own paper closed (``closed_bgr``: closed over more than a
+    symbol's width, the marks filled, a shadow's edge kept in place), and that card's ink map."""
+    local = cv2.divide(balanced_bgr, cv2.max(closed_bgr, 1), scale=PAPER_LEVEL)
+    b, g, r = cv2.split(local)
+    return local, cv2.subtract(PAPER_LEVEL, cv2.min(cv2.min(b, g), r))
+
+
+def shade_balanced(card: BalancedCard, closed_bgr: NDArray[np.uint8]) -> BalancedCard:
+    """The card balanced again against its own paper closed (``rebalanced``): paper a shadow's sharp
     edge crosses, which the light field does not follow, is paper again. The noise is measured
     anew; fine texture (wood, cloth) stays as noisy as it was."""
-    side = span | 1
-    closed = cv2.morphologyEx(card.balanced_bgr, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
-    local = cv2.divide(card.balanced_bgr, cv2.max(closed, 1), scale=PAPER_LEVEL)
-    b, g, r = cv2.split(local)
-    ink = cv2.subtract(PAPER_LEVEL, cv2.min(cv2.min(b, g), r))
+    local, ink = rebalanced(card.balanced_bgr, closed_bgr)
     h, w = ink.shape
     paper = cv2.resize(card.paper_mask, (w, h), interpolation=cv2.INTER_NEAREST)
     return replace(card, balanced_bgr=local, ink=ink, noise=paper_noise(ink, paper))

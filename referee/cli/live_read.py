@@ -288,11 +288,7 @@ def _read_quads(image_bgr: NDArray[np.uint8], factor: float, quads: Sequence[Car
 def _unmoved(quad: CardQuad, settled: Sequence[TrackedCard], known_xy: NDArray[np.float64]) -> TrackedCard | None:
     """The first settled card (``known_xy``: their corners, (N, 4, 2)) that the quad is found at
     the outline of (``_same_outline``, all at once), or None."""
-    if not len(settled):
-        return None
-    shorts = np.linalg.norm(known_xy[:, 1] - known_xy[:, 0], axis=1)
-    off = np.abs(known_xy - quad.corners_xy).max(axis=(1, 2))
-    same = np.flatnonzero(off <= np.maximum(1.5, 0.03 * shorts))
+    same = np.flatnonzero(_same_outline(known_xy, quad.corners_xy, 1.5, 0.03))
     return settled[int(same[0])] if len(same) else None
 
 
@@ -313,11 +309,13 @@ def _unmoved_parts(quad: CardQuad, settled: Sequence[TrackedCard]) -> list[Track
     return inside if len(inside) >= 2 and abs(covered - area) <= _PARTS_COVER * area else []
 
 
-def _same_outline(known_xy: NDArray, found_xy: NDArray, least_px: float, share: float) -> bool:
-    """Whether a card found lies at a known card's outline: no corner further off than
-    ``least_px`` or ``share`` of the known card's short side, the larger."""
-    short = float(np.linalg.norm(known_xy[1] - known_xy[0]))
-    return float(np.abs(known_xy - found_xy).max()) <= max(least_px, share * short)
+def _same_outline(known_xy: NDArray, found_xy: NDArray, least_px: float, share: float) -> NDArray[np.bool_]:
+    """For each known card (``known_xy``: (4, 2) or (N, 4, 2)) whether a card found lies at its
+    outline: no corner further off than ``least_px`` or ``share`` of the known card's short side,
+    the larger."""
+    known = np.asarray(known_xy, np.float64).reshape(-1, 4, 2)
+    shorts = np.linalg.norm(known[:, 1] - known[:, 0], axis=1)
+    return np.abs(known - found_xy).max(axis=(1, 2)) <= np.maximum(least_px, share * shorts)
 
 
 @dataclass(frozen=True)
@@ -403,4 +401,4 @@ class LightWatch:
 
 def _found_whole(corners_xy: NDArray, found: Sequence[DetectedCard]) -> bool:
     """Whether a card was found with this very outline (not a part of it beside a hand, not nothing)."""
-    return any(_same_outline(corners_xy, card.corners_xy, 3.0, 0.06) for card in found)
+    return any(bool(_same_outline(corners_xy, card.corners_xy, 3.0, 0.06)[0]) for card in found)
