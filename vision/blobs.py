@@ -49,6 +49,10 @@ _INK_ABSORPTION = 0.9
 _RING_PX = 3
 _GLARE_RING = 1.15
 _RING_CLIPPED = 248.0
+# Glare is the lamp's light. Where no unclipped glare on the card shows its colour
+# (``BalancedCard.glare_bgr`` None), it is taken to be the paper's own light, the same under
+# one lamp (warmer only where daylight mixes in): B, G, R relative to the typical paper.
+_PAPER_LIGHT = (1.0, 1.0, 1.0)
 # Glare washing the middle of a large symbol out to near paper leaves a mark far from
 # convex (solidity below _OPEN_SOLIDITY: a rim open at one side) or with a hole, read as no
 # shape or as a digit's hole. The mark's convex hull is then tinted beyond its ink, where a
@@ -418,7 +422,8 @@ def _through_glare(card: BalancedCard, low: NDArray[np.uint8], symbol: NDArray[n
     lamp's colour (a black symbol under a warm lamp's glare turned red): the paper's light
     there is restored from the glare's colour (``card.glare_bgr``), as much glare as the
     unclipped channels show on top of the paper's level without it (``card.diffuse``),
-    unless the ink is clipped there too. Clipped in two channels that cannot be restored,
+    unless the ink is clipped there too; where glare shows no colour of its own on the card,
+    that of the paper's light (``_PAPER_LIGHT``). Clipped in two channels that cannot be restored,
     one channel is left to scale by: None. The reader keeps this colour or
     the balanced one, whichever it is surer of (``read._colours``).
 
@@ -451,12 +456,13 @@ def _through_glare(card: BalancedCard, low: NDArray[np.uint8], symbol: NDArray[n
     typical = [(max(float(v), 1.0) / 255.0) ** _GAMMA for v in card.typical_bgr]
     clipped = [v >= _RING_CLIPPED for v in paper]
     ink = cv2.mean(card.source[y0:y0 + h, x0:x0 + w], core)[:3]
-    if any(clipped) and not all(clipped) and card.glare_bgr is not None and card.diffuse is not None:
+    if any(clipped) and not all(clipped) and card.diffuse is not None:
         rows, cols = card.diffuse.shape
         level = float(card.diffuse[min(rows - 1, (y0 + h // 2) * rows // height), min(cols - 1, (x0 + w // 2) * cols // width)])
         # (where the ink is clipped too its absorption is unknown either way)
         restore = [c and v < _RING_CLIPPED for c, v in zip(clipped, ink)]
-        paper_linear = _unclipped(paper_linear, typical, clipped, restore, level ** _GAMMA, card.glare_bgr.tolist())
+        glare = _PAPER_LIGHT if card.glare_bgr is None else card.glare_bgr.tolist()
+        paper_linear = _unclipped(paper_linear, typical, clipped, restore, level ** _GAMMA, glare)
         clipped = [c and not r for c, r in zip(clipped, restore)]
     # Paper clipped in two channels leaves the absorption in one alone to scale by.
     if max(p / t for p, t in zip(paper_linear, typical)) < _GLARE_RING or sum(clipped) >= 2:

@@ -96,7 +96,8 @@ class BalancedCard:
     glare_bgr : ndarray (3,) float32, optional
         The colour of glare's added light relative to the typical paper, in linear light,
         its largest channel 1: read where glare brightens the paper and the camera clipped
-        no channel (None where there is no such paper). Where glare clipped a channel of
+        no channel, or else where it clipped one channel alone (see ``_glare_colour``; None
+        where there is no such paper). Where glare clipped a channel of
         the paper around a symbol, this restores it.
     """
 
@@ -193,15 +194,28 @@ def _glare_colour(relative: NDArray[np.float32], plane: NDArray[np.float32], was
                   fine: NDArray[np.float32]) -> NDArray[np.float32] | None:
     """The colour of glare's added light relative to the card's typical paper, B, G, R in
     linear light with its largest channel 1, from the field cells glare brightens
-    where the camera clipped no channel; None where there are too few."""
+    where the camera clipped no channel; None where there are too few.
+
+    Where glare clips a channel of every cell it brightens (bright paper under a warm lamp
+    clips red at once), the cells where it clipped that channel alone show the other two:
+    the channel it clipped first is taken as the glare's largest."""
     # (OpenCV: numpy's reductions over channels cost several times more on grids this small)
-    bright = cv2.bitwise_and(cv2.compare(wash, _UNGLARE_FROM, cv2.CMP_GE),
-                             cv2.inRange(fine, (0.0, 0.0, 0.0), (_COLOUR_CLIPPED,) * 3))
+    brightened = cv2.compare(wash, _UNGLARE_FROM, cv2.CMP_GE)
+    bright = cv2.bitwise_and(brightened, cv2.inRange(fine, (0.0, 0.0, 0.0), (_COLOUR_CLIPPED,) * 3))
+    first_clipped = None
     if cv2.countNonZero(bright) < _COLOUR_CELLS:
-        return None
+        over = (fine >= _COLOUR_CLIPPED) & (brightened > 0)[:, :, None]
+        alone = over & (over.sum(axis=2) == 1)[:, :, None]
+        counts = alone.reshape(-1, 3).sum(axis=0)
+        first_clipped = int(np.argmax(counts))
+        if counts[first_clipped] < _COLOUR_CELLS:
+            return None
+        bright = alone[:, :, first_clipped].astype(np.uint8)
     diffuse = cv2.mean(cv2.pow(plane, _GAMMA), bright)[0]
     # A warm lamp's glare adds next to no blue: noise may take it below zero.
     added = [max(v - diffuse, 0.0) for v in cv2.mean(cv2.pow(relative, _GAMMA), bright)[:3]]
+    if first_clipped is not None:
+        added[first_clipped] = max(added)
     top = max(added)
     if top <= 0.0:
         return None

@@ -1527,3 +1527,21 @@ def test_small_triangles_rounded_by_blur_are_read_as_triangles_that_fit(card_art
     reading = read_card(card_art.light(card_art.draw(syms), blur=blur, noise=2.0))
     assert reading.criteria == Criteria(colours=5, shapes=1, symbols=7), reading.reason
     assert "fits no shape" not in reading.reason
+
+
+@pytest.mark.parametrize("name, symbols", [
+    # a black star and square, a blue square, a red circle, and a green square under the glare
+    ("hard-2219381574-card13.png", [(Shape.CIRCLE, Colour.RED), (Shape.SQUARE, Colour.BLACK), (Shape.SQUARE, Colour.BLUE),
+                                    (Shape.SQUARE, Colour.GREEN), (Shape.STAR, Colour.BLACK)]),
+    # a black star and three black circles above four black squares the glare washes grey
+    ("medium-417048778-card0.png", [(Shape.CIRCLE, Colour.BLACK)] * 3 + [(Shape.SQUARE, Colour.BLACK)] * 4
+     + [(Shape.STAR, Colour.BLACK)])])
+def test_a_symbol_under_glare_whose_colour_the_card_does_not_show_keeps_its_colour(name, symbols):
+    # Rendered cards (hard dev seed 2219381574, card 13; medium dev seed 417048778, card 0)
+    # whose glare clips the paper's brightest channel around a symbol and clips some channel
+    # wherever it brightens the paper, so no paper on the card shows the glare's own colour.
+    # Its light is taken to be the paper's (one lamp): the clipped channel is restored from
+    # the others, and the ink absorbs no less than the paper showed. Before, the green square
+    # read red, and the grey squares red and yellow.
+    reading = read_card(cv2.imread(str(CARDS / name)))
+    assert sorted((s.shape, s.colour) for s in reading.symbols) == sorted(symbols), reading.reason
