@@ -199,7 +199,7 @@ def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[Track
         looped = [card if factor == 1.0 else scaled_card(card, 1 / factor)
                   for card in looped_cards(image, small, faces, seen, lambda quad: read_quad(image, quad, profile), box)]
         if round_changes is not None:
-            looped = [card for card in looped if any(_in_box(card.center_xy, box) for box in boxes)]
+            looped = [card for card in looped if any(_in_box(card.center_xy, searched) for searched in boxes)]
         cards += [looped[k] for k in row_candidates([card.center_xy for card in looped], areas)]
         seen += [card.corners_xy * factor for card in looped]
     # (a card with another laid over part of it may show that card's symbols as its own: doubted)

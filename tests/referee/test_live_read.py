@@ -160,6 +160,13 @@ def _table_with_cards(xs: list[int], width: int = 640, height: int = 360) -> np.
     return frame
 
 
+def _settled(cards) -> list:
+    """The cards of a sighting as the tracker holds them once they lie still."""
+    from vision.track import TrackedCard
+
+    return [TrackedCard(k, card.corners_xy, card.reading.criteria, 1.0, 0.0, 0, False, card.reading) for k, card in enumerate(cards)]
+
+
 def _boxes_searched(monkeypatch) -> list:
     import referee.cli.live_read as live_read
 
@@ -181,8 +188,7 @@ def test_a_search_after_a_change_looks_only_round_it_and_keeps_the_cards_elsewhe
     laid = _table_with_cards([20, 500, 1000], 1280, 480)
     appeared = sight_cards(laid, 0.1, 3, first, ())
     assert not appeared.searched  # (it just appeared: it may still be moving)
-    settled = [TrackedCard(k, card.corners_xy, card.reading.criteria, 1.0, 0.0, 0, False, card.reading)
-               for k, card in enumerate(first.cards)]
+    settled = _settled(first.cards)
     second = sight_cards(laid, 0.2, 6, appeared, settled)
     assert second.searched and len(second.cards) == 3 and len(boxes) == 2
     x0, _, x1, _ = boxes[1]
@@ -208,11 +214,9 @@ def test_a_change_over_half_the_frame_is_searched_whole(monkeypatch) -> None:
 def test_a_box_round_a_change_that_shows_none_of_the_cards_it_held_is_searched_whole(monkeypatch) -> None:
     # (a box is swept at its own levels: on a pale cloth it may show no card where the whole frame shows them)
     import referee.cli.live_read as live_read
-    from vision.track import TrackedCard
 
     first = sight_cards(_table_with_cards([20, 500, 1000], 1280, 480), 0.0, 0, None, ())
-    settled = [TrackedCard(k, card.corners_xy, card.reading.criteria, 1.0, 0.0, 0, False, card.reading)
-               for k, card in enumerate(first.cards)]
+    settled = _settled(first.cards)
     moved = _table_with_cards([20, 500, 980], 1280, 480)  # (the right card nudged)
     find, calls = live_read.find_cards, []
     monkeypatch.setattr(live_read, "find_cards", lambda frame, within=None, small=None: calls.append(within) or (
