@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cards import Colour, Criteria, Shape
-from vision.read import read_card
+from vision.read import glare_colour_inputs, read_card
 
 CARDS = Path(__file__).resolve().parents[2] / "fixtures" / "cards"  # single cards from renders
 
@@ -1544,4 +1544,23 @@ def test_a_symbol_under_glare_whose_colour_the_card_does_not_show_keeps_its_colo
     # the others, and the ink absorbs no less than the paper showed. Before, the green square
     # read red, and the grey squares red and yellow.
     reading = read_card(cv2.imread(str(CARDS / name)))
+    assert sorted((s.shape, s.colour) for s in reading.symbols) == sorted(symbols), reading.reason
+
+
+@pytest.mark.parametrize("name, symbols", [
+    # a black circle, a blue star, a yellow triangle, and a green square under the glare
+    ("hard-1100726884-card0.png", [(Shape.CIRCLE, Colour.BLACK), (Shape.SQUARE, Colour.GREEN), (Shape.STAR, Colour.BLUE),
+                                   (Shape.TRIANGLE, Colour.YELLOW)]),
+    # a blue and a red triangle, a green circle under the glare, a yellow and a black circle
+    ("hard-3681072890-card2.png", [(Shape.CIRCLE, Colour.BLACK), (Shape.CIRCLE, Colour.GREEN), (Shape.CIRCLE, Colour.YELLOW),
+                                   (Shape.TRIANGLE, Colour.BLUE), (Shape.TRIANGLE, Colour.RED)])])
+def test_a_green_the_glare_washes_yellow_is_read_green_by_the_glare_colour_model(name, symbols):
+    # Rendered cards (hard dev seeds 1100726884 card 0, 3681072890 card 2) cut as the finder
+    # found them. Glare adds a warm lamp's light over a green symbol: what is left of it looks
+    # yellow, and the rules, one reading at a time, read it so; the glare colour model weighs
+    # its readings at once and reads it green.
+    card_bgr = cv2.imread(str(CARDS / name))
+    _, _, rules = glare_colour_inputs(card_bgr)
+    assert Colour.GREEN not in rules and Colour.YELLOW in rules
+    reading = read_card(card_bgr)
     assert sorted((s.shape, s.colour) for s in reading.symbols) == sorted(symbols), reading.reason
