@@ -8,8 +8,8 @@ part, one rule at a time. This model weighs them all at once: a multinomial logi
 regression over those three colours (each as balanced BGR and as the share of the light
 it absorbs per channel), how glare marks the card (its share brightened, clipped and
 blind, its paper) and the colour the rules read. It is trained on the project's own
-renders, the dev split only, by ``python -m vision.train_glare_colours`` (a few minutes
-of rendering); the weights ship in ``vision/models/glare_colours.npz``.
+renders, the dev split only, by ``python -m vision.train_glare_colours`` (a quarter of an hour
+on two cores); the weights ship in ``vision/models/glare_colours.npz``.
 
 The reader applies it to the symbols of a card that shows glare (``read._shows_glare``):
 on held-out dev renders it read 18 of 3,935 such marks' colours wrong where the rules read 31.
@@ -66,6 +66,8 @@ class GlareColourModel:
 
     def weights_of(self, features: NDArray[np.float64]) -> NDArray[np.float64]:
         """Each class's probability for features (N, F): (N, C)."""
+        if features.ndim != 2 or features.shape[1] != len(self.mean):
+            raise ValueError(f"glare colour model: expected features (N, {len(self.mean)}), got {features.shape}")
         logits = ((features - self.mean) / self.scale) @ self.weights.T + self.bias
         logits -= logits.max(axis=1, keepdims=True)
         probabilities = np.exp(logits)

@@ -63,9 +63,11 @@ def test_a_saved_model_reads_back_the_same(tmp_path):
     assert again.colours == model.colours
 
 
-def test_a_model_of_the_wrong_size_is_refused_with_the_sizes_expected():
+def test_a_model_of_the_wrong_size_or_given_other_features_is_refused_saying_what_it_expected():
     with pytest.raises(ValueError, match=rf"expected weights \(5, {FEATURE_COUNT}\).*got \(5, 3\)"):
         GlareColourModel(np.zeros((5, 3)), np.zeros(5), np.zeros(3), np.ones(3), COLOUR_ORDER)
+    with pytest.raises(ValueError, match=rf"expected features \(N, {FEATURE_COUNT}\), got \(2, 3\)"):
+        load_model().weights_of(np.zeros((2, 3)))
 
 
 def test_the_shipped_model_was_trained_on_the_dev_split_and_reads_the_print_colours():
