@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from fixtures.render import photo_seed, render_photo
 from referee.cards import Colour
 from vision.colours import COLOUR_ORDER
-from vision.glare_colours import FEATURE_COUNT, MODEL_PATH, GlareColourModel, glare_colour_features
+from vision.glare_colours import MODEL_PATH, GlareColourModel, glare_colour_features
 from vision.quads import warp_card
 from vision.read import WORK_SHORT_SIDE, glare_colour_inputs
 
@@ -128,7 +128,6 @@ def main(argv: list[str] | None = None) -> int:
     index = np.array([r[0] for r in rows])
     features = np.stack([r[1] for r in rows])
     labels, rules = np.array([r[2] for r in rows]), np.array([r[3] for r in rows])
-    assert features.shape[1] == FEATURE_COUNT
     if args.samples:
         np.savez_compressed(args.samples, features=features, labels=labels, rules=rules, photo=index)
     held = index >= args.start + round((1 - _HELD_OUT) * args.count)
