@@ -19,6 +19,7 @@ Its probability weighs the colour it reads, no more than the rules' weight where
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,7 +34,8 @@ from vision.colours import COLOUR_ORDER
 from vision.washed import SHAPELESS, WASHED
 from vision.whitebalance import BalancedCard
 
-__all__ = ["GlareColourModel", "MODEL_PATH", "FEATURE_COUNT", "glare_colour_features", "load_model", "glare_colour_weights"]
+__all__ = ["GlareColourModel", "MODEL_PATH", "FEATURE_COUNT", "glare_colour_features", "load_model", "shipped_model",
+           "glare_colour_weights"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "glare_colours.npz"
 _GAMMA = 2.2
@@ -100,18 +102,30 @@ def glare_colour_features(blob: Blob, card: BalancedCard, rules_colour: Colour) 
 
 @lru_cache(maxsize=1)
 def load_model(path: Path = MODEL_PATH) -> GlareColourModel:
-    """The model shipped with the reader (read once)."""
+    """A model saved by ``GlareColourModel.save`` (by default the shipped one; read once)."""
     with np.load(path) as saved:
         return GlareColourModel(saved["weights"].astype(np.float64), saved["bias"].astype(np.float64),
                                 saved["mean"].astype(np.float64), saved["scale"].astype(np.float64),
                                 tuple(Colour(str(v)) for v in saved["colours"]))
 
 
+@lru_cache(maxsize=1)
+def shipped_model() -> GlareColourModel | None:
+    """The shipped model, or None where its file cannot be read (missing, broken, of another
+    size), said once on stderr with the file's name: the reader then reads colours under glare
+    by its rules alone, and a game in progress goes on."""
+    try:
+        return load_model(MODEL_PATH)
+    except Exception as error:  # (whatever makes the file unreadable: a broken zip, a missing array, a wrong size)
+        print(f"vision: {MODEL_PATH}: cannot read the glare colour model ({error}); colours under glare are read "
+              "by the rules alone", file=sys.stderr)
+        return None
+
+
 def glare_colour_weights(blobs: Sequence[Blob], card: BalancedCard, rules_colours: Sequence[Colour],
-                         model: GlareColourModel | None = None) -> tuple[list[Colour], NDArray[np.float64]]:
-    """Each mark's likeliest print colour on a card under glare and its probability, by the model
-    (default: the shipped one): (N colours, (N,) float)."""
-    model = load_model() if model is None else model
+                         model: GlareColourModel) -> tuple[list[Colour], NDArray[np.float64]]:
+    """Each mark's likeliest print colour on a card under glare and its probability, by the model:
+    (N colours, (N,) float)."""
     features = np.stack([glare_colour_features(b, card, c) for b, c in zip(blobs, rules_colours)])
     weights = model.weights_of(features)
     best = weights.argmax(axis=1)

@@ -22,7 +22,7 @@ from referee.cards import Colour, Criteria, InvalidCardError, Shape
 from vision.blobs import _MIN_EXTENT, FAINT_FRAME, WASHED_MIDDLE, Blob
 from vision.colours import COLOUR_ORDER, bgr_to_lab, classify_colours, colour_scores
 from vision.covered import CIRCUMRADIUS_PER_EXTENT, explained_shares
-from vision.glare_colours import glare_colour_weights
+from vision.glare_colours import glare_colour_weights, shipped_model
 from vision.records import CardReading, SymbolReading
 from vision.shapes import SHAPE_ORDER, classify_shapes, shape_scores
 from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segmentation, edge_band, find_blobs
@@ -586,9 +586,10 @@ def _colours_on(card: BalancedCard, seg: Segmentation,
     between two print colours stays doubted), and at most ``_DISAGREED`` where they read another:
     the two readings disagree."""
     colours, confidence, fit = _colours(seg, inks, _has_glare_spot(card))
-    if not seg.blobs or not _shows_glare(card):
+    model = shipped_model() if seg.blobs and _shows_glare(card) else None
+    if model is None:
         return colours, confidence, fit
-    learned, weight = glare_colour_weights(seg.blobs, card, colours)
+    learned, weight = glare_colour_weights(seg.blobs, card, colours, model)
     agree = np.array([a == b for a, b in zip(learned, colours)])
     return learned, np.minimum(weight, np.where(agree, confidence, _DISAGREED)), fit
 

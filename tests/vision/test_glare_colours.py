@@ -11,6 +11,7 @@ from referee.cards import Colour
 from vision.blobs import Blob
 from vision.colours import COLOUR_ORDER
 from vision.glare_colours import FEATURE_COUNT, GlareColourModel, glare_colour_features, load_model
+from vision.read import glare_colour_inputs, read_card
 from vision.shapes import ShapeFeatures
 from vision.train_glare_colours import fit_model, samples_of_photo
 from vision.washed import WASHED
@@ -86,3 +87,21 @@ def test_training_marks_are_labelled_with_the_colour_of_the_symbol_they_lie_on()
     assert len(features) == len(labels) == len(rules) >= 20
     assert labels == rules and len(set(labels)) >= 3
     assert all(f.shape == (FEATURE_COUNT,) for f in features)
+
+
+def test_an_unreadable_model_file_is_said_once_and_the_rules_read_on(tmp_path, monkeypatch, capsys):
+    import vision.glare_colours as glare_colours
+
+    broken = tmp_path / "glare_colours.npz"
+    broken.write_bytes(b"not a zip")
+    monkeypatch.setattr(glare_colours, "MODEL_PATH", broken)
+    glare_colours.shipped_model.cache_clear()
+    try:
+        card_bgr = cv2.imread(str(Path(__file__).resolve().parents[2] / "fixtures" / "cards" / "hard-1100726884-card0.png"))
+        first, second = read_card(card_bgr), read_card(card_bgr)
+        _, _, rules = glare_colour_inputs(card_bgr)
+    finally:
+        glare_colours.shipped_model.cache_clear()
+    assert sorted(s.colour for s in first.symbols) == sorted(rules) and first == second
+    said = capsys.readouterr().err
+    assert said.count("cannot read the glare colour model") == 1 and str(broken) in said
