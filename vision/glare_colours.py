@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.cards import Colour
-from vision.blobs import Blob
+from vision.blobs import _GAMMA, Blob
 from vision.colours import COLOUR_ORDER
 from vision.washed import SHAPELESS, WASHED
 from vision.whitebalance import BalancedCard
@@ -38,7 +38,6 @@ __all__ = ["GlareColourModel", "MODEL_PATH", "FEATURE_COUNT", "glare_colour_feat
            "glare_colour_weights"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "glare_colours.npz"
-_GAMMA = 2.2
 # Three colours of a mark, each 3 balanced values, 3 absorption shares and the strongest
 # absorption; which of them were measured, washed out or shapeless (4); the card's glare,
 # clipped and blind shares and the mark's extent (4); the paper (3); the rules' colour (5).
