@@ -27,8 +27,8 @@ from vision.find import CardQuad, cards_too_small, find_cards, working_copy
 from vision.looped import looped_cards
 from vision.quads import order_corners, sides
 from vision.regions import points_inside
-from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, doubted_on_cloth, enlarged_for, enlarged_frame,
-                             read_apart, read_quad, scaled_card, without_odd_papers)
+from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, doubted_on_cloth, doubted_small, enlarged_for,
+                             enlarged_frame, read_apart, read_quad, scaled_card, without_odd_papers)
 from vision.track import TrackedCard
 
 __all__ = ["Sighting", "sight_cards", "LightWatch", "LightChange", "CHECK_EVERY_S", "BACK_BELOW"]
@@ -203,7 +203,7 @@ def _search(frame_bgr: NDArray[np.uint8], factor: float, settled: Sequence[Track
         cards += [looped[k] for k in row_candidates([card.center_xy for card in looped], areas)]
         seen += [card.corners_xy * factor for card in looped]
     # (a card with another laid over part of it may show that card's symbols as its own: doubted)
-    doubted = doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, (*kept, *cards)))
+    doubted = doubted_small(doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, (*kept, *cards))))
     return (*kept, *doubted[len(kept):])
 
 

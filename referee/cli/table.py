@@ -22,8 +22,8 @@ from vision.find import CardQuad, SmallCards, working_copy
 from vision.hidden import covered_rooms, end_rooms, look_at_table, table_beside
 from vision.nearer import cards_nearer
 from vision.partial import lone_partly_hidden, partly_hidden
-from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, doubted_on_cloth, enlarged_for, enlarged_frame,
-                             read_partly_hidden, read_table, scaled_card)
+from vision.pipeline import (DetectedCard, cards_seen_small, doubted_beneath, doubted_on_cloth, doubted_small, enlarged_for,
+                             enlarged_frame, read_partly_hidden, read_table, scaled_card)
 
 __all__ = ["TableRow", "TableResult", "referee_frame", "result_json", "UNCERTAIN_BELOW", "error_words", "misread_may_change"]
 
@@ -168,7 +168,7 @@ def _referee_frame(
         seen_here = [*(card.corners_xy for card in detected), *on_table.point_cards_xy]
         detected += tuple(cards_nearer(frame_bgr, read_here, rows_here, seats, look, top_xy, seen_here, small_bgr, profile,
                                        UNCERTAIN_BELOW))
-    detected = doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, detected))
+    detected = doubted_small(doubted_on_cloth(frame_bgr, doubted_beneath(frame_bgr, detected)))
     cards = tuple(card for card in detected if card.reading.criteria is not None)
     unread = tuple(card for card in detected if card.reading.criteria is None)
     # Unread faces take their place in the rows too, so that a row is not silently

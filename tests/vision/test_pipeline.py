@@ -14,8 +14,8 @@ from vision.bench import Tally, match_cards, score_photo
 from vision.images import load_image
 import vision.pipeline
 from vision.find import CardQuad
-from vision.pipeline import (PARTLY_HIDDEN_CONFIDENCE, DetectedCard, TableReading, _medians_of_others, read_quad, read_table,
-                             without_odd_papers)
+from vision.pipeline import (PARTLY_HIDDEN_CONFIDENCE, DetectedCard, TableReading, _medians_of_others, doubted_small, read_quad,
+                             read_table, without_odd_papers)
 from vision.records import CardReading, Criteria
 
 PHOTOS = Path(__file__).resolve().parents[2] / "fixtures" / "photos"
@@ -165,6 +165,27 @@ def test_a_face_far_darker_than_the_others_is_dropped_and_one_in_shadow_is_kept(
     assert [card.corners_xy[0, 0] for card in kept] == [20, 100, 180, 260, 420]
     # Two faces alone say nothing of what the frame's paper looks like.
     assert len(without_odd_papers([lit[0], coffee])) == 2
+
+
+def _card_at(x: float, y: float, width: float = 60.0, height: float = 90.0, criteria: Criteria | None = Criteria(1, 1, 1)) -> DetectedCard:
+    """A face read surely, its quad upright at (x, y), ``width`` by ``height`` pixels."""
+    corners = np.array([[x, y], [x + width, y], [x + width, y + height], [x, y + height]], np.float32)
+    return DetectedCard(corners, CardReading((), criteria, 1.0, True, "", (200.0, 200.0, 200.0)))
+
+
+def test_a_card_measuring_under_half_a_card_beside_its_neighbours_is_read_with_doubt() -> None:
+    # A row of cards 60 x 90 pixels seen square on; a piece of one cut short by a hand, 40 x 60
+    # (0.44 of a card's area), and one cut on one side only, 60 x 70 (0.78), lie among them.
+    row = [_card_at(x, 40) for x in (20, 100, 180, 260)]
+    piece, cut = _card_at(340, 40, 40, 60), _card_at(420, 40, 60, 70)
+    unread = _card_at(100, 200, 40, 60, criteria=None)
+    doubted = doubted_small((*row, piece, cut, unread))
+    assert [card.reading.confidence for card in doubted[:4]] == [1.0] * 4
+    assert doubted[4].reading.confidence <= 0.4 and "a piece of a card" in doubted[4].reading.reason
+    assert doubted[5].reading.confidence == 1.0 and doubted[5].reading.reason == ""
+    assert doubted[6] is unread  # (a face not read has nothing to doubt)
+    # Two cards measure nothing: neither is doubted.
+    assert doubted_small((row[0], piece)) == (row[0], piece)
 
 
 def test_a_face_of_another_tint_is_dropped_and_one_under_the_warm_lamp_is_kept() -> None:
