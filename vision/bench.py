@@ -42,6 +42,10 @@ _SYMBOL_IN_VIEW = 0.9
 # at least this much is the most a perfect reader could read exactly (glare washing a symbol
 # out is not in the truth files: the real limit is lower still).
 _SYMBOL_SHOWS = 0.1
+# A card found whose quad has a corner this many of the card's short sides or more from every
+# true corner lies off its card (round part of a neighbour, or cut short): a misread in plain view
+# is then the finder's, not the reader's.
+_QUAD_OFF = 0.15
 # Recall is also told by how much of a card is in view: a card under a neighbour or a back by
 # a tenth or more is a harder find than one in full view, and mostly can't be read exactly.
 _IN_VIEW_BANDS = ((0.95, "19/20 or more"), (0.9, "9/10 to 19/20"), (_VISIBLE_ENOUGH, "3/4 to 9/10"))
@@ -148,6 +152,7 @@ class Tally:
     in_view_under_glare: int = 0  # of those, the card the glare spot lies on
     in_view_under_glare_right: int = 0
     symbols_showing: int = 0  # cards found whose every symbol shows at least in part
+    misread_by: Counter = field(default_factory=Counter)  # the cards found and misread, by what kept them from being read (_MISREAD_CAUSES)
     criteria_right: Counter = field(default_factory=Counter)
     colour_confusion: Counter = field(default_factory=Counter)
     shape_confusion: Counter = field(default_factory=Counter)
@@ -201,6 +206,8 @@ class Tally:
             # (of the cards found, those whose every symbol shows at least _SYMBOL_SHOWS: what one
             # photo lets any reader read exactly, the bound of exact_triple_pct)
             "exact_triple_ceiling_pct": pct(self.symbols_showing, self.found_true),
+            # (where the misreads come from: the photo hides a symbol, the finder's quad is off its card, glare, the rest)
+            "misread_cards_by_cause": {cause: self.misread_by[cause] for cause in _MISREAD_CAUSES},
             "per_criterion_pct": {k: pct(v, matched) for k, v in sorted(self.criteria_right.items())},
             "low_confidence_share_of_wrong_reads_pct": pct(self.wrong_read_low_conf, wrong_reads),
             "low_confidence_share_of_right_reads_pct": pct(self.right_read_low_conf, self.triples_right),
@@ -230,6 +237,33 @@ class Tally:
             "shape_confusion (true->read: n)": {f"{a}->{b}": n for (a, b), n in sorted(self.shape_confusion.items()) if a != b},
             "failures": self.failures,
         }
+
+
+_MISREAD_CAUSES = ("a symbol hidden (under a tenth in view)", "a symbol partly hidden", "in view, the quad off its card",
+                   "in view, under glare", "in view, other")
+
+
+def corner_error(found_xy: np.ndarray, true_xy: np.ndarray) -> float:
+    """How far a found quad's corner lies from the true card's nearest corner at most, in the
+    true card's short sides (0 for a quad on its card's corners)."""
+    true_xy = np.asarray(true_xy, np.float64)
+    short = float(min(np.linalg.norm(true_xy - np.roll(true_xy, -1, axis=0), axis=1)))
+    distances = np.linalg.norm(np.asarray(found_xy, np.float64)[:, None] - true_xy[None], axis=2)
+    return float(distances.min(axis=1).max()) / max(short, 1e-9)
+
+
+def misread_cause(true_card: dict[str, Any], glared: bool, quad_error: float) -> str:
+    """What kept a misread card found from being read (one of ``_MISREAD_CAUSES``, the first that
+    holds): a symbol the photo hides, all or in part; in view, a quad off its card (``_QUAD_OFF``);
+    the lamp's glare spot on it (``glared``); none of these."""
+    visible = min((s.get("visible_fraction", 1.0) for s in true_card["symbols"]), default=1.0)
+    if visible < _SYMBOL_SHOWS:
+        return _MISREAD_CAUSES[0]
+    if visible < _SYMBOL_IN_VIEW:
+        return _MISREAD_CAUSES[1]
+    if quad_error >= _QUAD_OFF:
+        return _MISREAD_CAUSES[2]
+    return _MISREAD_CAUSES[3] if glared else _MISREAD_CAUSES[4]
 
 
 def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: str) -> None:
@@ -273,6 +307,9 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
             tally.in_view_under_glare += glared
             tally.in_view_under_glare_right += glared and right
             tally.symbols_showing += all(s.get("visible_fraction", 1.0) >= _SYMBOL_SHOWS for s in true["symbols"])
+            cause = None if right else misread_cause(true, glared, corner_error(found_quads[i], true_quads[j]))
+            if cause is not None:
+                tally.misread_by[cause] += 1
             for key in ("colours", "shapes", "symbols"):
                 tally.criteria_right[key] += getattr(read.criteria, key) == true["criteria"][key]
             low = read.confidence < UNCERTAIN_BELOW
@@ -281,7 +318,8 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
             if not right:
                 # (a wrong reading the referee is sure of is the worst kind: no one is asked to look)
                 sure = "" if low else f" (read surely: {read.confidence:.2f})"
-                tally.failures.append(f"{name}: card {j} read {read.criteria.as_list()} true {list(true['criteria'].values())}{sure}")
+                tally.failures.append(f"{name}: card {j} read {read.criteria.as_list()} true {list(true['criteria'].values())}"
+                                      f" [{cause}]{sure}")
         _confusions(tally, read.symbols, true["symbols"])
     missed = countable - set(matched.values())
     for j in sorted(missed):

@@ -6,8 +6,8 @@ import numpy as np
 
 import pytest
 
-from vision.bench import (CARD_OFF, FACE_DOWN, HELD_CARD, NOTHING_OUTLINED, OBJECT, Tally, glare_falls_on, in_view_band,
-                          match_cards, what_lies_under)
+from vision.bench import (CARD_OFF, FACE_DOWN, HELD_CARD, NOTHING_OUTLINED, OBJECT, Tally, corner_error, glare_falls_on,
+                          in_view_band, match_cards, misread_cause, what_lies_under)
 
 
 def _box(x0: float, y0: float, w: float = 60.0, h: float = 90.0) -> np.ndarray:
@@ -31,6 +31,34 @@ def test_cards_read_right_count_every_card_due_not_only_those_found() -> None:
     # 10 cards due, 8 found, 6 of them read exactly: 75% of those found, 60% of those due.
     summary = Tally(true_cards=10, found_true=8, found=8, triples_right=6).summary()
     assert (summary["exact_triple_pct"], summary["cards_read_right_pct"]) == (75.0, 60.0)
+
+
+def test_a_quad_cut_short_across_its_card_lies_off_it_by_the_part_cut_off() -> None:
+    # A card 60 x 90 px; its quad cut 27 px short (a hand over its lower part), or 3 px off all round.
+    card = _box(100, 100)
+    assert corner_error(card, card) == 0.0
+    assert corner_error(_box(100, 100, h=63), card) == pytest.approx(0.45)
+    assert corner_error(_box(103, 97, 60, 96), card) == pytest.approx(np.hypot(3, 3) / 60)
+
+
+@pytest.mark.parametrize("visible, glared, quad_error, cause", [
+    ([1.0, 0.05], True, 0.5, "a symbol hidden (under a tenth in view)"),
+    ([1.0, 0.5], True, 0.5, "a symbol partly hidden"),
+    ([1.0, 0.95], True, 0.2, "in view, the quad off its card"),
+    ([1.0, 0.95], True, 0.1, "in view, under glare"),
+    ([1.0, 1.0], False, 0.1, "in view, other"),
+])
+def test_a_misread_is_put_down_to_the_first_cause_that_holds(visible, glared, quad_error, cause) -> None:
+    card = {"symbols": [{"shape": "bar", "colour": "red", "visible_fraction": v} for v in visible]}
+    assert misread_cause(card, glared, quad_error) == cause
+
+
+def test_the_misreads_by_cause_are_listed_in_order_zeros_included() -> None:
+    tally = Tally(found_true=3, found=3, triples_right=1)
+    tally.misread_by.update(["in view, other", "a symbol partly hidden"])
+    assert tally.summary()["misread_cards_by_cause"] == {
+        "a symbol hidden (under a tenth in view)": 0, "a symbol partly hidden": 1, "in view, the quad off its card": 0,
+        "in view, under glare": 0, "in view, other": 1}
 
 
 def test_the_exact_triple_ceiling_is_the_share_of_cards_found_whose_every_symbol_shows() -> None:

@@ -167,7 +167,8 @@ def test_a_face_far_darker_than_the_others_is_dropped_and_one_in_shadow_is_kept(
     assert len(without_odd_papers([lit[0], coffee])) == 2
 
 
-def _card_at(x: float, y: float, width: float = 60.0, height: float = 90.0, criteria: Criteria | None = Criteria(1, 1, 1)) -> DetectedCard:
+def _card_at(x: float, y: float, width: float = 60.0, height: float = 90.0,
+             criteria: Criteria | None = Criteria(1, 1, 1)) -> DetectedCard:
     """A face read surely, its quad upright at (x, y), ``width`` by ``height`` pixels."""
     corners = np.array([[x, y], [x + width, y], [x + width, y + height], [x, y + height]], np.float32)
     return DetectedCard(corners, CardReading((), criteria, 1.0, True, "", (200.0, 200.0, 200.0)))
