@@ -152,7 +152,7 @@ class Tally:
     in_view_under_glare: int = 0  # of those, the card the glare spot lies on
     in_view_under_glare_right: int = 0
     symbols_showing: int = 0  # cards found whose every symbol shows at least in part
-    misread_by: Counter = field(default_factory=Counter)  # the cards found and misread, by what kept them from being read (_MISREAD_CAUSES)
+    misread_by: Counter = field(default_factory=Counter)  # the cards found and misread, by cause (_MISREAD_CAUSES)
     criteria_right: Counter = field(default_factory=Counter)
     colour_confusion: Counter = field(default_factory=Counter)
     shape_confusion: Counter = field(default_factory=Counter)
