@@ -307,15 +307,14 @@ def score_photo(tally: Tally, frame: np.ndarray, truth: dict[str, Any], name: st
             tally.in_view_under_glare += glared
             tally.in_view_under_glare_right += glared and right
             tally.symbols_showing += all(s.get("visible_fraction", 1.0) >= _SYMBOL_SHOWS for s in true["symbols"])
-            cause = None if right else misread_cause(true, glared, corner_error(found_quads[i], true_quads[j]))
-            if cause is not None:
-                tally.misread_by[cause] += 1
             for key in ("colours", "shapes", "symbols"):
                 tally.criteria_right[key] += getattr(read.criteria, key) == true["criteria"][key]
             low = read.confidence < UNCERTAIN_BELOW
             tally.wrong_read_low_conf += (not right) and low
             tally.right_read_low_conf += right and low
             if not right:
+                cause = misread_cause(true, glared, corner_error(found_quads[i], true_quads[j]))
+                tally.misread_by[cause] += 1
                 # (a wrong reading the referee is sure of is the worst kind: no one is asked to look)
                 sure = "" if low else f" (read surely: {read.confidence:.2f})"
                 tally.failures.append(f"{name}: card {j} read {read.criteria.as_list()} true {list(true['criteria'].values())}"

@@ -29,7 +29,8 @@ from vision.symbols import HIDDEN, SHAPELESS, STRAY, UNCLEAR_PIECE, WASHED, Segm
 from vision.washed import UNGLARED, WASHED_NOISE, WIDE_GLARE, _closed, measured_unglared
 from vision.whitebalance import CELL_PX, CLIPPED_LEVEL, PAPER_LEVEL, BalancedCard, balance_card, shade_balanced
 
-__all__ = ["glare_colour_inputs", "read_card", "WORK_SHORT_SIDE", "to_working_size", "PRINTED_NUMBER", "PRINT_MARGIN", "more_marks_than_a_card"]
+__all__ = ["glare_colour_inputs", "read_card", "WORK_SHORT_SIDE", "to_working_size", "PRINTED_NUMBER", "PRINT_MARGIN",
+           "more_marks_than_a_card"]
 
 # Cards are read at this short side (pixels); the smallest symbol then spans 12 pixels.
 WORK_SHORT_SIDE = 80
