@@ -117,6 +117,17 @@ def test_two_rows_meeting_a_little_over_half_a_card_apart_are_cut_at_that_gap() 
     assert rows == {"Anna": (0, 1, 2, 3), "Ines": (4, 5, 6)}
 
 
+def test_two_rows_laid_tight_meeting_under_half_a_card_apart_are_cut_at_that_gap() -> None:
+    # Anna's four cards and Ines's three lie 0.05 cards apart, the two rows 0.45 apart: under
+    # half a card, but plainly wider than either row's own gaps. Each player sits within a fifth
+    # of their row's middle, and nearer still to the middle of the rows cut one card earlier.
+    anna = row((300, 1000), (SHORT + 3, 0), 4, 0)
+    ines = row((300 + 3 * (SHORT + 3) + SHORT + 27, 1000), (SHORT + 3, 0), 3, 0)
+    seats = [Seat("Anna", (354, 1180)), Seat("Ines", (624, 1180)), BEN_SEAT]
+    rows = {r.player: r.cards for r in arrange_rows(anna + ines, seats, (W, H))}
+    assert rows == {"Anna": (0, 1, 2, 3), "Ines": (4, 5, 6)}
+
+
 def test_a_row_whose_neighbours_are_turned_26_degrees_apart_comes_out_whole() -> None:
     # Two neighbours each turned 13 degrees, opposite ways (as a slanted view can show
     # cards turned up to 10 degrees): still one row.
