@@ -64,10 +64,14 @@ _USUAL_LINKS, _WIDER_THAN_USUAL = 4, 0.25
 _UNSURE_SIDE = 0.5  # a card beneath another sticking out less than this along a chain, in short sides: on either side of it
 _LEFT_OUT_COST = 4.0  # a player who gets no piece of a chain they are nearest to
 # A cut one card over costing less than this more leaves that card to either player: the gaps on
-# its two sides alike, the players about as near their rows' middles (0.01 to 0.04 more where the
-# cut was wrong on dev renders). Beyond it, a cut at no wider gap than the rows' own is the seats'
-# to decide, and they do: on eleven dev sets (five medium, five hard, one easy), of the cuts one
-# card over costing 0.05 to 0.2 more, 1 was the truth and 15 not.
+# its two sides alike, the lines as straight. Each player's nearness to their row's middle counts
+# here only beyond _SEAT_OFF: a player sits anywhere within a fifth of their row's middle, so a cut
+# that leaves both within it is as likely as the next (the cut still takes the nearer; the card is
+# disputed). On 600 dev layouts a tier and five dev photo sets (easy to hard), leaving the nearness
+# within a fifth out flagged 5 more wrong verdicts (easy and medium) and 5 more right ones (net). Beyond
+# the margin, a cut at no wider gap than the rows' own is the seats' to decide, and they do: on
+# eleven dev sets (five medium, five hard, one easy), of the cuts one card over costing 0.05 to 0.2
+# more (nearness counted), 1 was the truth and 15 not.
 _DISPUTED = 0.05
 # ... or less than this more, where the cut lies at a gap a little over half a card (a link with a
 # cost): rows' own gaps reach that wide, and the gap tells the rows apart no better (of such cuts
@@ -651,7 +655,7 @@ def _cut_chain(
     """``_share_chain`` of the chain in the order given, the cost of its cut (``axis``: the
     chain's ``_direction``, whatever the order), and the cards in dispute: (card, the seat
     given it, the seat that would take it) where the cut one card over costs less than
-    ``_DISPUTED`` more."""
+    ``_DISPUTED`` more, how near the players sit to their rows' middles within ``_SEAT_OFF`` left out."""
     # A chain comes in order along its line (a card beneath another in its place beside it).
     if float(geo.centres[chain[-1]] @ axis) < float(geo.centres[chain[0]] @ axis):
         axis = -axis
@@ -669,6 +673,7 @@ def _cut_chain(
     offsets = across.tolist()
     seat_at = {seat: float(positions[seat] @ axis) for seat in seats}
     pieces: dict[tuple[int, int, int], float] = {}
+    linear: dict[tuple[int, int, int], float] = {}
     lines: dict[tuple[int, int], float] = {}
 
     def piece_costs(a: int, b: int, seat: int) -> float:
@@ -679,14 +684,20 @@ def _cut_chain(
             offset = abs(sum(at[a:b]) / count - seat_at[seat]) / extent
             if (a, b) not in lines:
                 lines[a, b] = _LINE_WEIGHT * _off_line(xs[a:b], ys[a:b], offsets[a:b], long)
+            linear[a, b, seat] = _SEAT_LINEAR * offset
             pieces[a, b, seat] = _SEAT_LINEAR * offset + _SEAT_OFF_WEIGHT * max(0.0, offset - _SEAT_OFF) + lines[a, b]
         return pieces[a, b, seat]
 
     links = sum(link)
 
-    def cut_cost(bounds: list[int], sharers: tuple[int, ...]) -> float:
+    def cut_cost(bounds: list[int], sharers: tuple[int, ...], nearer: bool = True) -> float:
+        """The cost of cutting the chain at ``bounds`` among ``sharers``; ``nearer``: counting how near
+        each player sits to their piece's middle within ``_SEAT_OFF`` too."""
         cost = links - sum(link[cut - 1] for cut in bounds[1:-1]) + _LEFT_OUT_COST * (len(seats) - len(sharers))
-        return cost + sum(piece_costs(a, b, seat) for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers))
+        cost += sum(piece_costs(a, b, seat) for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers))
+        if not nearer:
+            cost -= sum(linear[a, b, seat] for (a, b), seat in zip(zip(bounds, bounds[1:]), sharers))
+        return cost
 
     best_cost, best_bounds, best_sharers = math.inf, [0, n], ()
     # A player may get no piece (their own row is elsewhere, or was not seen), at a price.
@@ -704,7 +715,8 @@ def _cut_chain(
             bounds = list(best_bounds)
             bounds[c] += shift
             margin = _DISPUTED_AT_A_GAP if link[best_bounds[c] - 1] > 0 else _DISPUTED
-            if bounds[c - 1] < bounds[c] < bounds[c + 1] and cut_cost(bounds, best_sharers) < best_cost + margin:
+            if (bounds[c - 1] < bounds[c] < bounds[c + 1]
+                    and cut_cost(bounds, best_sharers, False) < cut_cost(best_bounds, best_sharers, False) + margin):
                 card = cards[best_bounds[c] - 1] if shift < 0 else cards[best_bounds[c]]
                 giver, taker = (best_sharers[c - 1], best_sharers[c]) if shift < 0 else (best_sharers[c], best_sharers[c - 1])
                 disputes.append((card, giver, taker))

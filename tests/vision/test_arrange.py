@@ -520,12 +520,26 @@ def test_rows_meeting_a_hair_over_half_a_card_apart_leave_the_card_there_dispute
     assert rows["Ines"].disputed == ((4, "Anna"),)  # (Ines was given it; Anna might take it)
 
 
-def test_rows_meeting_as_close_as_within_them_are_cut_by_the_seats_and_a_clear_cut_leaves_no_dispute() -> None:
+def _seated(seats, anna_dx, ines_dx):
+    moved = {"Anna": anna_dx, "Ines": ines_dx}
+    return [Seat(s.name, (s.position_xy[0] + moved[s.name], s.position_xy[1])) if s.name in moved else s for s in seats]
+
+
+def test_rows_meeting_as_close_as_within_them_leave_the_card_there_disputed_where_players_sit_near_either_cuts_middles() -> None:
     # Both players sit a little to the left: the cut where the rows meet fits a little better
-    # than one card over either way (0.07 more), and no wider gap there makes it doubtful.
+    # than one card over either way, but either way both still sit within a fifth of their rows'
+    # middles, as players do: the seats do not tell, and the cards at the meeting are disputed.
     cards, seats = _meeting_rows(0.25)
-    seats = [Seat(s.name, (s.position_xy[0] - 20, s.position_xy[1])) if s.name in ("Anna", "Ines") else s for s in seats]
-    rows = {r.player: r for r in arrange_rows(cards, seats, (W, H))}
+    rows = {r.player: r for r in arrange_rows(cards, _seated(seats, -20, -20), (W, H))}
+    assert rows["Anna"].cards == (0, 1, 2, 3) and rows["Ines"].cards == (4, 5, 6, 7)
+    assert rows["Anna"].disputed == ((3, "Ines"),) and rows["Ines"].disputed == ((4, "Anna"),)
+
+
+def test_rows_meeting_as_close_as_within_them_are_cut_by_the_seats_where_a_card_over_leaves_a_player_off_their_middle() -> None:
+    # Anna sits left of her row's middle, Ines right of hers: a card moved either way leaves one
+    # of them more than a fifth of their row off its middle. The seats decide; nothing is disputed.
+    cards, seats = _meeting_rows(0.25)
+    rows = {r.player: r for r in arrange_rows(cards, _seated(seats, -60, 20), (W, H))}
     assert rows["Anna"].cards == (0, 1, 2, 3) and rows["Ines"].cards == (4, 5, 6, 7)
     assert rows["Anna"].disputed == () and rows["Ines"].disputed == ()
 
