@@ -67,15 +67,16 @@ _LEFT_OUT_COST = 4.0  # a player who gets no piece of a chain they are nearest t
 # its two sides alike, the lines as straight. Each player's nearness to their row's middle counts
 # here only beyond _SEAT_OFF: a player sits anywhere within a fifth of their row's middle, so a cut
 # that leaves both within it is as likely as the next (the cut still takes the nearer; the card is
-# disputed). On 600 dev layouts a tier and five dev photo sets (easy to hard), leaving the nearness
-# within a fifth out flagged 5 more wrong verdicts (easy and medium) and 5 more right ones (net). Beyond
-# the margin, a cut at no wider gap than the rows' own is the seats' to decide, and they do: on
-# eleven dev sets (five medium, five hard, one easy), of the cuts one card over costing 0.05 to 0.2
-# more (nearness counted), 1 was the truth and 15 not.
+# disputed). On 600 dev layouts a tier and five dev photo sets (easy to hard), leaving the
+# nearness within a fifth out flagged 5 more wrong verdicts (easy and medium) and 5 more right
+# ones (net). Beyond the margin, a cut at no wider gap than the rows' own is the seats' to decide,
+# and they do: on eleven dev sets (five medium, five hard, one easy), of the cuts one card over
+# costing 0.05 to 0.2 more (nearness counted), 1 was the truth and 15 not.
 _DISPUTED = 0.05
-# ... or less than this more, where the cut lies at a gap a little over half a card (a link with a
-# cost): rows' own gaps reach that wide, and the gap tells the rows apart no better (of such cuts
-# one card over 0.05 to 0.2 more, 3 were the truth and 5 not).
+# ... or less than this more, where the cut lies at a gap a little over half a card, or plainly
+# wider than the chain's usual one (a link with a cost): rows' own gaps reach that wide, and the
+# gap tells the rows apart no better (of such cuts one card over 0.05 to 0.2 more, 3 were the
+# truth and 5 not).
 _DISPUTED_AT_A_GAP = 0.2
 _ROOM_FOR_A_CARD = 0.8  # in short sides: a gap in a row this wide may hold a card under a hand
 # A lone card lying more than this many short sides further from its player than the other
@@ -710,13 +711,14 @@ def _cut_chain(
                     best_cost, best_bounds, best_sharers = cost, bounds, sharers
     # Where two pieces meet, the cut one card over may fit nearly as well: that card is disputed.
     disputes = []
+    best_apart = cut_cost(best_bounds, best_sharers, nearer=False)
     for c in range(1, len(best_bounds) - 1):
         for shift in (-1, 1):
             bounds = list(best_bounds)
             bounds[c] += shift
             margin = _DISPUTED_AT_A_GAP if link[best_bounds[c] - 1] > 0 else _DISPUTED
             if (bounds[c - 1] < bounds[c] < bounds[c + 1]
-                    and cut_cost(bounds, best_sharers, False) < cut_cost(best_bounds, best_sharers, False) + margin):
+                    and cut_cost(bounds, best_sharers, nearer=False) < best_apart + margin):
                 card = cards[best_bounds[c] - 1] if shift < 0 else cards[best_bounds[c]]
                 giver, taker = (best_sharers[c - 1], best_sharers[c]) if shift < 0 else (best_sharers[c], best_sharers[c - 1])
                 disputes.append((card, giver, taker))
