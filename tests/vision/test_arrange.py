@@ -106,24 +106,25 @@ def test_two_rows_meeting_on_one_edge_are_cut_where_they_meet(anna_xy, ines_xy, 
     assert rows == {"Anna": tuple(range(n)), "Ines": tuple(range(n, len(cards)))}
 
 
-def test_two_rows_meeting_a_little_over_half_a_card_apart_are_cut_at_that_gap() -> None:
-    # Anna's four cards and Ines's three lie a quarter card apart, the two rows 0.62 cards
-    # apart. The seats fit the cut one card earlier about as well (each sits within a fifth
-    # of either piece's middle, a little nearer there): the wide gap decides.
-    anna = row((300, 1000), (SHORT + 15, 0), 4, 0)
-    ines = row((300 + 3 * (SHORT + 15) + SHORT + 37, 1000), (SHORT + 15, 0), 3, 0)
-    seats = [Seat("Anna", (394, 1180)), Seat("Ines", (673, 1180)), BEN_SEAT]
-    rows = {r.player: r.cards for r in arrange_rows(anna + ines, seats, (W, H))}
-    assert rows == {"Anna": (0, 1, 2, 3), "Ines": (4, 5, 6)}
-
-
-def test_two_rows_laid_tight_meeting_under_half_a_card_apart_are_cut_at_that_gap() -> None:
-    # Anna's four cards and Ines's three lie 0.05 cards apart, the two rows 0.45 apart: under
-    # half a card, but plainly wider than either row's own gaps. Each player sits within a fifth
-    # of their row's middle, and nearer still to the middle of the rows cut one card earlier.
-    anna = row((300, 1000), (SHORT + 3, 0), 4, 0)
-    ines = row((300 + 3 * (SHORT + 3) + SHORT + 27, 1000), (SHORT + 3, 0), 3, 0)
-    seats = [Seat("Anna", (354, 1180)), Seat("Ines", (624, 1180)), BEN_SEAT]
+@pytest.mark.parametrize(
+    "gap_px, meeting_px, seats_x",
+    [
+        # Anna's four cards and Ines's three lie a quarter card apart, the two rows 0.62 cards
+        # apart. The seats fit the cut one card earlier about as well (each sits within a fifth
+        # of either piece's middle, a little nearer there): the wide gap decides.
+        (15, 37, (394, 673)),
+        # ... 0.05 cards apart, the rows 0.45 apart: under half a card, but plainly wider than
+        # either row's own gaps. Each player sits within a fifth of their row's middle, and
+        # nearer still to the middle of the rows cut one card earlier.
+        (3, 27, (354, 624)),
+    ],
+    ids=["a little over half a card apart", "laid tight, under half a card apart"],
+)
+def test_two_rows_meeting_at_a_gap_wider_than_their_own_are_cut_at_that_gap(gap_px, meeting_px, seats_x) -> None:
+    step = SHORT + gap_px
+    anna = row((300, 1000), (step, 0), 4, 0)
+    ines = row((300 + 3 * step + SHORT + meeting_px, 1000), (step, 0), 3, 0)
+    seats = [Seat("Anna", (seats_x[0], 1180)), Seat("Ines", (seats_x[1], 1180)), BEN_SEAT]
     rows = {r.player: r.cards for r in arrange_rows(anna + ines, seats, (W, H))}
     assert rows == {"Anna": (0, 1, 2, 3), "Ines": (4, 5, 6)}
 
