@@ -10,6 +10,7 @@ row is room for a card whatever covers it: see ``vision.arrange.row_gaps``.)
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import cv2
@@ -111,7 +112,8 @@ def _is_halving(frame_hw: tuple[int, ...], small_hw: tuple[int, ...]) -> bool:
     return False
 
 
-def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK) -> list[tuple[int, NDArray[np.float64]]]:
+def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK,
+              along: NDArray[np.float64] | None = None) -> list[tuple[int, NDArray[np.float64]]]:
     """The places just beyond a row's first and last card, where its next card would lie.
 
     Parameters
@@ -119,6 +121,9 @@ def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK) -
     corners : sequence of ndarray (4, 2), the row's cards in order, clockwise, first edge a short side
     up_to : the last position a hidden card may take and still matter (the first error's)
     shrink : the share of a card's place the room takes, about its middle
+    along : for a row of one card, its player's left to right (a unit vector), or None: the row runs
+        along the card's short axis, but for a nearly square card (seen at a slant, its short side may
+        show the longer) along its axis nearer that way, the room before it on the player's left.
 
     Returns
     -------
@@ -131,6 +136,13 @@ def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK) -
     close = np.flatnonzero(~room_for_a_card(neighbour_gaps(geo, list(range(n)))))
     pitch = float(np.median(np.linalg.norm(steps[close], axis=1))) if len(close) else _PITCH * float(np.mean(geo.shorts))
     before, after = (-geo.short_axes[0], geo.short_axes[0]) if n == 1 else (-steps[0], steps[-1])
+    if n == 1 and along is not None and bool(geo.squarish[0]):
+        # (the card's axis nearer the row's way, pointing the player's right; a pitch of its side that way)
+        axis, side = geo.short_axes[0], float(geo.shorts[0])
+        if abs(float(axis @ along)) < math.sqrt(0.5):
+            axis, side = np.array([-axis[1], axis[0]]), float(geo.longs[0])
+        after = axis if float(axis @ along) >= 0 else -axis
+        before, pitch = -after, _PITCH * side
     rooms = []
     for position, end, step in ((0, 0, before), (n, n - 1, after)):
         if position <= up_to:
@@ -153,21 +165,21 @@ def table_beside(corners: Sequence[NDArray]) -> list[NDArray[np.float64]]:
 
 def room_shares(
     look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
-    top_xy: NDArray[np.float64] | None = None,
+    top_xy: NDArray[np.float64] | None = None, along: NDArray[np.float64] | None = None,
 ) -> list[tuple[int, float | None]]:
-    """How much of each end room (``end_rooms``) looks like the bare table beside the row, the
-    cards seen left out; None where too little is left to tell, or the room is mostly off the
-    table top ``top_xy`` (N, 2) (when known)."""
-    return _room_shares(look, corners, cards_xy, up_to, top_xy)[0]
+    """How much of each end room (``end_rooms``, a lone card's ``along`` its row's way) looks like the
+    bare table beside the row, the cards seen left out; None where too little is left to tell, or the
+    room is mostly off the table top ``top_xy`` (N, 2) (when known)."""
+    return _room_shares(look, corners, cards_xy, up_to, top_xy, along)[0]
 
 
 def _room_shares(
     look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
-    top_xy: NDArray[np.float64] | None,
+    top_xy: NDArray[np.float64] | None, along: NDArray[np.float64] | None = None,
 ) -> tuple[list[tuple[int, float | None]], dict[int, NDArray[np.float64]], list[NDArray[np.float64]], list[NDArray[np.float64]]]:
     """``room_shares``, and the rooms (by position), the table beside the row and the cards seen near it."""
     table = table_beside(corners)
-    rooms = end_rooms(corners, up_to)
+    rooms = end_rooms(corners, up_to, along=along)
     # Only the cards near the row can lie in a room or over the table beside it.
     near = np.concatenate([*table, *(quad for _, quad in rooms)])
     low, high = near.min(axis=0), near.max(axis=0)
@@ -221,7 +233,7 @@ def _skin_share(look: TableLook, polygons_xy: Sequence[NDArray[np.float64]], exc
 
 def covered_rooms(
     look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
-    top_xy: NDArray[np.float64] | None = None,
+    top_xy: NDArray[np.float64] | None = None, along: NDArray[np.float64] | None = None,
 ) -> tuple[int, ...]:
     """The ends of a row where a card may lie hidden under something: 0 before its first card,
     ``len(corners)`` after its last (see ``end_rooms``). The room there shows little of the
@@ -238,8 +250,9 @@ def covered_rooms(
     cards_xy : sequence of ndarray (4, 2), every card seen in the frame (a card there is no cover)
     up_to : the last position a hidden card may take and still change the verdict
     top_xy : ndarray (N, 2), the table top (convex), or None when unknown
+    along : for a row of one card, its player's left to right (unit), or None (see ``end_rooms``)
     """
-    shares, rooms, table, cards = _room_shares(look, corners, cards_xy, up_to, top_xy)
+    shares, rooms, table, cards = _room_shares(look, corners, cards_xy, up_to, top_xy, along)
     covered = [position for position, share in shares if share is not None and share < _COVERED]
     # (a room like the table may be a hand of its colour: then it shows few of the table's colours)
     for position, share in shares:

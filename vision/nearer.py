@@ -21,8 +21,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.areas import inward_from_edge
 from calibration.gaps import TableLook, table_share
-from calibration.seats import Seat, facing, table_centre
+from calibration.seats import Seat, facing, left_to_right, table_centre
 from vision.arrange import PlacedRow, gap_places, row_gaps
 from vision.card_sizes import VIEW_CARDS, sizes_in_view
 from vision.find import CardQuad, find_closer
@@ -75,10 +76,16 @@ def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ro
     seen = [np.asarray(quad, np.float32) for quad in seen_xy]
     short = float(np.median([min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])) for q in (c.corners_xy for c in cards)]))
     places = []
+    centre = table_centre(seats, (frame_bgr.shape[1], frame_bgr.shape[0]))
+    # (each player's left to right, along the table top's edge at their seat: a lone card's row runs so)
+    way_of = {seat.name: np.array(left_to_right(facing(seat.position_xy, centre) if top_xy is None
+                                                else inward_from_edge(top_xy, seat.position_xy))) for seat in seats}
     for row in rows:
         corners = [cards[k].corners_xy for k in row.cards]
-        rooms = dict(room_shares(look, corners, seen, len(corners), top_xy))
-        places += [quad for position, quad in end_rooms(corners, len(corners), shrink=1.0) if rooms.get(position) is not None and rooms[position] < _BARE]
+        way = way_of.get(row.player)  # (a lone card's row runs its player's way)
+        rooms = dict(room_shares(look, corners, seen, len(corners), top_xy, way))
+        places += [quad for position, quad in end_rooms(corners, len(corners), shrink=1.0, along=way)
+                   if rooms.get(position) is not None and rooms[position] < _BARE]
         table = table_beside(corners)
         for quad in gap_places(corners, row_gaps(corners)):
             share = table_share(look, quad, table, seen)
@@ -88,7 +95,6 @@ def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ro
     # Before a seat with no row, as far in as the rows found lie from theirs (none found: a guess).
     placed = {row.player for row in rows}
     depth = float(np.median([_depth(seats, row, cards) for row in rows])) if rows else _DEPTH * short
-    centre = table_centre(seats, (frame_bgr.shape[1], frame_bgr.shape[0]))
     for seat in seats:
         if seat.name not in placed:
             toward = np.array(facing(seat.position_xy, centre))

@@ -68,6 +68,7 @@ class TableRow:
     covered: tuple[int, ...] = ()
     hidden: tuple[int, ...] = ()
     disputed: tuple[tuple[int, str], ...] = ()
+    way: tuple[float, float] | None = None  # the player's left to right (unit, image), where seated
 
     @property
     def deciding_gaps(self) -> tuple[int, ...]:
@@ -203,8 +204,9 @@ def _referee_frame(
             continue
         seat = [s.name for s in seats].index(row.player) if seats else len(rows)
         unread_here = len(row.cards) - len(readable)
+        way = _players_way(seats, seat, size_wh, top_xy)
         readable, beneath_at = _with_partly_hidden(frame_bgr, look, readable, beneath_at, cards, seen_xy, profile,
-                                                   seats, seat, size_wh)
+                                                   seats, seat, way)
         criteria = [cards[k].reading.criteria for k in readable]
         verdict = check_row(criteria)
         deciding = readable if verdict.first_error is None else readable[: verdict.first_error.position + 1]
@@ -218,13 +220,13 @@ def _referee_frame(
                               or cards[k].may_be_cloth and _absent_may_change(criteria, i, verdict)))
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
-        covered = covered_rooms(look, corners, seen_xy, up_to, top_xy)
+        covered = covered_rooms(look, corners, seen_xy, up_to, top_xy, None if way is None else np.array(way))
         # (such a card on the row's line, room for a card or two beyond its end: the row may go on under a cover)
         covered = tuple(sorted({*covered, *(end for end in ends_continued(corners, free_xy) if end <= up_to)}))
         if len(readable) == 1 and cards[readable[0]].reading.edge_covered:
             covered = (0, 1)  # (a hand over a lone card's edge: the rest of its row may lie under it, on either side)
         rows.append(TableRow(row.player, readable, verdict, doubtful, unread_here, seat,
-                             row_gaps(corners), covered, beneath_at, row.disputed))
+                             row_gaps(corners), covered, beneath_at, row.disputed, way))
     if seats:  # (a seated player with no row: their lone card may lie partly under their hand)
         rows += _lone_partly_hidden(frame_bgr, look, top_xy, seats, rows, cards, seen_xy, profile, size_wh)
     rows = with_deciding_disputes(rows, cards)
@@ -240,20 +242,21 @@ def _referee_frame(
 def _with_partly_hidden(
     frame_bgr: NDArray[np.uint8], look: TableLook, row: tuple[int, ...], beneath_at: tuple[int, ...],
     cards: list[DetectedCard], seen_xy: list[NDArray], profile: Any, seats: Sequence[Seat] | None, seat: int,
-    size_wh: tuple[int, int],
+    way: tuple[float, float] | None,
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The row's cards with the cards found lying partly hidden just beyond its ends or in its
     gaps (``vision.partial``), and the positions of its hidden cards (``TableRow.hidden``).
 
     A card found there that is read joins ``cards`` and the row; one too hidden to read is
     one more hidden card of the row; a point card, or a card nearer another seat, neither.
-    Each card found joins ``seen_xy`` (no other row finds it again).
+    Each card found joins ``seen_xy`` (no other row finds it again). ``way``: the player's left to
+    right (``_players_way``), which way a lone card's row runs.
     """
     if len(row) == 1 and not seats:  # (no such row: without seats a row is two cards at least)
         return row, beneath_at
     corners = [cards[k].corners_xy for k in row]
     # Each place with the position in the row it would take: before the row's card there (its length: after the last).
-    places = end_rooms(corners, len(corners), shrink=1.0)
+    places = end_rooms(corners, len(corners), shrink=1.0, along=None if way is None else np.array(way))
     places += [(g, quad) for g in row_gaps(corners) for quad in gap_places(corners, [g])]
     read: list[tuple[int, int]] = []  # (position, card id) of the cards found and read
     unread: list[int] = []
@@ -268,9 +271,8 @@ def _with_partly_hidden(
         if card is None:
             continue
         seen_xy.append(card.corners_xy)
-        if len(row) == 1:  # (a lone card's two ends: the one before it is on its player's left)
-            right = left_to_right(facing(seats[seat].position_xy, table_centre(seats, size_wh)))
-            position = 0 if float((at - cards[row[0]].center_xy) @ right) < 0 else 1
+        if len(row) == 1 and way is not None:  # (a lone card's two ends: the one before it is on its player's left)
+            position = 0 if float((at - cards[row[0]].center_xy) @ np.array(way)) < 0 else 1
         if card.reading.criteria is None:
             unread.append(position)
             continue
@@ -285,6 +287,16 @@ def _with_partly_hidden(
     # A hidden card before the row's card there takes its place after the cards found there.
     hidden = sorted(p + sum(1 for q, _ in read if q <= p) for p in (*beneath_at, *unread))
     return tuple(cards_now), tuple(hidden)
+
+
+def _players_way(seats: Sequence[Seat] | None, seat: int, size_wh: tuple[int, int],
+                 top_xy: NDArray[np.float64] | None) -> tuple[float, float] | None:
+    """The way a seated player's row runs: their left to right (unit, image), along the table top's
+    edge at their seat (unknown: square to the way to the seats' middle); None without seats."""
+    if not seats:
+        return None
+    position = seats[seat].position_xy
+    return left_to_right(facing(position, table_centre(seats, size_wh)) if top_xy is None else inward_from_edge(top_xy, position))
 
 
 def _lone_partly_hidden(
@@ -324,7 +336,8 @@ def _lone_partly_hidden(
         seen_xy.append(card.corners_xy)
         index = len(cards) - 1
         doubtful = (index,) if card.reading.confidence < UNCERTAIN_BELOW else ()
-        lone.append(TableRow(seat.name, (index,), check_row([card.reading.criteria]), doubtful, seat=k, covered=(0, 1)))
+        lone.append(TableRow(seat.name, (index,), check_row([card.reading.criteria]), doubtful, seat=k, covered=(0, 1),
+                             way=_players_way(seats, k, size_wh, top_xy)))
     return lone
 
 
@@ -529,5 +542,6 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
 def _hidden_places(corners: list[NDArray], row: TableRow) -> tuple[NDArray[np.float64], ...]:
     """Where a card of the row may lie hidden and change its verdict: covered ends, and gaps
     (a place for each card a gap holds, see ``vision.arrange.gap_places``)."""
-    ends = tuple(quad for end, quad in end_rooms(corners, len(corners)) if end in row.deciding_covered)
+    way = None if row.way is None else np.array(row.way)
+    ends = tuple(quad for end, quad in end_rooms(corners, len(corners), along=way) if end in row.deciding_covered)
     return ends + (gap_places(corners, row.deciding_gaps) if row.deciding_gaps else ())

@@ -277,7 +277,7 @@ def test_cards_found_partly_hidden_take_their_places_in_the_row_and_the_unread_o
     # The player sits across the table (at the top): their left to right runs right to left on screen.
     seats = [Seat("Anna", (150, 0)), Seat("Ben", (150, 400))]
     placed, hidden = table._with_partly_hidden(np.zeros((400, 700, 3), np.uint8), None, row, (), cards, [], None,
-                                               seats, 0, (640, 400))
+                                               seats, 0, table._players_way(seats, 0, (640, 400), None))
     xs_now = [round(float(cards[k].center_xy[0])) for k in placed]
     if lone:
         assert xs_now == [150, 50] and hidden == (0,)  # 50 is Anna's right of 150; 250 (unread) her left

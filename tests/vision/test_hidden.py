@@ -47,6 +47,29 @@ def test_the_rooms_lie_one_pitch_beyond_the_row_ends() -> None:
     assert sorted(lone) == [0, 1] and np.allclose(lone[1].mean(axis=0), (200 + 1.3 * SHORT, 200))
 
 
+def test_a_nearly_square_lone_cards_rooms_lie_its_players_way() -> None:
+    # A card far off in a tilted view shows its long side shortened: its quad is 64 wide and 60
+    # high, so its first edge (a short side) runs up the image. Its player sits above, facing down:
+    # their left to right runs leftward on the image, and so do the rooms, a pitch of its width apart.
+    squat = order_corners(cv2.boxPoints(((300, 200), (64, 60), 0)).astype(np.float32))
+    way = np.array([-1.0, 0.0])
+    rooms = dict(end_rooms([squat], up_to=1, along=way))
+    assert np.allclose(rooms[0].mean(axis=0), (300 + 1.3 * 64, 200)) and np.allclose(rooms[1].mean(axis=0), (300 - 1.3 * 64, 200))
+    # A card whose short side shows plainly keeps to it, whichever way its player sits.
+    lone = dict(end_rooms(ROW[:1], up_to=1, along=np.array([0.0, 1.0])))
+    assert {tuple(np.round(room.mean(axis=0))) for room in lone.values()} == {(200 - 1.3 * SHORT, 200), (200 + 1.3 * SHORT, 200)}
+
+
+def test_a_hand_on_a_nearly_square_lone_cards_players_right_covers_that_end() -> None:
+    squat = order_corners(cv2.boxPoints(((300, 200), (64, 60), 0)).astype(np.float32))
+    rng = np.random.default_rng(3)
+    frame = np.clip(np.broadcast_to(np.array((60.0, 110.0, 70.0)), (400, 640, 3)) + rng.normal(0, 3, (400, 640, 3)), 0, 255)
+    frame = frame.astype(np.uint8)
+    cv2.fillConvexPoly(frame, np.round(squat).astype(np.int32), (235, 242, 245))
+    frame = hand(frame, (217, 200))  # (the player sits above: their right is the image's left)
+    assert covered_rooms(table_look(frame), [squat], [squat], 1, TOP, along=np.array([-1.0, 0.0])) == (1,)
+
+
 @pytest.mark.parametrize(
     "stripes, cover, up_to, expected",
     [
