@@ -6,7 +6,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["Seat", "scaled_seat", "table_centre", "facing", "left_to_right"]
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.areas import inward_from_edge
+
+__all__ = ["Seat", "scaled_seat", "table_centre", "facing", "left_to_right", "players_way"]
 
 
 @dataclass(frozen=True)
@@ -63,3 +68,11 @@ def left_to_right(facing_xy: tuple[float, float]) -> tuple[float, float]:
     (1.0, 0.0)
     """
     return -facing_xy[1], facing_xy[0]
+
+
+def players_way(position_xy: tuple[float, float], centre_xy: tuple[float, float],
+                top_xy: NDArray[np.float64] | None = None) -> tuple[float, float]:
+    """A seated player's left to right (unit, image), the way their row runs: along the table top's
+    edge at their seat (``top_xy``, when known), else square to the way to ``centre_xy`` (the
+    seats' middle, ``table_centre``)."""
+    return left_to_right(facing(position_xy, centre_xy) if top_xy is None else inward_from_edge(top_xy, position_xy))

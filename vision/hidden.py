@@ -113,7 +113,7 @@ def _is_halving(frame_hw: tuple[int, ...], small_hw: tuple[int, ...]) -> bool:
 
 
 def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK,
-              along: NDArray[np.float64] | None = None) -> list[tuple[int, NDArray[np.float64]]]:
+              along: Sequence[float] | None = None) -> list[tuple[int, NDArray[np.float64]]]:
     """The places just beyond a row's first and last card, where its next card would lie.
 
     Parameters
@@ -138,6 +138,7 @@ def end_rooms(corners: Sequence[NDArray], up_to: int, shrink: float = _SHRINK,
     before, after = (-geo.short_axes[0], geo.short_axes[0]) if n == 1 else (-steps[0], steps[-1])
     if n == 1 and along is not None and bool(geo.squarish[0]):
         # (the card's axis nearer the row's way, pointing the player's right; a pitch of its side that way)
+        along = np.asarray(along, np.float64)
         axis, side = geo.short_axes[0], float(geo.shorts[0])
         if abs(float(axis @ along)) < math.sqrt(0.5):
             axis, side = np.array([-axis[1], axis[0]]), float(geo.longs[0])
@@ -165,7 +166,7 @@ def table_beside(corners: Sequence[NDArray]) -> list[NDArray[np.float64]]:
 
 def room_shares(
     look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
-    top_xy: NDArray[np.float64] | None = None, along: NDArray[np.float64] | None = None,
+    top_xy: NDArray[np.float64] | None = None, along: Sequence[float] | None = None,
 ) -> list[tuple[int, float | None]]:
     """How much of each end room (``end_rooms``, a lone card's ``along`` its row's way) looks like the
     bare table beside the row, the cards seen left out; None where too little is left to tell, or the
@@ -175,7 +176,7 @@ def room_shares(
 
 def _room_shares(
     look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
-    top_xy: NDArray[np.float64] | None, along: NDArray[np.float64] | None = None,
+    top_xy: NDArray[np.float64] | None, along: Sequence[float] | None = None,
 ) -> tuple[list[tuple[int, float | None]], dict[int, NDArray[np.float64]], list[NDArray[np.float64]], list[NDArray[np.float64]]]:
     """``room_shares``, and the rooms (by position), the table beside the row and the cards seen near it."""
     table = table_beside(corners)
@@ -233,7 +234,7 @@ def _skin_share(look: TableLook, polygons_xy: Sequence[NDArray[np.float64]], exc
 
 def covered_rooms(
     look: TableLook, corners: Sequence[NDArray], cards_xy: Sequence[NDArray], up_to: int,
-    top_xy: NDArray[np.float64] | None = None, along: NDArray[np.float64] | None = None,
+    top_xy: NDArray[np.float64] | None = None, along: Sequence[float] | None = None,
 ) -> tuple[int, ...]:
     """The ends of a row where a card may lie hidden under something: 0 before its first card,
     ``len(corners)`` after its last (see ``end_rooms``). The room there shows little of the

@@ -21,9 +21,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.areas import inward_from_edge
 from calibration.gaps import TableLook, table_share
-from calibration.seats import Seat, facing, left_to_right, table_centre
+from calibration.seats import Seat, facing, players_way, table_centre
 from vision.arrange import PlacedRow, gap_places, row_gaps
 from vision.card_sizes import VIEW_CARDS, sizes_in_view
 from vision.find import CardQuad, find_closer
@@ -77,9 +76,7 @@ def cards_nearer(frame_bgr: NDArray[np.uint8], cards: Sequence[DetectedCard], ro
     short = float(np.median([min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])) for q in (c.corners_xy for c in cards)]))
     places = []
     centre = table_centre(seats, (frame_bgr.shape[1], frame_bgr.shape[0]))
-    # (each player's left to right, along the table top's edge at their seat: a lone card's row runs so)
-    way_of = {seat.name: np.array(left_to_right(facing(seat.position_xy, centre) if top_xy is None
-                                                else inward_from_edge(top_xy, seat.position_xy))) for seat in seats}
+    way_of = {seat.name: players_way(seat.position_xy, centre, top_xy) for seat in seats}
     for row in rows:
         corners = [cards[k].corners_xy for k in row.cards]
         way = way_of.get(row.player)  # (a lone card's row runs its player's way)

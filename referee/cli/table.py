@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from calibration.areas import TableAreas, inward_from_edge, row_candidates, scaled_areas, search_box
 from calibration.gaps import TableLook
-from calibration.seats import Seat, facing, left_to_right, scaled_seat, table_centre
+from calibration.seats import Seat, facing, players_way, scaled_seat, table_centre
 from referee.cards import Criteria
 from referee.ranking import Rank, rank_players
 from referee.rows import RowError, Verdict, check_row, matched_words, ordinal
@@ -220,7 +220,7 @@ def _referee_frame(
                               or cards[k].may_be_cloth and _absent_may_change(criteria, i, verdict)))
         corners = [cards[k].corners_xy for k in readable]
         up_to = len(readable) if verdict.first_error is None else verdict.first_error.position
-        covered = covered_rooms(look, corners, seen_xy, up_to, top_xy, None if way is None else np.array(way))
+        covered = covered_rooms(look, corners, seen_xy, up_to, top_xy, way)
         # (such a card on the row's line, room for a card or two beyond its end: the row may go on under a cover)
         covered = tuple(sorted({*covered, *(end for end in ends_continued(corners, free_xy) if end <= up_to)}))
         if len(readable) == 1 and cards[readable[0]].reading.edge_covered:
@@ -256,7 +256,7 @@ def _with_partly_hidden(
         return row, beneath_at
     corners = [cards[k].corners_xy for k in row]
     # Each place with the position in the row it would take: before the row's card there (its length: after the last).
-    places = end_rooms(corners, len(corners), shrink=1.0, along=None if way is None else np.array(way))
+    places = end_rooms(corners, len(corners), shrink=1.0, along=way)
     places += [(g, quad) for g in row_gaps(corners) for quad in gap_places(corners, [g])]
     read: list[tuple[int, int]] = []  # (position, card id) of the cards found and read
     unread: list[int] = []
@@ -293,10 +293,7 @@ def _players_way(seats: Sequence[Seat] | None, seat: int, size_wh: tuple[int, in
                  top_xy: NDArray[np.float64] | None) -> tuple[float, float] | None:
     """The way a seated player's row runs: their left to right (unit, image), along the table top's
     edge at their seat (unknown: square to the way to the seats' middle); None without seats."""
-    if not seats:
-        return None
-    position = seats[seat].position_xy
-    return left_to_right(facing(position, table_centre(seats, size_wh)) if top_xy is None else inward_from_edge(top_xy, position))
+    return players_way(seats[seat].position_xy, table_centre(seats, size_wh), top_xy) if seats else None
 
 
 def _lone_partly_hidden(
@@ -542,6 +539,5 @@ def draw_table(frame_bgr: NDArray[np.uint8], result: TableResult) -> NDArray[np.
 def _hidden_places(corners: list[NDArray], row: TableRow) -> tuple[NDArray[np.float64], ...]:
     """Where a card of the row may lie hidden and change its verdict: covered ends, and gaps
     (a place for each card a gap holds, see ``vision.arrange.gap_places``)."""
-    way = None if row.way is None else np.array(row.way)
-    ends = tuple(quad for end, quad in end_rooms(corners, len(corners), along=way) if end in row.deciding_covered)
+    ends = tuple(quad for end, quad in end_rooms(corners, len(corners), along=row.way) if end in row.deciding_covered)
     return ends + (gap_places(corners, row.deciding_gaps) if row.deciding_gaps else ())
